@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+
+/** sha256 hex digest of a string or bytes. */
+export function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** JSON with object keys sorted, so equal values always serialise to the same bytes. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = sortKeys(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** A short stable id for a value (first 12 hex digits of the sha256 of its canonical JSON). */
+export function shortHash(value: unknown, length = 12): string {
+  return sha256(canonicalJson(value)).slice(0, length);
+}
+
+/** The key of a job: stable across runs of the same suite, so resume, sharding and caching can rely on it. */
+export function jobKey(caseId: string, promptId: string, providerId: string, trial: number): string {
+  return sha256(`${caseId}\u0000${promptId}\u0000${providerId}\u0000${trial}`).slice(0, 16);
+}

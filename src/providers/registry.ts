@@ -1,0 +1,46 @@
+import type { ProviderSpec } from '../core/types.js';
+import type { Provider, ProviderContext, ProviderFactory } from './types.js';
+
+interface ProviderEntry {
+  /** How the id looks, for error messages. */
+  pattern: string;
+  matches(id: string): boolean;
+  /** Loaded on first use, so start-up pays only for providers a suite names. */
+  load(): Promise<ProviderFactory>;
+}
+
+const entries: ProviderEntry[] = [
+  {
+    pattern: 'echo',
+    matches: (id) => id === 'echo',
+    load: async () => (await import('./echo.js')).createEchoProvider,
+  },
+  {
+    pattern: 'openai:chat:<model> | openai:<model>',
+    matches: (id) => /^openai:(chat:)?[^:\s]+$/.test(id),
+    load: async () => (await import('./openai.js')).createOpenAiProvider,
+  },
+];
+
+/** Registers another provider kind (used by plugins and tests). */
+export function registerProvider(entry: ProviderEntry): void {
+  entries.unshift(entry);
+}
+
+/** Whether some provider kind accepts this id. */
+export function isKnownProviderId(id: string): boolean {
+  return entries.some((e) => e.matches(id));
+}
+
+/** The id shapes assay understands, for "unknown provider" messages. */
+export function providerPatterns(): string[] {
+  return entries.map((e) => e.pattern);
+}
+
+/** Builds the provider for a spec. Throws if no provider kind matches (validation catches this earlier). */
+export async function createProvider(spec: ProviderSpec, ctx: ProviderContext): Promise<Provider> {
+  const entry = entries.find((e) => e.matches(spec.id));
+  if (!entry) throw new Error(`unknown provider "${spec.id}"; expected one of: ${providerPatterns().join(', ')}`);
+  const factory = await entry.load();
+  return factory(spec, ctx);
+}

@@ -1,0 +1,68 @@
+import type { Message, ProviderSpec, TokenUsage } from '../core/types.js';
+
+/** What a provider is asked to do for one job. */
+export interface ProviderRequest {
+  /** The rendered prompt text (what `echo` returns). */
+  prompt: string;
+  /** The conversation to send. */
+  messages: Message[];
+  /** Per-job generation parameters (prompt config and case params), merged over the provider config. */
+  params: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+/** What came back. A provider never throws for a failed call: it returns `error`. */
+export interface ProviderResponse {
+  output: string | null;
+  error?: string;
+  /** Set when continuing is pointless (bad credentials): the engine stops the run. */
+  fatal?: boolean;
+  finishReason?: string;
+  usage?: TokenUsage;
+  cost?: number;
+  latencyMs: number;
+  /** HTTP attempts made (1 = no retry). */
+  attempts?: number;
+  cached?: boolean;
+}
+
+/** A model endpoint. One instance per provider spec, shared by all jobs of a run. */
+export interface Provider {
+  readonly id: string;
+  readonly label: string;
+  /** A secret-free description (id, model, base URL, parameters) for manifests and cache keys. */
+  describe(): Record<string, unknown>;
+  call(request: ProviderRequest): Promise<ProviderResponse>;
+  /** Releases connections. */
+  close?(): Promise<void>;
+}
+
+/** Bounded retries for transient failures. */
+export interface RetryPolicy {
+  /** Total attempts, first one included. */
+  maxAttempts: number;
+  /** First backoff; doubles each attempt, with jitter. */
+  baseDelayMs: number;
+  /** Cap on any single wait, Retry-After included. */
+  maxDelayMs: number;
+  /** Per-request timeout (headers and body). */
+  timeoutMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 6,
+  baseDelayMs: 500,
+  maxDelayMs: 60_000,
+  timeoutMs: 120_000,
+};
+
+/** Context a provider factory may use. */
+export interface ProviderContext {
+  /** Process env overlaid with the suite's `env`. */
+  env: Record<string, string | undefined>;
+  /** Upper bound of concurrent requests (sizes connection pools). */
+  maxConcurrency: number;
+  retry: RetryPolicy;
+}
+
+export type ProviderFactory = (spec: ProviderSpec, ctx: ProviderContext) => Provider;

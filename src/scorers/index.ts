@@ -1,0 +1,6 @@
+// Registers assay's built-in scorers. Import this module before validating or scoring a suite.
+import './deterministic/index.js';
+
+export { getScorer, registerScorer, resolveAssertionType, scorerTypes } from './registry.js';
+export type { ScoreInput, Scorer, ScoreResult } from './types.js';
+export { ScorerInputError } from './types.js';

@@ -1,0 +1,24 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+function findRepoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 10; i++) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'assay') return dir;
+    dir = dirname(dir);
+  }
+  throw new Error('cannot find the assay repository root');
+}
+
+/** The repository root (tests run from compiled output, so paths are found, not assumed). */
+export const repoRoot = findRepoRoot();
+
+/** A path under test/fixtures. */
+export function fixture(...parts: string[]): string {
+  return join(repoRoot, 'test', 'fixtures', ...parts);
+}
+
+/** The shared folder beside the repository (real suites from other tools), if present. */
+export const sharedDir = join(repoRoot, '..', 'shared');
