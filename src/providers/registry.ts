@@ -40,7 +40,8 @@ export function providerPatterns(): string[] {
 /** Builds the provider for a spec. Throws if no provider kind matches (validation catches this earlier). */
 export async function createProvider(spec: ProviderSpec, ctx: ProviderContext): Promise<Provider> {
   const entry = entries.find((e) => e.matches(spec.id));
-  if (!entry) throw new Error(`unknown provider "${spec.id}"; expected one of: ${providerPatterns().join(', ')}`);
+  if (!entry)
+    throw new Error(`unknown provider "${spec.id}"; expected one of: ${providerPatterns().join(', ')}`);
   const factory = await entry.load();
   return factory(spec, ctx);
 }

@@ -2,5 +2,5 @@
 import './deterministic/index.js';
 
 export { getScorer, registerScorer, resolveAssertionType, scorerTypes } from './registry.js';
-export type { ScoreInput, Scorer, ScoreResult } from './types.js';
+export type { ScoreInput, ScoreResult, Scorer } from './types.js';
 export { ScorerInputError } from './types.js';

@@ -24,6 +24,7 @@ export function scorerTypes(): string[] {
  */
 export function resolveAssertionType(written: string): { type: string; negate: boolean } | undefined {
   if (scorers.has(written)) return { type: written, negate: false };
-  if (written.startsWith('not-') && scorers.has(written.slice(4))) return { type: written.slice(4), negate: true };
+  if (written.startsWith('not-') && scorers.has(written.slice(4)))
+    return { type: written.slice(4), negate: true };
   return undefined;
 }

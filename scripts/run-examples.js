@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// Runs `assay eval` on every bundled example and writes reports under .assay/examples/.
+// With no OPENAI_API_KEY and no OPENAI_BASE_URL, the examples are answered by assay's offline
+// mock model (an OpenAI-compatible server on 127.0.0.1 with the scripted answers in
+// examples/offline-model.json); otherwise by the real OpenAI-compatible endpoint. ASSAY_MODEL
+// picks the model (e.g. llama3.2 on Ollama).
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const examplesDir = join(root, 'examples');
+const reportsDir = join(root, '.assay', 'examples');
+const env = { ...process.env };
+let mock;
+
+if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
+  const { startMockServer } = await import('../dist/test/support/mock-openai.js');
+  const { answers } = JSON.parse(readFileSync(join(examplesDir, 'offline-model.json'), 'utf8'));
+  mock = await startMockServer({ answers });
+  env.OPENAI_BASE_URL = mock.baseUrl;
+  console.log(
+    `No OPENAI_API_KEY or OPENAI_BASE_URL: answering with the offline mock model at ${mock.baseUrl}`,
+  );
+  console.log(
+    '(scripted answers from examples/offline-model.json; set OPENAI_BASE_URL or OPENAI_API_KEY for a real model)\n',
+  );
+} else {
+  console.log(
+    `Using the OpenAI-compatible endpoint at ${env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1'}\n`,
+  );
+}
+
+const suites = readdirSync(examplesDir)
+  .filter((name) => statSync(join(examplesDir, name)).isDirectory())
+  .filter((name) =>
+    ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json'].some((f) =>
+      existsSync(join(examplesDir, name, f)),
+    ),
+  )
+  .sort();
+
+let worst = 0;
+try {
+  for (const name of suites) {
+    console.log(`── examples/${name}`);
+    const args = [join(root, 'bin', 'assay.js'), 'eval', join(examplesDir, name), '--no-progress'];
+    if (env.ASSAY_MODEL) args.push('-p', `openai:chat:${env.ASSAY_MODEL}`);
+    args.push('-o', join(reportsDir, `${name}.json`), '-o', join(reportsDir, `${name}.csv`));
+    // Asynchronous on purpose: the offline model is served from this process's event loop.
+    const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });
+    const [status] = await once(child, 'exit');
+    const code = status ?? 3;
+    console.log(`examples/${name}: exit code ${code}\n`);
+    worst = Math.max(worst, code);
+  }
+} finally {
+  await mock?.close();
+}
+console.log(`Reports: ${reportsDir}`);
+process.exitCode = worst;

@@ -1,0 +1,147 @@
+import type { Counts, FailureNote, Scorecard, ScorecardCell } from '../core/scorecard.js';
+import type { JobResult } from '../core/types.js';
+import { wilson } from './stats.js';
+
+const MAX_FAILURES_LISTED = 50;
+
+interface CellAcc extends Counts {
+  promptId: string;
+  promptLabel: string;
+  providerId: string;
+  scoreSum: number;
+  latencySum: number;
+  tokens: number;
+  cost: number;
+}
+
+function emptyCounts(): Counts {
+  return { total: 0, pass: 0, fail: 0, error: 0, skip: 0 };
+}
+
+/**
+ * Builds a scorecard one result at a time, in memory proportional to the number of
+ * prompt × provider cells and metrics, not to the number of jobs.
+ */
+export class ScorecardBuilder {
+  private counts = emptyCounts();
+  private cells = new Map<string, CellAcc>();
+  private metrics = new Map<string, { sum: number; count: number }>();
+  private failures: FailureNote[] = [];
+  private failuresOmitted = 0;
+  private scoreSum = 0;
+  private latencySum = 0;
+  private tokens = 0;
+  private cost = 0;
+  private cached = 0;
+
+  /** Adds one job result. */
+  add(r: JobResult): void {
+    count(this.counts, r.status);
+    const cellKey = `${r.promptId}\u0000${r.providerId}`;
+    let cell = this.cells.get(cellKey);
+    if (!cell) {
+      cell = {
+        ...emptyCounts(),
+        promptId: r.promptId,
+        promptLabel: r.promptLabel,
+        providerId: r.providerId,
+        scoreSum: 0,
+        latencySum: 0,
+        tokens: 0,
+        cost: 0,
+      };
+      this.cells.set(cellKey, cell);
+    }
+    count(cell, r.status);
+    const tokens = r.usage?.total ?? (r.usage?.prompt ?? 0) + (r.usage?.completion ?? 0);
+    cell.scoreSum += r.score;
+    cell.latencySum += r.latencyMs;
+    cell.tokens += tokens;
+    cell.cost += r.cost ?? 0;
+    this.scoreSum += r.score;
+    this.latencySum += r.latencyMs;
+    this.tokens += tokens;
+    this.cost += r.cost ?? 0;
+    if (r.cached) this.cached++;
+    if (r.namedScores) {
+      for (const [name, value] of Object.entries(r.namedScores)) {
+        const m = this.metrics.get(name) ?? { sum: 0, count: 0 };
+        m.sum += value;
+        m.count++;
+        this.metrics.set(name, m);
+      }
+    }
+    if (r.status === 'fail' || r.status === 'error') this.noteFailure(r);
+  }
+
+  private noteFailure(r: JobResult): void {
+    if (this.failures.length >= MAX_FAILURES_LISTED) {
+      this.failuresOmitted++;
+      return;
+    }
+    const failing = r.verdicts.find((v) => !v.pass);
+    this.failures.push({
+      key: r.key,
+      caseId: r.caseId,
+      description: r.description,
+      promptLabel: r.promptLabel,
+      providerId: r.providerId,
+      trial: r.trial,
+      status: r.status as 'fail' | 'error',
+      assertion: r.status === 'error' ? 'error' : failing?.type,
+      reason: r.status === 'error' ? (r.error ?? r.reason) : (failing?.reason ?? r.reason),
+    });
+  }
+
+  /** The scorecard of everything added so far. */
+  build(): Scorecard {
+    const n = this.counts.total - this.counts.skip;
+    const cells: ScorecardCell[] = [...this.cells.values()].map((c) => {
+      const cn = c.total - c.skip;
+      return {
+        promptId: c.promptId,
+        promptLabel: c.promptLabel,
+        providerId: c.providerId,
+        total: c.total,
+        pass: c.pass,
+        fail: c.fail,
+        error: c.error,
+        skip: c.skip,
+        passRate: wilson(c.pass, cn),
+        meanScore: cn > 0 ? c.scoreSum / cn : 0,
+        latencyMsMean: c.total > 0 ? c.latencySum / c.total : 0,
+        tokens: c.tokens,
+        cost: c.cost,
+      };
+    });
+    return {
+      counts: { ...this.counts },
+      passRate: wilson(this.counts.pass, n),
+      meanScore: n > 0 ? this.scoreSum / n : 0,
+      cells,
+      metrics: [...this.metrics.entries()]
+        .map(([name, m]) => ({ name, mean: m.count > 0 ? m.sum / m.count : 0, count: m.count }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+      failures: this.failures,
+      failuresOmitted: this.failuresOmitted,
+      tokens: this.tokens,
+      cost: this.cost,
+      latencyMsMean: this.counts.total > 0 ? this.latencySum / this.counts.total : 0,
+      cached: this.cached,
+    };
+  }
+}
+
+function count(c: Counts, status: JobResult['status']): void {
+  c.total++;
+  c[status]++;
+}
+
+/** Computes the scorecard of a stream of results (e.g. a run log). */
+export async function computeScorecard(
+  results: AsyncIterable<JobResult> | Iterable<JobResult>,
+): Promise<Scorecard> {
+  const builder = new ScorecardBuilder();
+  for await (const r of results) builder.add(r);
+  return builder.build();
+}

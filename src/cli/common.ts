@@ -1,0 +1,55 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { formatDiagnostic, InputError } from '../core/errors.js';
+import type { Diagnostic } from '../core/types.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses a command's flags; a flag mistake becomes an InputError (exit 2). */
+export function parseFlags<T extends Options>(
+  args: string[],
+  options: T,
+): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>> {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new InputError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+  }
+}
+
+/** Parses a positive integer flag value. */
+export function intFlag(name: string, value: string | undefined, min = 1): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min)
+    throw new InputError(`--${name} ${value}: expected a whole number ≥ ${min}`);
+  return n;
+}
+
+/** Prints diagnostics to stderr, one per line. */
+export function printDiagnostics(diagnostics: Diagnostic[]): void {
+  for (const d of diagnostics)
+    process.stderr.write(`${d.file ? formatDiagnostic(d) : `assay: ${d.message}`}\n`);
+}
+
+/**
+ * Runs a command body, turning user mistakes into diagnostics and exit code 2, and anything
+ * unexpected into a one-line message and exit code 3 (with the stack under ASSAY_DEBUG).
+ */
+export async function guard(body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof InputError) {
+      printDiagnostics(err.diagnostics);
+      return 2;
+    }
+    process.stderr.write(`assay: ${(err as Error)?.message ?? String(err)}\n`);
+    if (process.env.ASSAY_DEBUG) process.stderr.write(`${(err as Error)?.stack}\n`);
+    return 3;
+  }
+}
+
+/** Whether to colour output on a stream (TTY, and NO_COLOR unset). */
+export function useColor(stream: NodeJS.WriteStream, disabled: boolean): boolean {
+  return !disabled && stream.isTTY === true && !process.env.NO_COLOR;
+}

@@ -1,0 +1,47 @@
+// The command-line entry. It loads only what the chosen command needs, so `--version` and
+// `--help` start instantly.
+import { readFileSync } from 'node:fs';
+
+export const HELP = `assay — run LLM evaluation suites (promptfoo configs, …) against model providers
+
+Usage:
+  assay eval [SUITE] [options]     run a suite and write a run directory
+  assay validate [SUITE]           check a suite without calling any model
+  assay --version | --help
+  assay COMMAND --help             options of one command
+
+SUITE is a suite file or a folder; with none, assay looks for promptfooconfig.yaml,
+promptfooconfig.yml or promptfooconfig.json in the current folder.
+
+Exit codes:
+  0  everything ran and every test passed
+  1  a test (or threshold) failed
+  2  the input or the command line is invalid; nothing was run
+  3  the run could not complete: provider errors beyond the allowed budget
+     (--max-errors, default 0), a fatal provider error (bad credentials), or an interruption
+`;
+
+/** Runs the CLI with the given arguments and returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === '--version' || command === '-v' || command === 'version') {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    process.stdout.write(`${pkg.version}\n`);
+    return 0;
+  }
+  switch (command) {
+    case 'eval':
+      return (await import('./eval.js')).evalCommand(rest);
+    case 'validate':
+      return (await import('./validate.js')).validateCommand(rest);
+    default:
+      process.stderr.write(`assay: unknown command "${command}"; expected eval or validate (assay --help)\n`);
+      return 2;
+  }
+}

@@ -1,0 +1,33 @@
+import { formatDiagnostic } from '../core/errors.js';
+import { countJobs } from '../engine/plan.js';
+import { loadSuite } from '../formats/detect.js';
+import { guard, parseFlags } from './common.js';
+
+const USAGE = `Usage: assay validate [SUITE] [-c FILE]
+
+Loads and checks a suite (files, prompts, providers, tests, assertion types and values) without
+calling any model. Every problem is printed as file:line:col: message. Exit 0 if valid, 2 if not.
+`;
+
+/** `assay validate`: load and check a suite, call nothing. */
+export async function validateCommand(args: string[]): Promise<number> {
+  return guard(async () => {
+    const { values, positionals } = parseFlags(args, {
+      config: { type: 'string', short: 'c' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    const path = values.config ?? positionals[0];
+    const suite = await loadSuite(path);
+    for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
+    const jobs = countJobs(suite, suite.providers, { repeat: 1 });
+    process.stdout.write(
+      `ok: ${suite.source.path} (${suite.format}): ${suite.cases.length} cases, ${suite.prompts.length} prompts, ` +
+        `${suite.providers.length} providers → ${jobs} jobs\n`,
+    );
+    return 0;
+  });
+}

@@ -1,0 +1,34 @@
+const SECRET_KEY =
+  /(api[-_]?key|token|secret|password|passwd|authorization|auth[-_]?header|credential|private[-_]?key)/i;
+
+/** A copy of a value with every field whose name looks secret replaced by `[redacted]`. */
+export function redactObject<T>(value: T): T {
+  return redact(value, 0) as T;
+}
+
+function redact(value: unknown, depth: number): unknown {
+  if (depth > 20 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] =
+      SECRET_KEY.test(k) && v !== undefined && v !== null && v !== '' ? '[redacted]' : redact(v, depth + 1);
+  }
+  return out;
+}
+
+/** The values of environment variables that hold secrets (names ending in KEY, TOKEN, SECRET…), longest first. */
+export function secretValues(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(env)) {
+    if (v && v.length >= 8 && /(KEY|TOKEN|SECRET|PASSWORD)$/i.test(k)) out.push(v);
+  }
+  return out.sort((a, b) => b.length - a.length);
+}
+
+/** Replaces every occurrence of a known secret in a text with `[redacted]`. */
+export function redactText(text: string, secrets: string[]): string {
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  return out;
+}

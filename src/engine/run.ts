@@ -1,0 +1,238 @@
+import { messageText, promptToMessages } from '../core/messages.js';
+import { redactText } from '../core/redact.js';
+import type { Case, Job, JobResult, Message, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
+import type { Provider, ProviderResponse } from '../providers/types.js';
+import { renderPrompt } from '../template/render.js';
+import { type PlanOptions, planJobs, providerKey } from './plan.js';
+import { scoreCase } from './score.js';
+
+/** A suite's provider spec with the provider built from it. */
+export interface ResolvedProvider {
+  spec: ProviderSpec;
+  provider: Provider;
+}
+
+export interface RunOptions extends PlanOptions {
+  maxConcurrency: number;
+  /** Process env overlaid with the suite's env (templates see it as `env`). */
+  env: Record<string, string | undefined>;
+  /** Secret values to scrub from error messages. */
+  secrets?: string[];
+  /** Called with every result the moment it is complete (the run log appends it). */
+  onResult: (result: JobResult) => void;
+  /** Stops scheduling new jobs when aborted; jobs in flight finish. */
+  signal?: AbortSignal;
+}
+
+export interface RunOutcome {
+  completed: number;
+  /** Set when the run stopped before every job ran. */
+  stopReason?: string;
+  /** The stop came from the user (signal), not from a fatal provider error. */
+  interrupted?: boolean;
+}
+
+/**
+ * Runs every job of a suite with bounded concurrency, handing each result to `onResult` as soon as
+ * it is scored. Jobs are pulled lazily from the plan, so memory does not grow with the job count.
+ * A provider error becomes an `error` result; a fatal one (bad credentials) stops the run.
+ */
+export async function runSuite(
+  suite: Suite,
+  resolved: ResolvedProvider[],
+  options: RunOptions,
+): Promise<RunOutcome> {
+  const providers = new Map<string, Provider>(resolved.map((r) => [providerKey(r.spec), r.provider]));
+  const providerSpecs = resolved.map((r) => r.spec);
+  const prompts = new Map<string, PromptTemplate>(suite.prompts.map((p) => [p.id, p]));
+  const env = options.env;
+  const jobs = planJobs(suite, providerSpecs, options);
+  let completed = 0;
+  let inFlight = 0;
+  let exhausted = false;
+  let stopReason: string | undefined;
+  let interrupted = false;
+
+  const runJob = async (job: Job): Promise<JobOutcome> => {
+    const testCase = suite.cases[job.caseIndex];
+    const prompt = prompts.get(job.promptId)!;
+    const provider = providers.get(job.providerId)!;
+    const startedAt = new Date().toISOString();
+    try {
+      return await executeJob(job, testCase, prompt, provider, env, startedAt);
+    } catch (err) {
+      // An engine bug or a template error must not crash the run: record it against the job.
+      const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
+      return { result: errorResult(job, testCase, prompt, startedAt, message) };
+    }
+  };
+
+  await new Promise<void>((resolve) => {
+    const pump = (): void => {
+      while (!exhausted && !stopReason && inFlight < options.maxConcurrency) {
+        if (options.signal?.aborted) {
+          stopReason = 'interrupted';
+          interrupted = true;
+          break;
+        }
+        const next = jobs.next();
+        if (next.done) {
+          exhausted = true;
+          break;
+        }
+        inFlight++;
+        runJob(next.value).then(({ result, fatal }) => {
+          inFlight--;
+          completed++;
+          if (result.error && options.secrets?.length) {
+            result.error = redactText(result.error, options.secrets);
+            result.reason = redactText(result.reason, options.secrets);
+          }
+          options.onResult(result);
+          if (fatal && !stopReason) stopReason = redactText(fatal, options.secrets ?? []);
+          pump();
+        });
+      }
+      if (inFlight === 0 && (exhausted || stopReason)) resolve();
+    };
+    options.signal?.addEventListener('abort', () => pump(), { once: true });
+    pump();
+  });
+
+  return { completed, stopReason, interrupted };
+}
+
+interface JobOutcome {
+  result: JobResult;
+  /** Why the whole run must stop (the provider said further calls are pointless). */
+  fatal?: string;
+}
+
+async function executeJob(
+  job: Job,
+  testCase: Case,
+  prompt: PromptTemplate,
+  provider: Provider,
+  env: Record<string, string | undefined>,
+  startedAt: string,
+): Promise<JobOutcome> {
+  const { text, messages } = buildPrompt(testCase, prompt, env);
+  let response: ProviderResponse;
+  let outputValue: unknown;
+  if (testCase.providerOutput !== undefined) {
+    outputValue = testCase.providerOutput;
+    response = {
+      output:
+        typeof outputValue === 'string' || outputValue === null
+          ? (outputValue as string | null)
+          : JSON.stringify(outputValue),
+      latencyMs: 0,
+    };
+  } else {
+    const params = { ...(prompt.config ?? {}), ...(testCase.options?.params ?? {}) };
+    response = await provider.call({ prompt: text, messages, params });
+    outputValue = response.output;
+  }
+  const base = {
+    key: job.key,
+    caseId: job.caseId,
+    caseIndex: job.caseIndex,
+    description: testCase.description,
+    promptId: job.promptId,
+    promptLabel: prompt.label,
+    providerId: job.providerId,
+    trial: job.trial,
+    vars: testCase.vars,
+    prompt: { text, messages },
+    latencyMs: Math.round(response.latencyMs * 1000) / 1000,
+    usage: response.usage,
+    cost: response.cost,
+    finishReason: response.finishReason,
+    cached: response.cached,
+    attempts: response.attempts,
+    metadata: Object.keys(testCase.metadata).length > 0 ? testCase.metadata : undefined,
+    startedAt,
+  };
+  if (response.error !== undefined) {
+    const result: JobResult = {
+      ...base,
+      status: 'error',
+      output: null,
+      verdicts: [],
+      score: 0,
+      reason: response.error,
+      error: response.error,
+    };
+    return { result, fatal: response.fatal ? `${job.providerId}: ${response.error}` : undefined };
+  }
+  const outcome = await scoreCase(testCase, {
+    output: response.output,
+    outputValue,
+    vars: testCase.vars,
+    prompt: text,
+    env,
+    response,
+  });
+  return {
+    result: {
+      ...base,
+      status: outcome.status,
+      output: response.output,
+      verdicts: outcome.verdicts,
+      score: outcome.score,
+      reason: outcome.reason,
+      error: outcome.error,
+      namedScores: outcome.namedScores,
+    },
+  };
+}
+
+/** Renders what is sent to the model for a case and prompt. */
+export function buildPrompt(
+  testCase: Case,
+  prompt: PromptTemplate,
+  env: Record<string, string | undefined>,
+): { text: string; messages: Message[] } {
+  const conversation = testCase.conversations?.[0];
+  if (conversation) {
+    // Formats without templates carry their own messages; the trailing hole is what the model fills.
+    const messages = conversation.messages.filter((m) => m.content !== null);
+    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+    return { text: lastUser ? messageText(lastUser.content) : '', messages };
+  }
+  const text = renderPrompt(prompt.raw, testCase.vars, {
+    prefix: testCase.options?.prefix,
+    suffix: testCase.options?.suffix,
+    env,
+  });
+  return { text, messages: promptToMessages(text) };
+}
+
+function errorResult(
+  job: Job,
+  testCase: Case,
+  prompt: PromptTemplate,
+  startedAt: string,
+  message: string,
+): JobResult {
+  return {
+    key: job.key,
+    caseId: job.caseId,
+    caseIndex: job.caseIndex,
+    description: testCase.description,
+    promptId: job.promptId,
+    promptLabel: prompt.label,
+    providerId: job.providerId,
+    trial: job.trial,
+    vars: testCase.vars,
+    prompt: { text: '', messages: [] },
+    status: 'error',
+    output: null,
+    verdicts: [],
+    score: 0,
+    reason: message,
+    error: message,
+    latencyMs: 0,
+    startedAt,
+  };
+}

@@ -1,0 +1,131 @@
+import type { AssertionSpec, Case, JobStatus, TokenUsage, Verdict } from '../core/types.js';
+import { getScorer } from '../scorers/registry.js';
+import { ScorerInputError } from '../scorers/types.js';
+import { renderAssertionValue } from '../template/render.js';
+
+/** What the engine knows about an output when it scores it. */
+export interface ScoringContext {
+  output: string | null;
+  outputValue: unknown;
+  vars: Record<string, unknown>;
+  prompt: string;
+  env?: Record<string, string | undefined>;
+  response: {
+    latencyMs?: number;
+    cost?: number;
+    finishReason?: string;
+    usage?: TokenUsage;
+    cached?: boolean;
+  };
+}
+
+/** The outcome of scoring one output against a case's assertions. */
+export interface CaseOutcome {
+  status: JobStatus;
+  score: number;
+  reason: string;
+  verdicts: Verdict[];
+  namedScores?: Record<string, number>;
+  error?: string;
+}
+
+/**
+ * Scores an output against a case's assertions with promptfoo's aggregation rules: weighted mean
+ * score; the case fails if any weighted assertion fails, unless a threshold is set, in which case it
+ * passes iff score ≥ threshold. An unusable assertion (or a scorer that throws) makes the job an
+ * error: no honest verdict on the model exists.
+ */
+export async function scoreCase(testCase: Case, ctx: ScoringContext): Promise<CaseOutcome> {
+  if (ctx.output === null || ctx.output === undefined) {
+    return { status: 'fail', score: 0, reason: 'No output', verdicts: [], error: 'No output' };
+  }
+  if (testCase.asserts.length === 0) {
+    return { status: 'pass', score: 1, reason: 'No assertions', verdicts: [] };
+  }
+  const verdicts: Verdict[] = [];
+  for (const spec of testCase.asserts) {
+    try {
+      verdicts.push(await scoreAssertion(spec, ctx));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      const label = spec.negate ? `not-${spec.type}` : spec.type;
+      const reason = err instanceof ScorerInputError ? `${label}: ${message}` : `${label} threw: ${message}`;
+      return { status: 'error', score: 0, reason, verdicts, error: reason };
+    }
+  }
+  return aggregate(verdicts, testCase.threshold);
+}
+
+async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise<Verdict> {
+  const scorer = getScorer(spec.type);
+  if (!scorer) throw new ScorerInputError(`unknown assertion type "${spec.type}"`);
+  const value = renderAssertionValue(spec.value, ctx.vars, ctx.env);
+  const result = await scorer.score({
+    output: ctx.output ?? '',
+    outputValue: ctx.outputValue,
+    value,
+    spec,
+    vars: ctx.vars,
+    prompt: ctx.prompt,
+    response: ctx.response,
+  });
+  const weight = spec.weight ?? 1;
+  const verdict: Verdict = {
+    type: spec.negate ? `not-${spec.type}` : spec.type,
+    // A weight-0 assertion is informational: recorded, never failing the case.
+    pass: weight === 0 ? true : result.pass,
+    score: result.score,
+    reason: result.reason,
+    weight,
+  };
+  if (spec.metric !== undefined) verdict.metric = renderMetricName(spec.metric, ctx);
+  if (value !== spec.value && typeof value === 'string') verdict.renderedValue = value;
+  return verdict;
+}
+
+function renderMetricName(metric: string, ctx: ScoringContext): string {
+  try {
+    const rendered = renderAssertionValue(metric, ctx.vars, ctx.env);
+    return typeof rendered === 'string' ? rendered : metric;
+  } catch {
+    return metric;
+  }
+}
+
+/** Combines verdicts into a case outcome (promptfoo's rules, see the spec §6.1–6.2). */
+export function aggregate(verdicts: Verdict[], threshold: number | undefined): CaseOutcome {
+  let weighted = 0;
+  let totalWeight = 0;
+  let allPass = true;
+  let failReason: string | undefined;
+  const metricSums = new Map<string, { sum: number; weight: number }>();
+  for (const v of verdicts) {
+    weighted += v.score * v.weight;
+    totalWeight += v.weight;
+    if (!v.pass) {
+      allPass = false;
+      failReason = v.reason;
+    }
+    if (v.metric !== undefined) {
+      // Weight-0 assertions still report their raw score in their metric (promptfoo's F1/MAPE recipes rely on it).
+      const w = v.weight === 0 ? 1 : v.weight;
+      const m = metricSums.get(v.metric) ?? { sum: 0, weight: 0 };
+      m.sum += v.score * w;
+      m.weight += w;
+      metricSums.set(v.metric, m);
+    }
+  }
+  const score = totalWeight > 0 ? weighted / totalWeight : 0;
+  let pass = allPass;
+  let reason = allPass ? 'All assertions passed' : (failReason ?? 'Assertion failed');
+  if (typeof threshold === 'number' && !Number.isNaN(threshold)) {
+    pass = score >= threshold;
+    reason = `Aggregate score ${score.toFixed(2)} ${pass ? '≥' : '<'} ${threshold} threshold`;
+  }
+  const outcome: CaseOutcome = { status: pass ? 'pass' : 'fail', score, reason, verdicts };
+  if (metricSums.size > 0) {
+    outcome.namedScores = {};
+    for (const [name, m] of metricSums) outcome.namedScores[name] = m.weight > 0 ? m.sum / m.weight : 0;
+  }
+  return outcome;
+}

@@ -1,0 +1,239 @@
+// A promptfoo assertion (`{type, value, threshold, …}`) translated into an AssertionSpec, with
+// the load-time checks promptfoo makes (type required, known type) plus assay's own (the
+// scorer's `validate`).
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
+import { isKnownProviderId } from '../../providers/registry.js';
+import { getScorer, resolveAssertionType, scorerTypes } from '../../scorers/registry.js';
+import { isPromptfooAssertionType } from './assertionTypes.js';
+import { brief, didYouMean, errorAt, isRecord, type LoadContext, notYet } from './context.js';
+import { unknownProviderMessage } from './providers.js';
+import { type Locate, UnreadableFile, type Where } from './source.js';
+
+const MISSING_TYPE_HINT =
+  "Hint: in YAML, keep all of an assertion's properties under the same list item:\n" +
+  '  assert:\n' +
+  '    - type: python\n' +
+  "      value: file://script.py   # no '-' before 'value'";
+
+const SCRIPT_TYPES = new Set(['javascript', 'python', 'ruby']);
+const SCRIPT_FILE = /\.(?:[cm]?[jt]sx?|py|rb)(?::[\w.]+)?$/;
+
+/** Reads a `provider` value (id string or `{id, label, config}`) as a ProviderSpec. */
+export function graderSpec(ctx: LoadContext, value: unknown, where: Where): ProviderSpec | undefined {
+  const spec: ProviderSpec | undefined =
+    typeof value === 'string'
+      ? { id: value }
+      : isRecord(value) && typeof value.id === 'string'
+        ? {
+            id: value.id,
+            ...(typeof value.label === 'string' ? { label: value.label } : {}),
+            ...(isRecord(value.config) ? { config: value.config } : {}),
+          }
+        : undefined;
+  if (!spec) {
+    errorAt(
+      ctx,
+      where,
+      isRecord(value) && (value.text !== undefined || value.embedding !== undefined)
+        ? notYet('a grader `provider` with separate text/embedding providers')
+        : `a grader \`provider\` must be a provider id or {id, config}, got ${brief(value)}`,
+    );
+    return undefined;
+  }
+  if (!isKnownProviderId(spec.id)) {
+    errorAt(ctx, where, unknownProviderMessage(spec.id));
+    return undefined;
+  }
+  return { ...spec, source: where };
+}
+
+function loadFileValue(ctx: LoadContext, ref: string, where: Where): { ok: boolean; value?: unknown } {
+  const path = ref.slice('file://'.length);
+  if (SCRIPT_FILE.test(path)) {
+    errorAt(ctx, where, notYet(`an expected value computed by a script (${ref})`));
+    return { ok: false };
+  }
+  const abs = ctx.files.resolve(path);
+  const ext = extname(abs).toLowerCase();
+  if (!['.json', '.yaml', '.yml', '.txt'].includes(ext)) {
+    errorAt(
+      ctx,
+      where,
+      `Unsupported file type for an assertion value: ${ref} (use .txt, .json, .yaml or .yml)`,
+    );
+    return { ok: false };
+  }
+  let text: string;
+  try {
+    text = ctx.files.read(abs);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    errorAt(ctx, where, `assertion value file ${ctx.files.relative(abs)}: ${err.message}`);
+    return { ok: false };
+  }
+  if (ext === '.txt') return { ok: true, value: text.trim() };
+  try {
+    return { ok: true, value: ext === '.json' ? JSON.parse(text) : parseYaml(text) };
+  } catch (err) {
+    errorAt(
+      ctx,
+      where,
+      `assertion value file ${ctx.files.relative(abs)}: ${(err as Error).message.split('\n')[0]}`,
+    );
+    return { ok: false };
+  }
+}
+
+/** Loads `file://` expected values (§2.5) for non-script types; other values are kept. */
+function expectedValue(ctx: LoadContext, type: string, value: unknown, where: Where): unknown {
+  if (SCRIPT_TYPES.has(type)) return value;
+  if (typeof value === 'string' && value.startsWith('file://')) {
+    const loaded = loadFileValue(ctx, value, where);
+    return loaded.ok ? loaded.value : value;
+  }
+  if (Array.isArray(value)) {
+    return value.map((item) => {
+      if (typeof item !== 'string' || !item.startsWith('file://')) return item;
+      const loaded = loadFileValue(ctx, item, where);
+      return loaded.ok ? loaded.value : item;
+    });
+  }
+  return value;
+}
+
+function resolveType(
+  ctx: LoadContext,
+  written: string,
+  where: Where,
+): { type: string; negate: boolean } | undefined {
+  if (written === 'assert-set') {
+    errorAt(ctx, where, notYet('`assert-set`'));
+    return undefined;
+  }
+  const resolved = resolveAssertionType(written);
+  if (resolved) return resolved;
+  if (isPromptfooAssertionType(written) || written === 'and' || written === 'or') {
+    errorAt(ctx, where, `assertion type "${written}" is a promptfoo type assay does not support yet`);
+    return undefined;
+  }
+  const negated = written.startsWith('not-');
+  const base = negated ? written.slice(4) : written;
+  const hint = didYouMean(base, scorerTypes()).replace(
+    /"(.*)"/,
+    (_, t: string) => `"${negated ? 'not-' : ''}${t}"`,
+  );
+  errorAt(ctx, where, `unknown assertion type "${written}"${hint}`);
+  return undefined;
+}
+
+const KNOWN_FIELDS = new Set(['type', 'value', 'threshold', 'weight', 'metric', 'provider', 'config']);
+
+/**
+ * Translates one promptfoo assertion. `at` addresses the assertion; `context` names it the way
+ * promptfoo does (`tests[0].assert[1]`). Returns undefined after reporting a problem.
+ */
+export function parseAssertion(
+  ctx: LoadContext,
+  raw: unknown,
+  at: Locate,
+  context: string,
+): AssertionSpec | undefined {
+  const where = at();
+  if (!isRecord(raw)) {
+    errorAt(
+      ctx,
+      where,
+      `Invalid assertion at ${context}: expected an object, but got ${raw === null ? 'null' : typeof raw} (${brief(raw)})`,
+    );
+    return undefined;
+  }
+  if (raw.type === undefined || raw.type === null) {
+    errorAt(
+      ctx,
+      where,
+      `Invalid assertion at ${context}: missing required 'type' property (received ${brief(raw)})\n${MISSING_TYPE_HINT}`,
+    );
+    return undefined;
+  }
+  if (typeof raw.type !== 'string') {
+    errorAt(
+      ctx,
+      at(['type']),
+      `Invalid assertion at ${context}: 'type' must be a string, got ${brief(raw.type)}`,
+    );
+    return undefined;
+  }
+  const resolved = resolveType(ctx, raw.type, at(['type']));
+  let ok = resolved !== undefined;
+  const spec: AssertionSpec = { type: resolved?.type ?? raw.type, source: where };
+  if (resolved?.negate) spec.negate = true;
+  if (raw.value !== undefined) spec.value = expectedValue(ctx, spec.type, raw.value, at(['value']));
+  for (const key of ['threshold', 'weight'] as const) {
+    const v = raw[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v === 'number' && Number.isFinite(v)) spec[key] = v;
+    else {
+      errorAt(ctx, at([key]), `assertion \`${key}\` must be a number, got ${brief(v)}`);
+      ok = false;
+    }
+  }
+  if (raw.metric !== undefined && raw.metric !== null) {
+    if (typeof raw.metric === 'string') spec.metric = raw.metric;
+    else {
+      errorAt(ctx, at(['metric']), `assertion \`metric\` must be a string, got ${brief(raw.metric)}`);
+      ok = false;
+    }
+  }
+  if (raw.provider !== undefined && raw.provider !== null) {
+    const grader = graderSpec(ctx, raw.provider, at(['provider']));
+    if (grader) spec.grader = grader;
+    else ok = false;
+  }
+  const options: Record<string, unknown> = {};
+  if (raw.config !== undefined && raw.config !== null) {
+    if (isRecord(raw.config)) options.config = raw.config;
+    else {
+      errorAt(ctx, at(['config']), `assertion \`config\` must be a mapping, got ${brief(raw.config)}`);
+      ok = false;
+    }
+  }
+  for (const [key, value] of Object.entries(raw)) {
+    if (KNOWN_FIELDS.has(key) || value === undefined) continue;
+    if (key === 'transform' || key === 'contextTransform') {
+      errorAt(ctx, at([key]), notYet(`an assertion \`${key}\``));
+      ok = false;
+      continue;
+    }
+    options[key] = value;
+  }
+  if (Object.keys(options).length > 0) spec.options = options;
+  if (!ok) return undefined;
+  const problem = getScorer(spec.type)?.validate?.(spec);
+  if (problem) {
+    errorAt(ctx, where, `${raw.type}: ${problem}`);
+    return undefined;
+  }
+  return spec;
+}
+
+/** Translates an `assert` list; `prefix` is promptfoo's name for the list (`tests[2].assert`). */
+export function parseAssertions(
+  ctx: LoadContext,
+  list: unknown,
+  at: Locate,
+  prefix: string,
+): AssertionSpec[] {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) {
+    errorAt(ctx, at(), `${prefix} must be an array`);
+    return [];
+  }
+  const out: AssertionSpec[] = [];
+  list.forEach((item, i) => {
+    const spec = parseAssertion(ctx, item, (sub = []) => at([i, ...sub]), `${prefix}[${i}]`);
+    if (spec) out.push(spec);
+  });
+  return out;
+}

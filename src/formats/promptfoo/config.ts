@@ -1,0 +1,128 @@
+// The config file itself: parsing with positions, the `env:` block and load-time
+// `{{ env.NAME }}` rendering, and the top-level keys assay refuses or ignores.
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { didYouMean, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
+import { renderEnvTemplates } from './envTemplates.js';
+import { type PathPart, YamlFile } from './source.js';
+
+const KNOWN_KEYS = [
+  'description',
+  'tags',
+  'prompts',
+  'providers',
+  'targets',
+  'tests',
+  'defaultTest',
+  'scenarios',
+  'evaluateOptions',
+  'commandLineOptions',
+  'env',
+  'nunjucksFilters',
+  'derivedMetrics',
+  'extensions',
+  'metadata',
+  'outputPath',
+  'sharing',
+  'tracing',
+  'redteam',
+  'writeLatestResults',
+  'basePath',
+];
+const REFUSED_KEYS: Record<string, string> = {
+  scenarios: '`scenarios`',
+  nunjucksFilters: 'custom `nunjucksFilters`',
+  extensions: '`extensions` (lifecycle hooks)',
+};
+const IGNORED_KEYS: Record<string, string> = {
+  evaluateOptions: 'pass the equivalent command-line flags instead',
+  commandLineOptions: 'pass the flags on the command line instead',
+  derivedMetrics: 'derived metrics are not computed yet',
+  redteam: 'red-team generation is not part of assay',
+};
+
+/** Parsed config plus its positions. */
+export interface ConfigFile {
+  yaml: YamlFile;
+  /** The config with `{{ env.… }}` rendered. */
+  config: Record<string, unknown>;
+  /** The rendered `env:` block, as strings. */
+  env?: Record<string, string>;
+}
+
+/** Reads the bytes of a config path; throws on a missing file (the caller reports it). */
+export function readConfigText(path: string): string {
+  return readFileSync(path, 'utf8');
+}
+
+function findRefs(value: unknown, path: PathPart[], out: PathPart[][]): void {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) findRefs(v, [...path, i], out);
+  } else if (isRecord(value)) {
+    if (typeof value.$ref === 'string') out.push([...path, '$ref']);
+    for (const [k, v] of Object.entries(value)) findRefs(v, [...path, k], out);
+  }
+}
+
+/**
+ * Parses a config (YAML or JSON), reports syntax errors (keeping what parsed), renders
+ * `{{ env.NAME }}` (first the `env:` block against the process env, then everything with the
+ * block overlaid) and checks the top-level keys.
+ */
+export function parseConfig(
+  ctx: LoadContext,
+  file: string,
+  text: string,
+  processEnv: Record<string, string | undefined>,
+): ConfigFile | undefined {
+  const ext = extname(file).toLowerCase();
+  const yaml = new YamlFile(file, text);
+  if (!['.yaml', '.yml', '.json'].includes(ext)) {
+    errorAt(ctx, { file }, notYet(`a ${ext || 'extension-less'} config (use .yaml, .yml or .json)`));
+    return undefined;
+  }
+  yaml.reportErrors(ctx.bag);
+  const raw = yaml.value;
+  if (!isRecord(raw)) {
+    errorAt(
+      ctx,
+      yaml.locate([]),
+      'a promptfoo config must be a mapping with `prompts`, `providers` and `tests`',
+    );
+    return undefined;
+  }
+
+  let env: Record<string, string> | undefined;
+  if (raw.env !== undefined && raw.env !== null) {
+    if (!isRecord(raw.env)) errorAt(ctx, yaml.locate(['env']), '`env` must be a mapping of names to values');
+    else {
+      env = {};
+      const rendered = renderEnvTemplates(raw.env, processEnv);
+      for (const [k, v] of Object.entries(rendered)) {
+        if (v === undefined || v === null) continue;
+        if (isRecord(v) || Array.isArray(v))
+          errorAt(ctx, yaml.locate(['env', k]), `env value "${k}" must be text`);
+        else env[k] = String(v);
+      }
+    }
+  }
+  const overlay = { ...processEnv, ...env };
+  ctx.env = overlay;
+  const config = renderEnvTemplates(raw, overlay);
+
+  const refs: PathPart[][] = [];
+  findRefs(raw, [], refs);
+  for (const path of refs) errorAt(ctx, yaml.locate(path), notYet('a JSON `$ref` pointer'));
+  for (const key of Object.keys(raw)) {
+    if (key in REFUSED_KEYS && raw[key] !== undefined && raw[key] !== null) {
+      errorAt(ctx, yaml.locateKey([key]), notYet(REFUSED_KEYS[key]));
+    } else if (key in IGNORED_KEYS && raw[key] !== undefined && raw[key] !== null) {
+      warnAt(ctx, yaml.locateKey([key]), `\`${key}\` is ignored by assay: ${IGNORED_KEYS[key]}`);
+    } else if (!KNOWN_KEYS.includes(key)) {
+      const hint = didYouMean(key, KNOWN_KEYS);
+      // promptfoo allows any other key (as a `$ref` target); only a likely typo deserves a word.
+      if (hint) warnAt(ctx, yaml.locateKey([key]), `unknown top-level key "${key}" is ignored${hint}`);
+    }
+  }
+  return { yaml, config, env };
+}

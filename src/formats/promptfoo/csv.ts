@@ -1,0 +1,226 @@
+// CSV test files (spec §3): parsing with promptfoo's options, and the column rules that turn a
+// row into a promptfoo test case (`__expected*`, `__config:…`, `__metadata:…`, …).
+import { parse } from 'csv-parse/sync';
+import { errorAt, type LoadContext, warnAt } from './context.js';
+import { assertionFromString, type RawAssertion } from './expected.js';
+import type { Where } from './source.js';
+
+/** One data row with the line it starts on. */
+export interface CsvRow {
+  entries: [string, unknown][];
+  where: Where;
+  /** Where the header is, for warnings about a column rather than a row. */
+  header?: Where;
+}
+
+interface Parsed {
+  record: string[];
+  info: { lines: number };
+}
+
+/**
+ * Parses CSV text into rows keyed by header. Strict quoting first, then relaxed quotes (as
+ * promptfoo does unless PROMPTFOO_CSV_STRICT is set). Reports a parse error and returns [].
+ */
+export function parseCsvRows(ctx: LoadContext, text: string, file: string): CsvRow[] {
+  const delimiter = ctx.env.PROMPTFOO_CSV_DELIMITER || ',';
+  const strict = ctx.env.PROMPTFOO_CSV_STRICT === 'true';
+  const run = (relax: boolean) =>
+    parse(text, { bom: true, delimiter, info: true, relax_quotes: relax }) as unknown as Parsed[];
+  let records: Parsed[];
+  try {
+    try {
+      records = run(false);
+    } catch (err) {
+      if (strict) throw err;
+      records = run(true);
+    }
+  } catch (err) {
+    const e = err as Error & { lines?: number };
+    errorAt(ctx, { file, line: e.lines }, `invalid CSV: ${e.message.replace(/ on line \d+$/, '')}`);
+    return [];
+  }
+  if (records.length === 0) return [];
+  const [header, ...data] = records;
+  const columns = header.record;
+  let previousEnd = header.info.lines;
+  const headerWhere = { file, line: 1 };
+  return data.map(({ record, info }) => {
+    // csv-parse reports where a record ends; it starts on the line after the previous one.
+    const where = { file, line: previousEnd + 1 };
+    previousEnd = info.lines;
+    // Like csv-parse's `columns: true`: a repeated header keeps its first position, last value.
+    const row = new Map<string, string>();
+    columns.forEach((name, i) => {
+      row.set(name, record[i] ?? '');
+    });
+    return {
+      entries: [...row.entries()].map(([k, v]) => [k.trim(), v] as [string, unknown]),
+      where,
+      header: headerWhere,
+    };
+  });
+}
+
+const SINGLE_UNDERSCORE = [
+  'expected',
+  'prefix',
+  'suffix',
+  'description',
+  'providerOutput',
+  'metric',
+  'threshold',
+  'metadata',
+  'config',
+].map((k) => `_${k}`);
+
+/** State shared by all rows of one file, so each warning is given once. */
+export interface CsvWarnings {
+  seen: Set<string>;
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value);
+}
+
+/**
+ * Applies promptfoo's CSV column rules to one row, returning a promptfoo test case. Load errors
+ * (bad `__config` columns) are reported at the row.
+ */
+export function testFromCsvRow(
+  ctx: LoadContext,
+  row: CsvRow,
+  warnings: CsvWarnings,
+): Record<string, unknown> {
+  const vars: Record<string, unknown> = {};
+  const asserts: RawAssertion[] = [];
+  const options: Record<string, unknown> = {};
+  const metadata: Record<string, unknown> = {};
+  const configs = new Map<number, Record<string, number>>();
+  let description: string | undefined;
+  let providerOutput: string | undefined;
+  let metric: string | undefined;
+  let threshold: number | undefined;
+  const once = (key: string, message: string) => {
+    if (warnings.seen.has(key)) return;
+    warnings.seen.add(key);
+    warnAt(ctx, row.header ?? row.where, message);
+  };
+
+  for (const [key, rawValue] of row.entries) {
+    if (!key.startsWith('__') && SINGLE_UNDERSCORE.some((s) => key.startsWith(s))) {
+      once(
+        key,
+        `You used a single underscore for the key "${key}". Did you mean to use "${key.replace('_', '__')}" instead?`,
+      );
+    }
+    const value = text(rawValue);
+    if (key.startsWith('__expected')) {
+      if (value.trim() !== '') asserts.push(assertionFromString(value.trim()));
+      continue;
+    }
+    switch (key) {
+      case '__prefix':
+        options.prefix = value;
+        continue;
+      case '__suffix':
+        options.suffix = value;
+        continue;
+      case '__description':
+        description = value;
+        continue;
+      case '__providerOutput':
+        providerOutput = value;
+        continue;
+      case '__metric':
+        metric = value;
+        continue;
+      case '__threshold':
+        threshold = Number.parseFloat(value);
+        continue;
+      case '__metadata':
+        once(
+          key,
+          'The "__metadata" column requires a key, e.g. "__metadata:category". This column will be ignored.',
+        );
+        continue;
+    }
+    if (key.startsWith('__metadata:')) {
+      const name = key.slice('__metadata:'.length);
+      if (value.trim() === '') continue;
+      if (name.endsWith('[]')) {
+        metadata[name.slice(0, -2)] = value
+          .split(/(?<!\\),/)
+          .map((item) => item.trim())
+          .map((item) => item.replace('\\,', ','));
+      } else metadata[name] = value;
+      continue;
+    }
+    if (key.startsWith('__config:')) {
+      applyConfigColumn(ctx, row.where, key, value, configs, once);
+      continue;
+    }
+    vars[key] = rawValue;
+  }
+
+  asserts.forEach((assertion, index) => {
+    // promptfoo sets the metric even when the cell is blank; a blank metric names nothing.
+    if (metric) assertion.metric = metric;
+    for (const [configKey, configValue] of Object.entries(configs.get(index) ?? {})) {
+      assertion[configKey] = configValue;
+      metadata[configKey] = configValue;
+    }
+  });
+  const test: Record<string, unknown> = { vars, assert: asserts, options };
+  if (description) test.description = description;
+  if (providerOutput) test.providerOutput = providerOutput;
+  if (threshold) test.threshold = threshold;
+  if (Object.keys(metadata).length > 0) test.metadata = metadata;
+  return test;
+}
+
+function applyConfigColumn(
+  ctx: LoadContext,
+  where: Where,
+  key: string,
+  value: string,
+  configs: Map<number, Record<string, number>>,
+  once: (key: string, message: string) => void,
+): void {
+  const parts = key.slice('__config:'.length).split(':');
+  if (parts.length !== 2) {
+    once(
+      key,
+      `Invalid __config column format: "${key}". Expected format: __config:__expected:threshold or __config:__expected<N>:threshold`,
+    );
+    return;
+  }
+  const [expectedKey, configKey] = parts;
+  const indexMatch = /^__expected(\d+)$/.exec(expectedKey);
+  const index =
+    expectedKey === '__expected' ? 0 : indexMatch ? Number.parseInt(indexMatch[1], 10) - 1 : undefined;
+  if (index === undefined) {
+    errorAt(
+      ctx,
+      where,
+      `Invalid expected key "${expectedKey}" in __config column "${key}". Must be __expected or __expected<N> where N is a positive integer.`,
+    );
+    return;
+  }
+  if (configKey !== 'threshold') {
+    errorAt(
+      ctx,
+      where,
+      `Invalid config key "${configKey}" in __config column "${key}". Valid config keys include: threshold`,
+    );
+    return;
+  }
+  const parsed = Number.parseFloat(value);
+  if (!Number.isFinite(parsed)) {
+    errorAt(ctx, where, `Invalid numeric value "${value}" for config key "${configKey}" in column "${key}"`);
+    return;
+  }
+  const existing = configs.get(index) ?? {};
+  existing[configKey] = parsed;
+  configs.set(index, existing);
+}

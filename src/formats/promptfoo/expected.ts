@@ -1,0 +1,74 @@
+// The `__expected` mini-language of promptfoo CSV rows (§3.3 of the spec), including its quirks:
+// threshold types default to 0.75 (0.8 for `similar`) and unknown shapes fall back to `equals`.
+import { PROMPTFOO_BASE_TYPES } from './assertionTypes.js';
+
+/** An assertion as promptfoo writes it (before translation into assay's model). */
+export interface RawAssertion {
+  type: string;
+  value?: unknown;
+  threshold?: number;
+  metric?: string;
+  [key: string]: unknown;
+}
+
+const ARRAY_TYPES = new Set(['contains-all', 'contains-any', 'icontains-all', 'icontains-any']);
+const RAW_VALUE_TYPES = new Set(['contains-json', 'is-json']);
+const THRESHOLD_TYPES = new Set([
+  'answer-relevance',
+  'classifier',
+  'context-faithfulness',
+  'context-recall',
+  'context-relevance',
+  'cost',
+  'latency',
+  'levenshtein',
+  'perplexity-score',
+  'perplexity',
+  'rouge-n',
+  'similar',
+  'starts-with',
+]);
+const JS_FILE = /^(?!.*\.d\.ts$).*\.(?:cjs|cts|js|jsx|mjs|mts|ts|tsx)$/;
+
+let typeRegex: RegExp | undefined;
+function assertionRegex(): RegExp {
+  typeRegex ??= new RegExp(
+    `^(not-)?(${PROMPTFOO_BASE_TYPES.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?:\\((\\d+(?:\\.\\d+)?)\\))?(?::([\\s\\S]*))?$`,
+  );
+  return typeRegex;
+}
+
+/** Parses one (already trimmed) `__expected` cell into a promptfoo assertion. */
+export function assertionFromString(expected: string): RawAssertion {
+  for (const prefix of ['javascript:', 'fn:', 'eval:']) {
+    if (expected.startsWith(prefix))
+      return { type: 'javascript', value: expected.slice(prefix.length).trim() };
+  }
+  if (expected.startsWith('file://') && JS_FILE.test(expected.slice('file://'.length))) {
+    return { type: 'javascript', value: expected.slice('file://'.length).trim() };
+  }
+  if (expected.startsWith('grade:')) return { type: 'llm-rubric', value: expected.slice('grade:'.length) };
+  if (expected.startsWith('llm-rubric:')) {
+    return { type: 'llm-rubric', value: expected.slice('llm-rubric:'.length) };
+  }
+  if (expected.startsWith('python:'))
+    return { type: 'python', value: expected.slice('python:'.length).trim() };
+  if (expected.startsWith('file://') && (expected.endsWith('.py') || expected.includes('.py:'))) {
+    return { type: 'python', value: expected.slice('file://'.length).trim() };
+  }
+
+  const match = assertionRegex().exec(expected);
+  if (!match) return { type: 'equals', value: expected };
+  const [, not, base, thresholdText, rest] = match;
+  const type = not ? `not-${base}` : base;
+  if (ARRAY_TYPES.has(base)) {
+    return { type, value: rest ? rest.split(',').map((item) => item.trim()) : rest };
+  }
+  if (RAW_VALUE_TYPES.has(base)) return { type, value: rest };
+  if (THRESHOLD_TYPES.has(base)) {
+    const parsed = thresholdText ? Number.parseFloat(thresholdText) : Number.NaN;
+    const threshold = Number.isFinite(parsed) ? parsed : base === 'similar' ? 0.8 : 0.75;
+    return { type, value: rest?.trim(), threshold };
+  }
+  return { type, value: rest?.trim() };
+}

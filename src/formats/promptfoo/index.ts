@@ -1,0 +1,226 @@
+// Loads a promptfoo config (and every file it references) into assay's Suite.
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { DiagnosticBag, InputError } from '../../core/errors.js';
+import { shortHash } from '../../core/hash.js';
+import { assignCaseIds } from '../../core/ids.js';
+import type { Case, PromptTemplate, ProviderSpec, Suite } from '../../core/types.js';
+import '../../scorers/index.js';
+import { parseConfig } from './config.js';
+import { errorAt, isRecord, type LoadContext, warnAt } from './context.js';
+import { expandVars } from './expand.js';
+import { mergeDefaultTest } from './merge.js';
+import { defaultPrompt, loadPrompts } from './prompts.js';
+import { loadProviders } from './providers.js';
+import {
+  missingPromptMessage,
+  missingProviderMessage,
+  promptRefMatches,
+  providerRefMatches,
+} from './refs.js';
+import { displayPath, SuiteFiles, type YamlFile } from './source.js';
+import { type ParsedTest, parseTest, type TestWarnings } from './testCase.js';
+import { loadDefaultTestFile, loadTestSources, type RawTest } from './testFiles.js';
+
+/** Options for {@link loadPromptfooSuite}. */
+export interface LoadPromptfooOptions {
+  /** The environment `{{ env.NAME }}` reads (default: process.env). */
+  env?: Record<string, string | undefined>;
+}
+
+const CONFIG_NAMES = ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json'];
+
+/** The promptfoo config in a directory (`promptfooconfig.yaml`, `.yml`, `.json`, in that order). */
+export function findPromptfooConfig(dir: string): string | undefined {
+  for (const name of CONFIG_NAMES) {
+    const path = join(dir, name);
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/** Whether a file looks like a promptfoo config: a YAML/JSON mapping with its top-level keys. */
+export function looksLikePromptfooConfig(path: string, text: string): boolean {
+  if (!['.yaml', '.yml', '.json'].includes(extname(path).toLowerCase())) return false;
+  if (CONFIG_NAMES.includes(basename(path))) return true;
+  // A cheap look at top-level keys, so detection does not parse every YAML file fully.
+  const keys = new Set<string>();
+  if (extname(path).toLowerCase() === '.json') {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (isRecord(value)) for (const k of Object.keys(value)) keys.add(k);
+    } catch {
+      return false;
+    }
+  } else {
+    for (const m of text.matchAll(/^(?:"([^"]+)"|'([^']+)'|([A-Za-z_$][\w$-]*))\s*:/gm))
+      keys.add(m[1] ?? m[2] ?? m[3]);
+  }
+  const hasTests = keys.has('tests') || keys.has('defaultTest') || keys.has('scenarios');
+  const hasProviders = keys.has('providers') || keys.has('targets');
+  return (keys.has('prompts') && (hasProviders || hasTests)) || (hasProviders && hasTests);
+}
+
+function validateRefs(
+  ctx: LoadContext,
+  test: ParsedTest,
+  owner: string,
+  providers: ProviderSpec[] | undefined,
+  prompts: PromptTemplate[] | undefined,
+): void {
+  if (providers) {
+    for (const ref of test.providers ?? []) {
+      if (!providers.some((p) => providerRefMatches(ref, p))) {
+        errorAt(
+          ctx,
+          test.at(['providers', test.providers!.indexOf(ref)]),
+          missingProviderMessage(owner, ref, providers),
+        );
+      }
+    }
+  }
+  if (prompts) {
+    for (const ref of test.prompts ?? []) {
+      if (!prompts.some((p) => promptRefMatches(ref, p))) {
+        errorAt(
+          ctx,
+          test.at(['prompts', test.prompts!.indexOf(ref)]),
+          missingPromptMessage(owner, ref, prompts),
+        );
+      }
+    }
+  }
+}
+
+function loadDefaultTest(
+  ctx: LoadContext,
+  config: Record<string, unknown>,
+  yaml: YamlFile,
+): RawTest | undefined {
+  const value = config.defaultTest;
+  let raw: RawTest | undefined;
+  if (typeof value === 'string') {
+    if (value.startsWith('file://')) raw = loadDefaultTestFile(ctx, value, yaml.locate(['defaultTest']));
+    else errorAt(ctx, yaml.locate(['defaultTest']), '`defaultTest` must be a mapping or a file:// reference');
+  } else if (value !== undefined && value !== null) {
+    raw = { value, at: yaml.locator(['defaultTest']) };
+  }
+  // Top-level `metadata` is the default metadata only when defaultTest sets none (§1.1).
+  if (config.metadata !== undefined) {
+    const base = raw ?? { value: {}, at: yaml.locator(['metadata']) };
+    if (isRecord(base.value) && !('metadata' in base.value)) {
+      raw = { ...base, value: { metadata: config.metadata, ...base.value } };
+    } else raw = base;
+  }
+  return raw;
+}
+
+/**
+ * Reads a promptfoo config and everything it references into a Suite. Throws InputError with
+ * every problem found (each positioned where the parser allows) if the config cannot be run.
+ */
+export async function loadPromptfooSuite(
+  configPath: string,
+  opts: LoadPromptfooOptions = {},
+): Promise<Suite> {
+  const abs = resolve(configPath);
+  const file = displayPath(abs);
+  const processEnv = opts.env ?? process.env;
+  const bag = new DiagnosticBag();
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError({
+      file,
+      severity: 'error',
+      message: code === 'ENOENT' ? 'config file not found' : `cannot read config: ${String(err)}`,
+    });
+  }
+  const configDir = dirname(abs);
+  const ctx: LoadContext = { bag, files: new SuiteFiles(configDir), env: processEnv };
+  const parsed = parseConfig(ctx, file, text, processEnv);
+  if (!parsed) throw new InputError(bag.errors);
+  const { yaml, config } = parsed;
+
+  let basePath = configDir;
+  if (typeof config.basePath === 'string') basePath = resolve(configDir, config.basePath);
+  ctx.files = new SuiteFiles(basePath);
+  ctx.files.read(abs);
+
+  const errorsBefore = bag.errors.length;
+  const loadedPrompts = loadPrompts(ctx, config.prompts, yaml.locator(['prompts']));
+  const promptsOk = bag.errors.length === errorsBefore;
+  const providerErrors = bag.errors.length;
+  const providers = loadProviders(ctx, config, yaml);
+  const providersOk = bag.errors.length === providerErrors;
+
+  const warnings: TestWarnings = { varsAssert: false };
+  const rawDefault = loadDefaultTest(ctx, config, yaml);
+  const defaultTest = rawDefault && parseTest(ctx, rawDefault, 'defaultTest', true, warnings);
+  const rawTests = loadTestSources(ctx, config.tests, yaml.locator(['tests']));
+  // Tests keep their position in the loaded list: promptfoo's messages number them by it.
+  const tests: { test: ParsedTest; index: number }[] = [];
+  rawTests.forEach((raw, index) => {
+    const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
+    if (test) tests.push({ test, index });
+  });
+
+  const prompts = loadedPrompts ?? [defaultPrompt()];
+  const refPrompts = promptsOk ? prompts : undefined;
+  const refProviders = providersOk ? providers : undefined;
+  if (defaultTest) validateRefs(ctx, defaultTest, 'defaultTest', refProviders, refPrompts);
+  for (const { test, index } of tests) {
+    const owner = `Test #${index + 1}${test.description ? ` ("${test.description}")` : ''}`;
+    validateRefs(ctx, test, owner, refProviders, refPrompts);
+  }
+  if (refPrompts) {
+    for (const provider of providers) {
+      for (const ref of provider.prompts ?? []) {
+        if (!refPrompts.some((p) => promptRefMatches(ref, p))) {
+          warnAt(
+            ctx,
+            provider.source ?? { file },
+            `provider "${provider.label ?? provider.id}" lists prompt "${ref}", which matches no prompt`,
+          );
+        }
+      }
+    }
+  }
+
+  // No tests: promptfoo runs one empty test (which still gets the defaultTest).
+  const sources: ParsedTest[] =
+    rawTests.length > 0
+      ? tests.map((t) => t.test)
+      : [{ options: {}, gradingOptions: {}, at: yaml.locator(['tests']) }];
+  const unexpanded: Omit<Case, 'id'>[] = [];
+  for (const test of sources) {
+    const merged = mergeDefaultTest(test, defaultTest);
+    unexpanded.push(...expandVars(ctx, merged.case, merged.disableVarExpansion));
+  }
+  if (!loadedPrompts && !unexpanded.some((c) => c.vars.prompt !== undefined)) {
+    warnAt(ctx, { file }, 'no `prompts` given; using the default prompt "{{prompt}}"');
+  }
+
+  let grader: ProviderSpec | undefined;
+  if (defaultTest?.grader) grader = defaultTest.grader;
+  bag.throwIfErrors();
+
+  const contentHash = ctx.files.digest();
+  const suite: Suite = {
+    id: shortHash(contentHash),
+    name: typeof config.description === 'string' && config.description ? config.description : basename(abs),
+    format: 'promptfoo',
+    source: { path: abs, contentHash, files: [...ctx.files.files] },
+    basePath,
+    prompts,
+    providers,
+    cases: assignCaseIds(unexpanded),
+    scoring: {},
+    warnings: bag.warnings,
+  };
+  if (grader) suite.grader = grader;
+  if (parsed.env) suite.env = parsed.env;
+  return suite;
+}

@@ -1,0 +1,163 @@
+// `providers:` (alias `targets:`): ids, `{id, label, config, prompts}` objects, the map form
+// `{<id>: {config…}}`, and `file://` YAML/JSON files holding any of those.
+import { extname } from 'node:path';
+import type { ProviderSpec } from '../../core/types.js';
+import { isKnownProviderId, providerPatterns } from '../../providers/registry.js';
+import { errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
+import { displayPath, type Locate, UnreadableFile, YamlFile } from './source.js';
+
+const PROVIDER_KEYS = new Set(['id', 'label', 'config', 'prompts', 'transform', 'delay', 'env', 'inputs']);
+
+/** The "unknown provider" message, naming the shapes assay accepts. */
+export function unknownProviderMessage(id: string): string {
+  if (/^file:\/\/.*\.(?:[cm]?[jt]s|py|go|rb)(?::\w+)?$/.test(id) || id.startsWith('exec:')) {
+    return notYet(`custom provider "${id}"`);
+  }
+  return `unknown provider "${id}"; assay supports: ${providerPatterns().join(', ')}`;
+}
+
+function checkId(ctx: LoadContext, id: unknown, where: ReturnType<Locate>): id is string {
+  if (typeof id !== 'string' || id === '') {
+    errorAt(ctx, where, 'a provider needs a non-empty string `id`');
+    return false;
+  }
+  if (!isKnownProviderId(id)) {
+    errorAt(ctx, where, unknownProviderMessage(id));
+    return false;
+  }
+  return true;
+}
+
+function fromOptions(
+  ctx: LoadContext,
+  options: Record<string, unknown>,
+  id: unknown,
+  at: Locate,
+  idWhere: ReturnType<Locate>,
+): ProviderSpec | undefined {
+  const idOk = checkId(ctx, id, idWhere);
+  for (const key of Object.keys(options)) {
+    if (key === 'transform') errorAt(ctx, at([key]), notYet('a provider `transform`'));
+    else if (key === 'delay' || key === 'env' || key === 'inputs') {
+      warnAt(ctx, at([key]), `provider \`${key}\` is ignored by assay (not supported yet)`);
+    } else if (!PROVIDER_KEYS.has(key)) warnAt(ctx, at([key]), `unknown provider field "${key}" ignored`);
+  }
+  const spec: ProviderSpec = { id: typeof id === 'string' ? id : '', source: idWhere };
+  if (options.label !== undefined) {
+    if (typeof options.label === 'string') spec.label = options.label;
+    else errorAt(ctx, at(['label']), 'provider `label` must be a string');
+  }
+  if (options.config !== undefined && options.config !== null) {
+    if (isRecord(options.config)) spec.config = options.config;
+    else errorAt(ctx, at(['config']), 'provider `config` must be a mapping');
+  }
+  if (options.prompts !== undefined) {
+    const prompts = typeof options.prompts === 'string' ? [options.prompts] : options.prompts;
+    if (Array.isArray(prompts) && prompts.every((p) => typeof p === 'string')) spec.prompts = prompts;
+    else errorAt(ctx, at(['prompts']), 'provider `prompts` must be a list of prompt labels or ids');
+  }
+  return idOk ? spec : undefined;
+}
+
+function fromEntry(
+  ctx: LoadContext,
+  entry: unknown,
+  at: Locate,
+  yaml: YamlFile | undefined,
+  path: (string | number)[],
+): ProviderSpec[] {
+  if (typeof entry === 'string') {
+    if (entry.startsWith('file://') && /\.(ya?ml|json)$/.test(entry)) return fromFile(ctx, entry, at());
+    return checkId(ctx, entry, at()) ? [{ id: entry, source: at() }] : [];
+  }
+  if (!isRecord(entry)) {
+    errorAt(ctx, at(), 'a provider must be an id string, an {id, config} mapping, or a file:// reference');
+    return [];
+  }
+  if (entry.id !== undefined) {
+    const spec = fromOptions(ctx, entry, entry.id, at, at(['id']));
+    return spec ? [spec] : [];
+  }
+  const keys = Object.keys(entry);
+  if (keys.length === 1 && (isRecord(entry[keys[0]]) || entry[keys[0]] === null)) {
+    // Map form: the key is the id unless the inner options set one.
+    const key = keys[0];
+    const inner = (entry[key] ?? {}) as Record<string, unknown>;
+    const innerAt: Locate = (sub = []) => at([key, ...sub]);
+    const idWhere = inner.id !== undefined ? innerAt(['id']) : (yaml?.locateKey([...path, key]) ?? at());
+    const spec = fromOptions(ctx, inner, inner.id ?? key, innerAt, idWhere);
+    return spec ? [spec] : [];
+  }
+  errorAt(ctx, at(), 'a provider mapping needs an `id` (or must be a single `<id>: {config…}` entry)');
+  return [];
+}
+
+function fromFile(ctx: LoadContext, ref: string, where: ReturnType<Locate>): ProviderSpec[] {
+  const abs = ctx.files.resolve(ref);
+  let text: string;
+  try {
+    text = ctx.files.read(abs);
+  } catch (err) {
+    if (err instanceof UnreadableFile) errorAt(ctx, where, `provider file ${ref}: ${err.message}`);
+    else throw err;
+    return [];
+  }
+  const yaml = new YamlFile(displayPath(abs), text, { json: extname(abs) === '.json' });
+  yaml.reportErrors(ctx.bag);
+  const value = yaml.value;
+  const list = Array.isArray(value) ? value : [value];
+  return list.flatMap((entry, i) => {
+    const path = Array.isArray(value) ? [i] : [];
+    return fromEntry(ctx, entry, yaml.locator(path), yaml, path);
+  });
+}
+
+/**
+ * Reads `providers`/`targets` into provider specs, reporting unknown ids, duplicates (by
+ * label ?? id) and an empty list.
+ */
+export function loadProviders(
+  ctx: LoadContext,
+  config: Record<string, unknown>,
+  yaml: YamlFile,
+): ProviderSpec[] {
+  let key = 'providers';
+  if (config.providers !== undefined && config.targets !== undefined) {
+    warnAt(ctx, yaml.locateKey(['targets']), 'both `providers` and `targets` are set; using `providers`');
+  } else if (config.providers === undefined && config.targets !== undefined) key = 'targets';
+  const value = config[key];
+  const specs: ProviderSpec[] = [];
+  if (typeof value === 'string') {
+    specs.push(...fromEntry(ctx, value, yaml.locator([key]), yaml, [key]));
+  } else if (Array.isArray(value)) {
+    value.forEach((entry, i) => {
+      specs.push(...fromEntry(ctx, entry, yaml.locator([key, i]), yaml, [key, i]));
+    });
+  } else if (value !== undefined && value !== null) {
+    errorAt(ctx, yaml.locate([key]), '`providers` must be a provider id or a list of providers');
+    return [];
+  }
+  if (
+    (value === undefined || value === null || (Array.isArray(value) && value.length === 0)) &&
+    specs.length === 0
+  ) {
+    errorAt(
+      ctx,
+      value === undefined ? { file: yaml.file } : yaml.locate([key]),
+      'no providers: set `providers` to at least one provider id (for example `echo`)',
+    );
+  }
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    const name = spec.label ?? spec.id;
+    if (seen.has(name)) {
+      errorAt(
+        ctx,
+        spec.source ?? { file: yaml.file },
+        `two providers share the name "${name}"; give one of them a distinct \`label\``,
+      );
+    }
+    seen.add(name);
+  }
+  return specs;
+}

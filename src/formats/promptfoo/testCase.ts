@@ -1,0 +1,180 @@
+// One promptfoo TestCase (or the defaultTest) checked field by field (spec §1.5) into a form the
+// defaultTest merge can work on. Field names of promptfoo stop here.
+import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
+import { graderSpec, parseAssertions } from './assertions.js';
+import { brief, didYouMean, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
+import type { Locate, Where } from './source.js';
+import type { RawTest } from './testFiles.js';
+
+/** A test after field checks, before the defaultTest merge. */
+export interface ParsedTest {
+  description?: string;
+  vars?: Record<string, unknown>;
+  asserts?: AssertionSpec[];
+  /** promptfoo `options` that become prompt prefix/suffix or provider params. */
+  options: Record<string, unknown>;
+  prefix?: string;
+  suffix?: string;
+  disableVarExpansion?: boolean;
+  disableDefaultAsserts?: boolean;
+  /** The test's own grader (`options.provider`). */
+  grader?: ProviderSpec;
+  /** Grader settings applied to assertions that do not set their own. */
+  gradingOptions: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  threshold?: number;
+  providers?: string[];
+  prompts?: string[];
+  providerOutput?: unknown;
+  at: Locate;
+}
+
+const TEST_KEYS = [
+  'description',
+  'vars',
+  'assert',
+  'threshold',
+  'metadata',
+  'options',
+  'provider',
+  'providers',
+  'prompts',
+  'providerOutput',
+  'assertScoringFunction',
+];
+const REFUSED_OPTIONS: Record<string, string> = {
+  transform: 'an output `transform` in test options',
+  postprocess: 'an output `postprocess` in test options',
+  transformVars: '`transformVars`',
+  storeOutputAs: '`storeOutputAs`',
+};
+const GRADING_OPTIONS = new Set(['rubricPrompt', 'factuality']);
+
+function parseOptions(ctx: LoadContext, value: unknown, at: Locate, out: ParsedTest): void {
+  if (value === undefined || value === null) return;
+  if (!isRecord(value)) {
+    errorAt(ctx, at(['options']), `\`options\` must be a mapping, got ${brief(value)}`);
+    return;
+  }
+  for (const [key, v] of Object.entries(value)) {
+    const where = at(['options', key]);
+    if (key in REFUSED_OPTIONS) errorAt(ctx, where, notYet(REFUSED_OPTIONS[key]));
+    else if (key === 'prefix' || key === 'suffix') {
+      if (typeof v === 'string') out[key] = v;
+      else if (v !== undefined && v !== null) errorAt(ctx, where, `\`options.${key}\` must be a string`);
+    } else if (key === 'disableVarExpansion' || key === 'disableDefaultAsserts') {
+      out[key] = v === true;
+    } else if (key === 'provider') {
+      if (v !== undefined && v !== null) out.grader = graderSpec(ctx, v, where);
+    } else if (GRADING_OPTIONS.has(key)) out.gradingOptions[key] = v;
+    else if (key === 'runSerially') warnAt(ctx, where, '`runSerially` is ignored by assay');
+    else if (key === 'disableConversationVar') {
+      // assay has no `_conversation` var, so there is nothing to disable.
+    } else out.options[key] = v;
+  }
+}
+
+function stringList(ctx: LoadContext, value: unknown, where: Where, name: string): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
+  errorAt(ctx, where, `${name} must be an array of strings, got ${brief(value)}`);
+  return undefined;
+}
+
+/** Whether any vars-in-assert warning has been given (once per load, like promptfoo). */
+export interface TestWarnings {
+  varsAssert: boolean;
+}
+
+/**
+ * Checks and translates one test. `name` is promptfoo's name for it (`tests[3]` or
+ * `defaultTest`); a defaultTest may be empty, any other test must set something to run.
+ */
+export function parseTest(
+  ctx: LoadContext,
+  raw: RawTest,
+  name: string,
+  isDefault: boolean,
+  warnings: TestWarnings,
+): ParsedTest | undefined {
+  const at = raw.at;
+  const value = raw.value;
+  if (!isRecord(value)) {
+    errorAt(ctx, at(), `${name} must be a mapping (a test case), got ${brief(value)}`);
+    return undefined;
+  }
+  const test: ParsedTest = { options: {}, gradingOptions: {}, at };
+  for (const key of Object.keys(value)) {
+    if (!TEST_KEYS.includes(key)) {
+      warnAt(ctx, at([key]), `unknown test field "${key}" is ignored${didYouMean(key, TEST_KEYS)}`);
+    }
+  }
+  if (value.description !== undefined && value.description !== null) {
+    if (isRecord(value.description) || Array.isArray(value.description)) {
+      errorAt(ctx, at(['description']), '`description` must be text');
+    } else test.description = String(value.description);
+  }
+  if (value.vars !== undefined && value.vars !== null) {
+    if (typeof value.vars === 'string' || Array.isArray(value.vars)) {
+      errorAt(ctx, at(['vars']), notYet('loading `vars` from files (vars: file://…)'));
+    } else if (!isRecord(value.vars)) {
+      errorAt(ctx, at(['vars']), `\`vars\` must be a mapping, got ${brief(value.vars)}`);
+    } else {
+      test.vars = value.vars;
+      if ('assert' in value.vars && !warnings.varsAssert) {
+        warnings.varsAssert = true;
+        warnAt(
+          ctx,
+          at(['vars', 'assert']),
+          "Found 'assert' key in vars. This is likely a mistake in your configuration: 'assert' should be unindented so it is under the test itself, not vars",
+        );
+      }
+    }
+  }
+  if (value.assert !== undefined && value.assert !== null) {
+    test.asserts = parseAssertions(ctx, value.assert, (sub = []) => at(['assert', ...sub]), `${name}.assert`);
+  }
+  if (value.threshold !== undefined && value.threshold !== null) {
+    if (typeof value.threshold === 'number' && Number.isFinite(value.threshold))
+      test.threshold = value.threshold;
+    else errorAt(ctx, at(['threshold']), `\`threshold\` must be a number, got ${brief(value.threshold)}`);
+  }
+  if (value.metadata !== undefined && value.metadata !== null) {
+    if (isRecord(value.metadata)) test.metadata = value.metadata;
+    else errorAt(ctx, at(['metadata']), `\`metadata\` must be a mapping, got ${brief(value.metadata)}`);
+  }
+  parseOptions(ctx, value.options, at, test);
+  if (value.provider !== undefined && value.provider !== null) {
+    errorAt(ctx, at(['provider']), notYet('a per-test `provider` override'));
+  }
+  if (value.assertScoringFunction !== undefined) {
+    errorAt(ctx, at(['assertScoringFunction']), notYet('`assertScoringFunction`'));
+  }
+  test.providers = stringList(ctx, value.providers, at(['providers']), `${name}.providers`);
+  test.prompts = stringList(ctx, value.prompts, at(['prompts']), `${name}.prompts`);
+  if (value.providerOutput !== undefined && value.providerOutput !== null) {
+    if (typeof value.providerOutput === 'string' || isRecord(value.providerOutput)) {
+      test.providerOutput = value.providerOutput;
+    } else errorAt(ctx, at(['providerOutput']), '`providerOutput` must be text or a mapping');
+  }
+
+  // promptfoo's readTest: a test that sets none of these would run nothing meaningful.
+  if (
+    !isDefault &&
+    !value.assert &&
+    !value.vars &&
+    !value.options &&
+    !value.metadata &&
+    !value.provider &&
+    !value.providerOutput &&
+    typeof value.threshold !== 'number'
+  ) {
+    errorAt(
+      ctx,
+      at(),
+      `Test case must contain one of the following properties: assert, vars, options, metadata, provider, providerOutput, threshold. Instead got: ${brief(value)}`,
+    );
+    return undefined;
+  }
+  return test;
+}

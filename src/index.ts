@@ -1,0 +1,17 @@
+// assay's public library API.
+export { computeScorecard, ScorecardBuilder } from './analysis/scorecard.js';
+export { wilson } from './analysis/stats.js';
+export { DiagnosticBag, formatDiagnostic, InputError, RunAbortedError } from './core/errors.js';
+export type * from './core/scorecard.js';
+export type * from './core/types.js';
+export { planJobs } from './engine/plan.js';
+export { runSuite } from './engine/run.js';
+export { aggregate, scoreCase } from './engine/score.js';
+export { type EvaluateOptions, type EvaluateResult, evaluate, selectProviders } from './evaluate.js';
+export { loadSuite } from './formats/detect.js';
+export { createProvider, isKnownProviderId, registerProvider } from './providers/registry.js';
+export type { Provider, ProviderRequest, ProviderResponse, RetryPolicy } from './providers/types.js';
+export { readManifest, readResults } from './runlog/reader.js';
+export type { RunManifest } from './runlog/types.js';
+export { getScorer, registerScorer, scorerTypes } from './scorers/index.js';
+export type { ScoreInput, ScoreResult, Scorer } from './scorers/types.js';

@@ -1,0 +1,300 @@
+/**
+ * `openai:chat:<model>` / `openai:<model>`: chat completions on OpenAI or any OpenAI-compatible
+ * server (vLLM, llama.cpp, LM Studio, Ollama's /v1, the test mock).
+ */
+import { performance } from 'node:perf_hooks';
+import type { Message, ProviderSpec, TokenUsage } from '../core/types.js';
+import {
+  describeFailure,
+  excerpt,
+  type HttpFailure,
+  type HttpRequest,
+  type RetryOptions,
+  requestWithRetry,
+} from './http.js';
+import { costOf, priceFor } from './prices.js';
+import type { Provider, ProviderContext, ProviderRequest, ProviderResponse, RetryPolicy } from './types.js';
+
+const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+/** Generation parameters sent to the API; anything else in a config is assay's own. */
+const PARAM_KEYS = [
+  'temperature',
+  'max_tokens',
+  'max_completion_tokens',
+  'top_p',
+  'seed',
+  'stop',
+  'response_format',
+  'frequency_penalty',
+  'presence_penalty',
+  'tools',
+  'tool_choice',
+  'reasoning_effort',
+  'logprobs',
+  'top_logprobs',
+  'logit_bias',
+  'parallel_tool_calls',
+  'user',
+] as const;
+
+type Config = Record<string, unknown>;
+
+interface Pricing {
+  /** USD per prompt token. */
+  input: number;
+  /** USD per completion token. */
+  output: number;
+}
+
+/** Builds an OpenAI-compatible chat provider; `hooks` lets tests observe retry waits. */
+export function createOpenAiProvider(
+  spec: ProviderSpec,
+  ctx: ProviderContext,
+  hooks: Omit<RetryOptions, 'connections'> = {},
+): Provider {
+  const config: Config = spec.config ?? {};
+  const model = spec.id.replace(/^openai:/, '').replace(/^chat:/, '');
+  const baseUrl = resolveBaseUrl(config, ctx.env);
+  const keyEnvar = nonEmpty(config.apiKeyEnvar) ?? 'OPENAI_API_KEY';
+  const apiKey =
+    nonEmpty(config.apiKey) ??
+    (typeof config.apiKeyEnvar === 'string' ? nonEmpty(ctx.env[config.apiKeyEnvar]) : undefined) ??
+    nonEmpty(ctx.env.OPENAI_API_KEY);
+  const params = pickParams(config);
+  const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
+  const policy = retryPolicy(ctx.retry, config);
+  const retryOptions: RetryOptions = { ...hooks, connections: Math.max(1, ctx.maxConcurrency) };
+
+  // The key, and any credential passed as an extra header, must never reach an error message.
+  const secrets = [apiKey, ...credentialHeaderValues(config.headers)].filter(
+    (s): s is string => typeof s === 'string' && s.length >= 4,
+  );
+  const redact = (text: string): string => {
+    let out = text;
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
+    return out;
+  };
+
+  // Problems knowable before any request are reported on every call, never thrown at construction.
+  let setupError: string | undefined;
+  let endpoint: { origin: string; path: string } | undefined;
+  let shownBaseUrl = baseUrl;
+  try {
+    const url = new URL(`${baseUrl}/chat/completions`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+    endpoint = { origin: url.origin, path: url.pathname + url.search };
+    shownBaseUrl = withoutCredentials(baseUrl);
+    if (!apiKey && url.hostname === 'api.openai.com') {
+      setupError = `no API key for ${shownBaseUrl}: set ${keyEnvar}, or set OPENAI_BASE_URL to use a local OpenAI-compatible server`;
+    }
+  } catch {
+    setupError = `invalid base URL "${redact(baseUrl)}" for ${spec.id}: expected http(s)://host[:port]/path`;
+  }
+  if (!model) setupError = `provider id "${spec.id}" names no model (expected openai:chat:<model>)`;
+
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  if (isRecord(config.headers)) {
+    for (const [name, value] of Object.entries(config.headers)) {
+      if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
+    }
+  }
+  const pricing = configuredPricing(config) ?? tablePricing(model);
+
+  return {
+    id: spec.id,
+    label: spec.label ?? spec.id,
+    describe: () => ({ id: spec.id, model, baseUrl: shownBaseUrl, params: { ...params } }),
+    async call(request: ProviderRequest): Promise<ProviderResponse> {
+      const started = performance.now();
+      if (setupError || !endpoint) {
+        return {
+          output: null,
+          error: setupError ?? 'provider is misconfigured',
+          fatal: true,
+          latencyMs: 0,
+          attempts: 0,
+        };
+      }
+      const body: Record<string, unknown> = { model, messages: toWireMessages(request.messages), ...params };
+      for (const key of PARAM_KEYS) {
+        const value = request.params[key];
+        if (value !== undefined) body[key] = value;
+      }
+      if (passthrough) Object.assign(body, passthrough);
+      const httpRequest: HttpRequest = {
+        origin: endpoint.origin,
+        path: endpoint.path,
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: request.signal,
+      };
+      const outcome = await requestWithRetry(httpRequest, policy, retryOptions);
+      const latencyMs = performance.now() - started;
+      if (!outcome.ok) {
+        return {
+          output: null,
+          error: redact(failureMessage(outcome)),
+          fatal: isAuthFailure(outcome),
+          latencyMs,
+          attempts: outcome.attempts,
+        };
+      }
+      return { ...parseCompletion(outcome.body, pricing, redact), latencyMs, attempts: outcome.attempts };
+    },
+    async close(): Promise<void> {
+      // Pools are shared per origin across providers; closeAllPools() releases them.
+    },
+  };
+
+  function failureMessage(f: HttpFailure): string {
+    if (isAuthFailure(f)) {
+      return `authentication failed (${f.status}) at ${shownBaseUrl}: ${f.message || 'no message'}; check ${keyEnvar}`;
+    }
+    const text = describeFailure(f);
+    return f.kind === 'network' || f.kind === 'timeout' ? `${text} (${shownBaseUrl})` : text;
+  }
+}
+
+function isAuthFailure(f: HttpFailure): boolean {
+  return f.kind === 'http' && (f.status === 401 || f.status === 403);
+}
+
+function parseCompletion(
+  text: string,
+  pricing: Pricing | undefined,
+  redact: (s: string) => string,
+): Omit<ProviderResponse, 'latencyMs' | 'attempts'> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { output: null, error: redact(`malformed response (not JSON): ${excerpt(text)}`) };
+  }
+  const choices = isRecord(parsed) ? parsed.choices : undefined;
+  const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  if (!isRecord(choice)) {
+    return { output: null, error: redact(`malformed response (no choices): ${excerpt(text)}`) };
+  }
+  const message = isRecord(choice.message) ? choice.message : {};
+  let output: string;
+  if (typeof message.content === 'string') output = message.content;
+  else if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0)
+    output = JSON.stringify(message.tool_calls);
+  else if (typeof message.refusal === 'string') output = message.refusal;
+  else output = '';
+  const response: Omit<ProviderResponse, 'latencyMs' | 'attempts'> = { output };
+  if (typeof choice.finish_reason === 'string') response.finishReason = choice.finish_reason;
+  const usage = readUsage(isRecord(parsed) ? parsed.usage : undefined);
+  if (usage) {
+    response.usage = usage;
+    if (pricing)
+      response.cost = (usage.prompt ?? 0) * pricing.input + (usage.completion ?? 0) * pricing.output;
+  }
+  return response;
+}
+
+function readUsage(raw: unknown): TokenUsage | undefined {
+  if (!isRecord(raw)) return undefined;
+  const prompt = finite(raw.prompt_tokens);
+  const completion = finite(raw.completion_tokens);
+  const total =
+    finite(raw.total_tokens) ??
+    (prompt !== undefined || completion !== undefined ? (prompt ?? 0) + (completion ?? 0) : undefined);
+  if (prompt === undefined && completion === undefined && total === undefined) return undefined;
+  return { prompt, completion, total };
+}
+
+/** Chat API messages: the `variable` annotation is assay's, and a trailing hole is what the model fills. */
+function toWireMessages(messages: Message[]): { role: string; content: Message['content'] }[] {
+  let end = messages.length;
+  while (end > 0 && messages[end - 1].role === 'assistant' && messages[end - 1].content === null) end--;
+  const wire = new Array<{ role: string; content: Message['content'] }>(end);
+  for (let i = 0; i < end; i++) wire[i] = { role: messages[i].role, content: messages[i].content };
+  return wire;
+}
+
+function resolveBaseUrl(config: Config, env: Record<string, string | undefined>): string {
+  const apiHost = nonEmpty(config.apiHost);
+  const fromHost = apiHost
+    ? /^https?:\/\//.test(apiHost)
+      ? `${apiHost}/v1`
+      : `https://${apiHost}/v1`
+    : undefined;
+  const base =
+    nonEmpty(config.apiBaseUrl) ??
+    fromHost ??
+    nonEmpty(env.OPENAI_BASE_URL) ??
+    nonEmpty(env.OPENAI_API_BASE_URL) ??
+    DEFAULT_BASE_URL;
+  return base.replace(/\/+$/, '');
+}
+
+function retryPolicy(base: RetryPolicy, config: Config): RetryPolicy {
+  const policy = { ...base };
+  const maxRetries = finite(config.maxRetries);
+  if (maxRetries !== undefined) policy.maxAttempts = Math.max(0, Math.floor(maxRetries)) + 1;
+  const timeout = finite(config.timeoutMs) ?? finite(config.timeout);
+  if (timeout !== undefined && timeout > 0) policy.timeoutMs = timeout;
+  return policy;
+}
+
+function pickParams(config: Config): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const key of PARAM_KEYS) if (config[key] !== undefined) params[key] = config[key];
+  return params;
+}
+
+/** Per-token prices from the config (promptfoo's `cost`, or `inputCost`/`outputCost`). */
+function configuredPricing(config: Config): Pricing | undefined {
+  const both = finite(config.cost);
+  const input = finite(config.inputCost) ?? both;
+  const output = finite(config.outputCost) ?? both;
+  if (input === undefined && output === undefined) return undefined;
+  return { input: input ?? 0, output: output ?? 0 };
+}
+
+function tablePricing(model: string): Pricing | undefined {
+  const price = priceFor(model);
+  return price ? { input: costOf(price, 1, 0), output: costOf(price, 0, 1) } : undefined;
+}
+
+function credentialHeaderValues(headers: unknown): string[] {
+  if (!isRecord(headers)) return [];
+  const values: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/auth|key|token|secret|cookie/i.test(name) || value === undefined || value === null) continue;
+    const text = String(value);
+    values.push(text);
+    // `Bearer <token>`: the token alone may be echoed too.
+    const token = /^\s*\S+\s+(\S{4,})\s*$/.exec(text)?.[1];
+    if (token) values.push(token);
+  }
+  return values;
+}
+
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/+$/, '');
+  } catch {
+    return url;
+  }
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,150 @@
+import type { Rate, Scorecard } from '../core/scorecard.js';
+import type { JobResult } from '../core/types.js';
+import type { RunManifest } from '../runlog/types.js';
+
+export interface ConsoleStyle {
+  color: boolean;
+}
+
+const codes = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+} as const;
+type StyleName = keyof typeof codes;
+
+function paint(style: ConsoleStyle, name: StyleName, text: string): string {
+  if (!style.color) return text;
+  const [open, close] = codes[name];
+  return `\u001b[${open}m${text}\u001b[${close}m`;
+}
+
+/** Shortens a label to one line of at most `max` characters. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** `83.3% (55.2–95.3%)` */
+export function formatRate(rate: Rate): string {
+  if (rate.n === 0) return '—';
+  const pct = (x: number): string => `${(x * 100).toFixed(1)}`;
+  return `${pct(rate.value)}% (${pct(rate.low)}–${pct(rate.high)}%)`;
+}
+
+function pad(text: string, width: number, right = false): string {
+  const len = [...text].length;
+  if (len >= width) return text;
+  return right ? ' '.repeat(width - len) + text : text + ' '.repeat(width - len);
+}
+
+/** The end-of-run summary: totals, per prompt × provider pass rates, failures, metrics, where the run is. */
+export function renderSummary(
+  manifest: RunManifest,
+  card: Scorecard,
+  runDir: string,
+  style: ConsoleStyle,
+): string {
+  const lines: string[] = [];
+  const c = card.counts;
+  lines.push('');
+  lines.push(
+    `${paint(style, 'bold', `assay · ${manifest.suite.name}`)} ${paint(style, 'dim', `(${manifest.suite.format}) · run ${manifest.runId}`)}`,
+  );
+  const parts = [
+    paint(style, 'green', `${c.pass} passed`),
+    paint(style, c.fail > 0 ? 'red' : 'dim', `${c.fail} failed`),
+    paint(style, c.error > 0 ? 'yellow' : 'dim', `${c.error} errors`),
+  ];
+  if (c.skip > 0) parts.push(`${c.skip} skipped`);
+  lines.push(
+    `${c.total} jobs: ${parts.join(' · ')} · pass rate ${formatRate(card.passRate)} · mean score ${card.meanScore.toFixed(3)}`,
+  );
+
+  if (card.cells.length > 0) {
+    lines.push('');
+    const rows = card.cells.map((cell) => [
+      oneLine(cell.promptLabel, 40),
+      oneLine(cell.providerId, 30),
+      String(cell.pass),
+      String(cell.fail),
+      String(cell.error),
+      formatRate(cell.passRate),
+      cell.meanScore.toFixed(3),
+      `${Math.round(cell.latencyMsMean)}`,
+    ]);
+    const header = ['prompt', 'provider', 'pass', 'fail', 'error', 'pass rate (95% CI)', 'score', 'ms'];
+    const widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]].length)));
+    const numeric = new Set([2, 3, 4, 6, 7]);
+    const fmt = (r: string[]): string => r.map((v, i) => pad(v, widths[i], numeric.has(i))).join('  ');
+    lines.push(paint(style, 'dim', fmt(header)));
+    for (const r of rows) lines.push(fmt(r));
+  }
+
+  if (card.metrics.length > 0) {
+    lines.push('');
+    lines.push(paint(style, 'bold', 'Metrics'));
+    for (const m of card.metrics) lines.push(`  ${m.name}: ${m.mean.toFixed(3)} (n=${m.count})`);
+  }
+
+  if (card.failures.length > 0) {
+    lines.push('');
+    const total = card.failures.length + card.failuresOmitted;
+    lines.push(paint(style, 'bold', `Failures and errors (${total})`));
+    for (const f of card.failures) {
+      const mark = f.status === 'error' ? paint(style, 'yellow', '! error') : paint(style, 'red', '✗ fail ');
+      const what = f.description ? `"${oneLine(f.description, 50)}"` : `case ${f.caseId}`;
+      const trial = manifest.options.repeat > 1 ? ` · trial ${f.trial + 1}` : '';
+      lines.push(`  ${mark} ${what} · ${oneLine(f.promptLabel, 30)} · ${f.providerId}${trial}`);
+      const assertion = f.assertion && f.assertion !== 'error' ? `${f.assertion}: ` : '';
+      lines.push(`           ${paint(style, 'dim', oneLine(`${assertion}${f.reason}`, 160))}`);
+    }
+    if (card.failuresOmitted > 0) lines.push(`  … and ${card.failuresOmitted} more (see results.jsonl)`);
+  }
+
+  const extras: string[] = [];
+  if (card.tokens > 0) extras.push(`${card.tokens} tokens`);
+  if (card.cost > 0) extras.push(`$${card.cost.toFixed(4)}`);
+  if (card.cached > 0) extras.push(`${card.cached} cached`);
+  if (extras.length > 0) lines.push('', extras.join(' · '));
+  if (manifest.status !== 'complete') {
+    lines.push('');
+    lines.push(
+      paint(
+        style,
+        'yellow',
+        `Run ${manifest.status}: ${manifest.stopReason ?? ''} (${c.total} of ${manifest.plannedJobs} jobs done)`,
+      ),
+    );
+  }
+  lines.push('');
+  lines.push(paint(style, 'dim', `Run written to ${runDir}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/** One line per finished job, for `--verbose`. */
+export function renderResultLine(r: JobResult, style: ConsoleStyle): string {
+  const mark =
+    r.status === 'pass'
+      ? paint(style, 'green', 'PASS ')
+      : r.status === 'fail'
+        ? paint(style, 'red', 'FAIL ')
+        : r.status === 'error'
+          ? paint(style, 'yellow', 'ERROR')
+          : 'SKIP ';
+  const what = r.description ? oneLine(r.description, 40) : r.caseId;
+  const why = r.status === 'pass' ? '' : ` — ${oneLine(r.reason, 100)}`;
+  return `${mark} ${what} · ${oneLine(r.promptLabel, 24)} · ${r.providerId} · ${r.score.toFixed(2)} · ${Math.round(r.latencyMs)}ms${why}\n`;
+}
+
+/** The live progress line. */
+export function renderProgress(
+  p: { done: number; planned: number; pass: number; fail: number; error: number },
+  ratePerSec: number,
+): string {
+  const pct = p.planned > 0 ? ((p.done / p.planned) * 100).toFixed(1) : '100.0';
+  return `[${p.done}/${p.planned}] ${pct}% · ${p.pass} pass · ${p.fail} fail · ${p.error} error · ${ratePerSec.toFixed(0)} jobs/s`;
+}

@@ -1,0 +1,155 @@
+import { once } from 'node:events';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname, extname } from 'node:path';
+import { InputError } from '../core/errors.js';
+import type { Scorecard } from '../core/scorecard.js';
+import type { JobResult } from '../core/types.js';
+import { readManifest, readResults } from '../runlog/reader.js';
+
+/** An output file format written from a run directory (`-o FILE`, `--output-format NAME`). */
+export interface OutputFormat {
+  name: string;
+  /** Extensions that select this format when `--output-format` is not given. */
+  extensions: string[];
+  description: string;
+  write(runDir: string, scorecard: Scorecard, out: WriteStream): Promise<void>;
+}
+
+const formats = new Map<string, OutputFormat>();
+
+/** Adds an output format (formats register their native outputs here). */
+export function registerOutputFormat(format: OutputFormat): void {
+  formats.set(format.name, format);
+}
+
+/** Every output format name. */
+export function outputFormatNames(): string[] {
+  return [...formats.keys()].sort();
+}
+
+/** Picks the format for `-o path` (by name, else by extension); throws an InputError (exit 2) if none fits. */
+export function resolveOutputFormat(path: string, name?: string): OutputFormat {
+  if (name) {
+    const f = formats.get(name);
+    if (!f)
+      throw new InputError(
+        `--output-format ${name}: unknown format; expected one of: ${outputFormatNames().join(', ')}`,
+      );
+    return f;
+  }
+  const ext = extname(path).slice(1).toLowerCase();
+  for (const f of formats.values()) if (f.extensions.includes(ext)) return f;
+  const known = [...formats.values()].flatMap((f) => f.extensions.map((e) => `.${e}`));
+  throw new InputError(
+    `-o ${path}: cannot tell the output format from the extension; expected ${known.join(', ')} (or --output-format NAME)`,
+  );
+}
+
+/** Writes one output file from a finished run directory, streaming the results. */
+export async function writeOutput(
+  runDir: string,
+  scorecard: Scorecard,
+  path: string,
+  format: OutputFormat,
+): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
+  const out = createWriteStream(path);
+  try {
+    await format.write(runDir, scorecard, out);
+  } finally {
+    out.end();
+    await once(out, 'close');
+  }
+}
+
+/** Writes a chunk, waiting when the stream's buffer is full, so memory stays bounded. */
+async function put(out: WriteStream, chunk: string): Promise<void> {
+  if (!out.write(chunk)) await once(out, 'drain');
+}
+
+registerOutputFormat({
+  name: 'json',
+  extensions: ['json'],
+  description: "assay's JSON: {run, scorecard, results[]}",
+  async write(runDir, scorecard, out) {
+    const manifest = readManifest(runDir);
+    await put(
+      out,
+      `{\n"run": ${JSON.stringify(manifest)},\n"scorecard": ${JSON.stringify(scorecard)},\n"results": [`,
+    );
+    let first = true;
+    for await (const r of readResults(runDir)) {
+      await put(out, `${first ? '\n' : ',\n'}${JSON.stringify(r)}`);
+      first = false;
+    }
+    await put(out, '\n]\n}\n');
+  },
+});
+
+registerOutputFormat({
+  name: 'jsonl',
+  extensions: ['jsonl'],
+  description: 'one job result per line',
+  async write(runDir, _scorecard, out) {
+    for await (const r of readResults(runDir)) await put(out, `${JSON.stringify(r)}\n`);
+  },
+});
+
+const CSV_FIXED = [
+  'key',
+  'caseId',
+  'description',
+  'prompt',
+  'provider',
+  'trial',
+  'status',
+  'score',
+  'output',
+  'reason',
+  'latencyMs',
+];
+
+registerOutputFormat({
+  name: 'csv',
+  extensions: ['csv'],
+  description: 'one row per job: ids, status, score, output, reason, then one column per var',
+  async write(runDir, _scorecard, out) {
+    // Two passes over the log: the var columns must be known before the first row is written.
+    const varNames = new Set<string>();
+    for await (const r of readResults(runDir)) for (const k of Object.keys(r.vars)) varNames.add(k);
+    const vars = [...varNames];
+    await put(out, `${[...CSV_FIXED, ...vars.map((v) => `var:${v}`)].map(csvCell).join(',')}\r\n`);
+    for await (const r of readResults(runDir))
+      await put(out, `${csvRow(r, vars).map(csvCell).join(',')}\r\n`);
+  },
+});
+
+function csvRow(r: JobResult, vars: string[]): unknown[] {
+  return [
+    r.key,
+    r.caseId,
+    r.description ?? '',
+    r.promptLabel,
+    r.providerId,
+    r.trial,
+    r.status,
+    r.score,
+    r.output ?? '',
+    r.status === 'pass' ? '' : r.reason,
+    r.latencyMs,
+    ...vars.map((v) => r.vars[v]),
+  ];
+}
+
+/** One RFC 4180 cell: quoted when it holds a comma, quote or line break. */
+export function csvCell(value: unknown): string {
+  const s =
+    value === undefined || value === null
+      ? ''
+      : typeof value === 'string'
+        ? value
+        : typeof value === 'object'
+          ? JSON.stringify(value)
+          : String(value);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}

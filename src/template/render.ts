@@ -1,0 +1,197 @@
+// Nunjucks rendering with promptfoo's semantics (undefined → '', no autoescape, `load` filter,
+// `env` global). nunjucks is loaded on first use so start-up does not pay for it, and compiled
+// templates are cached because compiling dominates render time on large suites.
+import { createRequire } from 'node:module';
+import type { Environment, Template } from 'nunjucks';
+import { templateVariableRoots } from './references.js';
+
+type Nunjucks = typeof import('nunjucks');
+type Vars = Record<string, unknown>;
+type Env = Record<string, string | undefined>;
+
+/** A template that could not be compiled or rendered. */
+export class TemplateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TemplateError';
+  }
+}
+
+const CACHE_LIMIT = 2000;
+let nunjucks: Nunjucks | undefined;
+let environment: Environment | undefined;
+const compiled = new Map<string, Template>();
+
+function engine(): { nj: Nunjucks; env: Environment } {
+  if (!nunjucks || !environment) {
+    nunjucks = createRequire(import.meta.url)('nunjucks') as Nunjucks;
+    environment = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
+    environment.addFilter('load', (text: string) => JSON.parse(text));
+  }
+  return { nj: nunjucks, env: environment };
+}
+
+function compile(template: string): Template {
+  const hit = compiled.get(template);
+  if (hit) {
+    // Re-insert so the Map's insertion order doubles as least-recently-used order.
+    compiled.delete(template);
+    compiled.set(template, hit);
+    return hit;
+  }
+  const { nj, env } = engine();
+  let result: Template;
+  try {
+    result = new nj.Template(template, env, undefined, true);
+  } catch (err) {
+    throw new TemplateError(cleanMessage(err));
+  }
+  compiled.set(template, result);
+  if (compiled.size > CACHE_LIMIT) {
+    const oldest = compiled.keys().next().value;
+    if (oldest !== undefined) compiled.delete(oldest);
+  }
+  return result;
+}
+
+function cleanMessage(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const cleaned = text
+    .replace(/^\(unknown path\)\s*/, '')
+    .replace(/^(?:\w*Error: )+/, '')
+    .trim();
+  return `template error: ${cleaned}`;
+}
+
+/** Whether a string contains any Nunjucks syntax (otherwise rendering is the identity). */
+export function hasTemplateSyntax(text: string): boolean {
+  return text.includes('{{') || text.includes('{%') || text.includes('{#');
+}
+
+/**
+ * Renders a Nunjucks template against vars. Undefined vars render as ''; `env` (default: the
+ * process environment) is visible as the global `env` unless a var of that name shadows it.
+ */
+export function renderString(template: string, vars: Vars, env?: Env): string {
+  if (!hasTemplateSyntax(template)) return template;
+  const compiledTemplate = compile(template);
+  // Rendering is synchronous, so setting the global just before the call cannot race.
+  engine().env.addGlobal('env', env ?? process.env);
+  try {
+    return compiledTemplate.render(vars);
+  } catch (err) {
+    throw new TemplateError(cleanMessage(err));
+  }
+}
+
+/** Options for {@link renderPrompt}. */
+export interface RenderPromptOptions {
+  /** Prepended to the raw template before rendering (may itself contain `{{…}}`). */
+  prefix?: string;
+  /** Appended to the raw template before rendering. */
+  suffix?: string;
+  env?: Env;
+}
+
+const SIMPLE_REFERENCE = /\{\{\s*(\w+)\s*\}\}/;
+
+/**
+ * Substitutes `{{name}}` references between string vars textually (first reference per var per
+ * pass, up to 5 passes), as promptfoo does before rendering.
+ */
+function resolveVarReferences(vars: Vars): void {
+  for (let pass = 0; pass < 5; pass++) {
+    let changed = false;
+    for (const key of Object.keys(vars)) {
+      const value = vars[key];
+      if (typeof value !== 'string') continue;
+      const match = SIMPLE_REFERENCE.exec(value);
+      if (!match || vars[match[1]] === undefined) continue;
+      const replacement = String(vars[match[1]]);
+      // A function replacement keeps `$&`-style patterns in var values literal.
+      vars[key] = value.replace(match[0], () => replacement);
+      changed = true;
+    }
+    if (!changed) return;
+  }
+}
+
+/** Nunjucks fails on a lone `{{`; promptfoo renders such text verbatim by wrapping it in raw. */
+function wrapPartialTags(text: string): string {
+  const partial = /({%[^%]*$|{{[^}]*$|{#[^#]*$)/m.test(text);
+  const wrapped = /{%\s*raw\s*%}/.test(text) && /{%\s*endraw\s*%}/.test(text);
+  return partial && !wrapped ? `{% raw %}${text}{% endraw %}` : text;
+}
+
+function referencesUndefinedVars(template: string, vars: Vars): boolean {
+  return templateVariableRoots(template).some((name) => name !== 'env' && vars[name] === undefined);
+}
+
+function renderJsonLeaves(value: unknown, vars: Vars, env: Env | undefined): unknown {
+  if (typeof value === 'string') return renderString(value, vars, env);
+  if (Array.isArray(value)) return value.map((item) => renderJsonLeaves(item, vars, env));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = renderJsonLeaves(v, vars, env);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Renders a prompt template the way promptfoo does: prefix/suffix concatenated first, one
+ * trailing newline stripped from string vars, var-in-var references resolved, a JSON template
+ * rendered leaf by leaf and re-serialised (so values are escaped), otherwise string vars are
+ * rendered as templates first and then the template once.
+ */
+export function renderPrompt(raw: string, vars: Vars, opts: RenderPromptOptions = {}): string {
+  const template = (opts.prefix ?? '') + raw + (opts.suffix ?? '');
+  const env = opts.env;
+  const prepared: Vars = {};
+  for (const [key, value] of Object.entries(vars)) {
+    prepared[key] = typeof value === 'string' ? value.replace(/\n$/, '') : value;
+  }
+  resolveVarReferences(prepared);
+
+  let parsed: unknown;
+  let isJson = false;
+  try {
+    parsed = JSON.parse(template);
+    isJson = true;
+  } catch {
+    isJson = false;
+  }
+  if (isJson) {
+    try {
+      return JSON.stringify(renderJsonLeaves(parsed, prepared, env), null, 2);
+    } catch {
+      // promptfoo falls back to rendering the text when a leaf fails; do the same.
+    }
+  }
+
+  const renderedVars: Vars = {};
+  for (const [key, value] of Object.entries(prepared)) {
+    renderedVars[key] =
+      typeof value === 'string' && !referencesUndefinedVars(value, prepared)
+        ? renderString(wrapPartialTags(value), prepared, env)
+        : value;
+  }
+  return renderString(wrapPartialTags(template), renderedVars, env);
+}
+
+/**
+ * Renders an assertion's expected value: strings are rendered, string elements of arrays are
+ * rendered, everything else (objects, numbers) is returned untouched.
+ */
+export function renderAssertionValue(value: unknown, vars: Vars, env?: Env): unknown {
+  if (typeof value === 'string') return renderString(value, vars, env);
+  if (Array.isArray(value)) {
+    return value.map((item) => (typeof item === 'string' ? renderString(item, vars, env) : item));
+  }
+  return value;
+}
+
+/** Number of compiled templates held (for tests and diagnostics). */
+export function templateCacheSize(): number {
+  return compiled.size;
+}

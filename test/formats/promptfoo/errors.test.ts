@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { InputError } from '../../../src/core/errors.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { fixture } from '../../support/paths.js';
+import { errorsOf, loadErrors, loadText, located, shown } from './helpers.js';
+
+describe('diagnostics', () => {
+  it('reports every problem of a config at once, each at file:line:col', async () => {
+    const diags = await loadErrors(fixture('promptfoo', 'errors', 'promptfooconfig.yaml'));
+    const config = shown('errors', 'promptfooconfig.yaml');
+    const csv = shown('errors', 'cases.csv');
+    assert.deepEqual(located(diags), [
+      // A malformed YAML line; what parsed is still validated.
+      `${config}:6:1 invalid YAML: All mapping items must start at the same column`,
+      // A missing referenced file (a prompt, then a test file).
+      `${config}:2:5 prompt file missing-prompt.txt: file not found`,
+      // A bad provider id.
+      `${config}:5:5 unknown provider "nope:model"; assay supports: echo, openai:chat:<model> | openai:<model>`,
+      `${config}:15:5 test file missing-tests.yaml: file not found`,
+      // A CSV row problem, at the row's line.
+      `${csv}:3: Invalid numeric value "abc" for config key "threshold" in column "__config:__expected:threshold"`,
+      // An unknown (typo'd) assertion type, at the type's value.
+      `${config}:10:15 unknown assertion type "contians" (did you mean "contains"?)`,
+      // A missing type, at the assertion.
+      `${config}:14:9 Invalid assertion at tests[1].assert[0]: missing required 'type' property (received {"value":"foo"})\nHint: in YAML, keep all of an assertion's properties under the same list item:\n  assert:\n    - type: python\n      value: file://script.py   # no '-' before 'value'`,
+    ]);
+    assert.ok(diags.every((d) => d.severity === 'error'));
+  });
+
+  it('reports a malformed YAML line and a typo in the same file', async () => {
+    const diags = await errorsOf(`prompts: ["{{q}}"]
+providers: [echo]
+  stray: 1
+tests:
+  - vars: {q: one}
+    assert:
+      - type: equal
+        value: one
+`);
+    assert.deepEqual(
+      diags.map((d) => `${d.line}:${d.col} ${d.message}`),
+      [
+        '3:1 invalid YAML: All mapping items must start at the same column',
+        '7:15 unknown assertion type "equal" (did you mean "equals"?)',
+      ],
+    );
+  });
+
+  it('formats the InputError message as file:line:col lines', async () => {
+    const path = fixture('promptfoo', 'errors', 'promptfooconfig.yaml');
+    await assert.rejects(loadPromptfooSuite(path), (err: unknown) => {
+      assert.ok(err instanceof InputError);
+      assert.match(err.message, new RegExp(`^${shown('errors', 'promptfooconfig.yaml')}:6:1: invalid YAML`));
+      return true;
+    });
+  });
+
+  it('reports a missing config file', async () => {
+    await assert.rejects(loadPromptfooSuite(fixture('promptfoo', 'nowhere.yaml')), (err: unknown) => {
+      assert.ok(err instanceof InputError);
+      assert.equal(err.diagnostics[0].message, 'config file not found');
+      return true;
+    });
+  });
+
+  it('rejects a config that is not a mapping', async () => {
+    const diags = await errorsOf('- just\n- a list\n');
+    assert.deepEqual(
+      diags.map((d) => d.message),
+      ['a promptfoo config must be a mapping with `prompts`, `providers` and `tests`'],
+    );
+  });
+
+  it('warns about ignored top-level keys and likely typos', async () => {
+    const suite = await loadText(`
+prompts: ["{{q}}"]
+providers: [echo]
+evaluateOptions: {maxConcurrency: 2}
+test:
+  - vars: {q: one}
+customKey: {anything: 1}
+`);
+    assert.deepEqual(
+      suite.warnings.map((d) => `${d.line}:${d.col} ${d.message}`),
+      [
+        '4:1 `evaluateOptions` is ignored by assay: pass the equivalent command-line flags instead',
+        '5:1 unknown top-level key "test" is ignored (did you mean "tests"?)',
+      ],
+    );
+  });
+
+  it('refuses top-level features that come later', async () => {
+    const diags = await errorsOf(`
+prompts: ["{{q}}"]
+providers: [echo]
+nunjucksFilters: {up: file://up.js}
+extensions: [file://hooks.js]
+`);
+    assert.deepEqual(
+      diags.map((d) => d.message),
+      [
+        'custom `nunjucksFilters` is not supported by assay yet (it comes in a later version)',
+        '`extensions` (lifecycle hooks) is not supported by assay yet (it comes in a later version)',
+      ],
+    );
+  });
+});

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after } from 'node:test';
+import { InputError } from '../../../src/core/errors.js';
+import type { AssertionSpec, Case, Diagnostic, Suite } from '../../../src/core/types.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { displayPath } from '../../../src/formats/promptfoo/source.js';
+import { fixture } from '../../support/paths.js';
+
+export const ENV = { ASSAY_TEST_MODEL: 'gpt-4o-mini' };
+
+/** Loads a fixture config (`test/fixtures/promptfoo/<dir>/<file>`). */
+export function loadFixture(dir: string, file = 'promptfooconfig.yaml'): Promise<Suite> {
+  return loadPromptfooSuite(fixture('promptfoo', dir, file), { env: ENV });
+}
+
+/** The path of a fixture file as diagnostics show it. */
+export function shown(...parts: string[]): string {
+  return displayPath(fixture('promptfoo', ...parts));
+}
+
+/** The diagnostics of a load that must fail. */
+export async function loadErrors(path: string): Promise<Diagnostic[]> {
+  try {
+    await loadPromptfooSuite(path, { env: ENV });
+  } catch (err) {
+    assert.ok(err instanceof InputError, `expected InputError, got ${String(err)}`);
+    return err.diagnostics;
+  }
+  assert.fail(`expected ${path} to fail to load`);
+}
+
+/** `file:line:col message` lines, for readable assertions. */
+export function located(diagnostics: Diagnostic[]): string[] {
+  return diagnostics.map((d) => `${d.file}:${d.line ?? ''}:${d.col ?? ''} ${d.message}`);
+}
+
+const temps: string[] = [];
+after(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Writes files into a fresh folder and returns the path of its `promptfooconfig.yaml`. */
+export function writeSuite(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'assay-pf-'));
+  temps.push(dir);
+  for (const [name, text] of Object.entries(files)) {
+    const path = join(dir, name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
+  return join(dir, 'promptfooconfig.yaml');
+}
+
+/** Loads a config given as text (plus any other files). */
+export function loadText(config: string, files: Record<string, string> = {}): Promise<Suite> {
+  return loadPromptfooSuite(writeSuite({ 'promptfooconfig.yaml': config, ...files }), { env: ENV });
+}
+
+/** The diagnostics of a config given as text that must fail to load. */
+export function errorsOf(config: string, files: Record<string, string> = {}): Promise<Diagnostic[]> {
+  return loadErrors(writeSuite({ 'promptfooconfig.yaml': config, ...files }));
+}
+
+/** Assertions without their source positions, for deepEqual. */
+export function plain(asserts: AssertionSpec[]): Omit<AssertionSpec, 'source'>[] {
+  return asserts.map(({ source: _s, grader, ...rest }) => {
+    if (!grader) return rest;
+    const { source: _g, ...g } = grader;
+    return { ...rest, grader: g };
+  });
+}
+
+/** A case's vars, for compact comparisons. */
+export function varsOf(cases: Case[]): Record<string, unknown>[] {
+  return cases.map((c) => c.vars);
+}

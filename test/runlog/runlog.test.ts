@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { JobResult } from '../../src/core/types.js';
+import { readManifest, readResults } from '../../src/runlog/reader.js';
+import type { RunManifest } from '../../src/runlog/types.js';
+import { newRunId, RunWriter } from '../../src/runlog/writer.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir();
+after(tmp.cleanup);
+
+function manifest(runId: string): RunManifest {
+  return {
+    runId,
+    assayVersion: '0.0.0',
+    status: 'running',
+    suite: {
+      id: 's',
+      name: 's',
+      format: 'test',
+      path: 'x',
+      contentHash: 'h',
+      files: [],
+      cases: 1,
+      prompts: [],
+    },
+    providers: [],
+    options: { repeat: 1, maxConcurrency: 1 },
+    plannedJobs: 3,
+    command: [],
+    cwd: '.',
+    startedAt: new Date().toISOString(),
+  };
+}
+
+function result(i: number): JobResult {
+  return {
+    key: `k${i}`,
+    caseId: 'c',
+    caseIndex: 0,
+    promptId: 'p',
+    promptLabel: 'p',
+    providerId: 'echo',
+    trial: i,
+    vars: { text: 'line one\nline "two" ✓' },
+    prompt: { text: 't', messages: [{ role: 'user', content: 't' }] },
+    status: 'pass',
+    output: 'o',
+    verdicts: [],
+    score: 1,
+    reason: 'ok',
+    latencyMs: 1,
+    startedAt: new Date().toISOString(),
+  };
+}
+
+async function collect(dir: string, bad: number[] = []): Promise<JobResult[]> {
+  const out: JobResult[] = [];
+  for await (const r of readResults(dir, (n) => bad.push(n))) out.push(r);
+  return out;
+}
+
+describe('run log', () => {
+  it('writes manifest.json first and results.jsonl one line per result, readable back', async () => {
+    const w = RunWriter.create(tmp.dir, manifest(newRunId()));
+    assert.equal(readManifest(w.dir).status, 'running');
+    for (let i = 0; i < 3; i++) w.append(result(i));
+    // Lines are on disk before close: a killed process loses nothing already appended.
+    assert.equal(readFileSync(join(w.dir, 'results.jsonl'), 'utf8').trim().split('\n').length, 3);
+    w.updateManifest({ status: 'complete' });
+    w.writeJson('scorecard.json', { ok: true });
+    w.close();
+    const back = await collect(w.dir);
+    assert.deepEqual(
+      back,
+      [result(0), result(1), result(2)].map((r) => ({ ...r, startedAt: back[r.trial].startedAt })),
+    );
+    assert.equal(readManifest(w.dir).status, 'complete');
+  });
+
+  it('skips a torn last line silently and reports a torn line in the middle', async () => {
+    const w = RunWriter.create(tmp.dir, manifest(newRunId()));
+    w.append(result(0));
+    w.close();
+    const path = join(w.dir, 'results.jsonl');
+    appendFileSync(path, '{"key":"k1","caseId":');
+    const bad: number[] = [];
+    assert.equal((await collect(w.dir, bad)).length, 1);
+    assert.deepEqual(bad, [], 'a torn final line is the expected trace of a kill, not an error');
+    appendFileSync(path, `\n${JSON.stringify(result(2))}\n`);
+    const bad2: number[] = [];
+    assert.equal((await collect(w.dir, bad2)).length, 2);
+    assert.deepEqual(bad2, [2]);
+  });
+
+  it('run ids sort by time and are unique', () => {
+    const a = newRunId(new Date('2026-01-01T00:00:00Z'));
+    const b = newRunId(new Date('2026-01-02T00:00:00Z'));
+    assert.ok(a < b);
+    assert.match(a, /^20260101T000000Z-[0-9a-f]{6}$/);
+    assert.notEqual(newRunId(), newRunId());
+  });
+});

@@ -1,0 +1,718 @@
+/**
+ * An OpenAI-compatible HTTP server for tests, benchmarks and the offline examples, with
+ * deterministic replies and deterministic fault injection (latency, 429, 500, resets, hangs).
+ *
+ * Faults come from `opts.faults` and, per request, from a path prefix:
+ * `http://127.0.0.1:PORT/_/fail_429=0.1&fail_500=0.05/v1` configures every request under it.
+ * Fault draws are seeded by the request (prefix, path, body) and its attempt number (how many
+ * earlier requests had the same body), so a rerun meets exactly the same faults.
+ *
+ * Run as a script: `node dist/test/support/mock-openai.js --port 18787 [--answers FILE.json]
+ * [--latency-ms N] [--faults 'fail_429=0.1'] [--idle-exit-s N]`; prints `listening <url>`.
+ */
+import { readFileSync, realpathSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** A canned answer: the first rule whose `match` (case-insensitive regex) finds the last user message wins. */
+export interface AnswerRule {
+  match: string;
+  /** Reply text; `$1`-style groups are substituted. */
+  reply?: string;
+  /** Answer with a tool call instead of text (`arguments` is a JSON string; groups substituted). */
+  toolCall?: { name: string; arguments: string };
+}
+
+/** Fault injection settings; probabilities are in [0, 1]. */
+export interface FaultSettings {
+  latencyMs: number;
+  latencyJitterMs: number;
+  fail429: number;
+  fail500: number;
+  failReset: number;
+  hang: number;
+  /** Seconds sent in `Retry-After` with a 429, or `none` to omit the header. */
+  retryAfter: number | 'none';
+  /** When set, a 429 also carries `retry-after-ms`. */
+  retryAfterMs?: number;
+  /** Answer 401 unless `Authorization: Bearer <requireKey>`. */
+  requireKey?: string;
+  /** Always answer this status with a JSON error. */
+  status?: number;
+  /** Inject faults only into the first N attempts of each distinct request (then it succeeds). */
+  faultAttempts?: number;
+}
+
+export interface MockOptions {
+  /** Port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  answers?: AnswerRule[];
+  /** Default faults, as settings or in the path-prefix syntax (`fail_429=0.1&latency_ms=5`). */
+  faults?: Partial<FaultSettings> | string;
+}
+
+export interface MockStats {
+  /** API requests (everything but /health and /stats). */
+  requests: number;
+  byStatus: Record<string, number>;
+  resets: number;
+  hangs: number;
+  inFlight: number;
+  maxInFlight: number;
+  /** Distinct TCP connections that carried an API request. */
+  connections: number;
+  requestsPerConnection: { min: number; max: number; mean: number };
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** Path without the fault prefix. */
+  path: string;
+  /** The fault prefix text, '' when none. */
+  faults: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body (undefined for GET or unparseable bodies). */
+  body: unknown;
+}
+
+export interface MockServer {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** `url + '/v1'` */
+  baseUrl: string;
+  port: number;
+  stats(): MockStats;
+  /** Zeroes the statistics and the attempt counters (so a rerun draws the same faults). */
+  resetStats(): void;
+  /** The last 1000 API requests, oldest first. */
+  readonly requests: RecordedRequest[];
+  /** Destroys every open socket (hanging ones too) and stops listening. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_FAULTS: FaultSettings = {
+  latencyMs: 0,
+  latencyJitterMs: 0,
+  fail429: 0,
+  fail500: 0,
+  failReset: 0,
+  hang: 0,
+  retryAfter: 1,
+};
+const RECORD_LIMIT = 1000;
+const EMBEDDING_DIM = 64;
+const CREATED = 1_700_000_000;
+
+/** Parses fault settings in the path-prefix syntax (`fail_429=0.1&retry_after=none`); throws on unknown keys. */
+export function parseFaults(text: string): Partial<FaultSettings> {
+  const out: Partial<FaultSettings> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const num = (min: number, max: number): number => {
+      const n = Number(value);
+      if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+        throw new Error(`mock fault ${key}=${value}: expected a number in [${min}, ${max}]`);
+      }
+      return n;
+    };
+    switch (key) {
+      case 'latency_ms':
+        out.latencyMs = num(0, 600_000);
+        break;
+      case 'latency_jitter_ms':
+        out.latencyJitterMs = num(0, 600_000);
+        break;
+      case 'fail_429':
+        out.fail429 = num(0, 1);
+        break;
+      case 'fail_500':
+        out.fail500 = num(0, 1);
+        break;
+      case 'fail_reset':
+        out.failReset = num(0, 1);
+        break;
+      case 'hang':
+        out.hang = num(0, 1);
+        break;
+      case 'retry_after':
+        out.retryAfter = value === 'none' ? 'none' : num(0, 86_400);
+        break;
+      case 'retry_after_ms':
+        out.retryAfterMs = num(0, 86_400_000);
+        break;
+      case 'require_key':
+        out.requireKey = value;
+        break;
+      case 'status':
+        out.status = num(100, 599);
+        break;
+      case 'fault_attempts':
+        out.faultAttempts = num(0, 1_000_000);
+        break;
+      default:
+        throw new Error(
+          `unknown mock fault "${key}" (known: latency_ms, latency_jitter_ms, fail_429, fail_500, fail_reset, hang, retry_after, retry_after_ms, require_key, status, fault_attempts)`,
+        );
+    }
+  }
+  return out;
+}
+
+interface CompiledRule {
+  re: RegExp;
+  rule: AnswerRule;
+}
+
+interface ConnectionSlot {
+  epoch: number;
+  slot: number;
+}
+
+/** Starts the mock on 127.0.0.1 and resolves once it is listening. */
+export async function startMockServer(opts: MockOptions = {}): Promise<MockServer> {
+  const baseFaults: FaultSettings = {
+    ...DEFAULT_FAULTS,
+    ...(typeof opts.faults === 'string' ? parseFaults(opts.faults) : (opts.faults ?? {})),
+  };
+  const rules: CompiledRule[] = (opts.answers ?? []).map((rule, i) => {
+    if (typeof rule.match !== 'string') throw new Error(`answers[${i}].match must be a string`);
+    try {
+      return { re: new RegExp(rule.match, 'i'), rule };
+    } catch (err) {
+      throw new Error(`answers[${i}].match is not a valid regex: ${(err as Error).message}`);
+    }
+  });
+
+  const faultCache = new Map<string, FaultSettings | Error>();
+  const attemptsByRequest = new Map<number, number>();
+  const sockets = new Set<Socket>();
+  const connectionSlots = new WeakMap<Socket, ConnectionSlot>();
+  const timers = new Set<NodeJS.Timeout>();
+  const recorded: RecordedRequest[] = [];
+  let recordNext = 0;
+  let epoch = 0;
+  let stats = freshStats();
+  let perConnection: number[] = [];
+
+  function freshStats(): MockStats {
+    return {
+      requests: 0,
+      byStatus: {},
+      resets: 0,
+      hangs: 0,
+      inFlight: 0,
+      maxInFlight: 0,
+      connections: 0,
+      requestsPerConnection: { min: 0, max: 0, mean: 0 },
+    };
+  }
+
+  function faultsFor(prefix: string): FaultSettings | Error {
+    let cached = faultCache.get(prefix);
+    if (cached === undefined) {
+      try {
+        cached = { ...baseFaults, ...parseFaults(prefix) };
+      } catch (err) {
+        cached = err as Error;
+      }
+      if (faultCache.size < 256) faultCache.set(prefix, cached);
+    }
+    return cached;
+  }
+
+  function send(res: ServerResponse, status: number, payload: string, extra?: Record<string, string>): void {
+    stats.byStatus[status] = (stats.byStatus[status] ?? 0) + 1;
+    writeJson(res, status, payload, extra);
+  }
+
+  function writeJson(
+    res: ServerResponse,
+    status: number,
+    payload: string,
+    extra?: Record<string, string>,
+  ): void {
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+    };
+    if (extra) Object.assign(headers, extra);
+    res.writeHead(status, headers);
+    res.end(payload);
+  }
+
+  function sendError(
+    res: ServerResponse,
+    status: number,
+    message: string,
+    type: string,
+    extra?: Record<string, string>,
+  ): void {
+    send(res, status, JSON.stringify({ error: { message, type, param: null, code: type } }), extra);
+  }
+
+  function countConnection(socket: Socket): void {
+    let slot = connectionSlots.get(socket);
+    if (!slot || slot.epoch !== epoch) {
+      slot = { epoch, slot: perConnection.length };
+      perConnection.push(0);
+      connectionSlots.set(socket, slot);
+    }
+    perConnection[slot.slot]++;
+  }
+
+  function record(req: IncomingMessage, path: string, faults: string, body: unknown): void {
+    const entry: RecordedRequest = { method: req.method ?? 'GET', path, faults, headers: req.headers, body };
+    if (recorded.length < RECORD_LIMIT) recorded.push(entry);
+    else recorded[recordNext] = entry;
+    recordNext = (recordNext + 1) % RECORD_LIMIT;
+  }
+
+  function handleApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    prefix: string,
+    text: string,
+  ): void {
+    let body: unknown;
+    if (text !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        record(req, path, prefix, undefined);
+        sendError(res, 400, 'request body is not valid JSON', 'invalid_request_error');
+        return;
+      }
+    }
+    record(req, path, prefix, body);
+    const faults = faultsFor(prefix);
+    if (faults instanceof Error) {
+      sendError(res, 400, faults.message, 'invalid_request_error');
+      return;
+    }
+    if (faults.requireKey !== undefined && req.headers.authorization !== `Bearer ${faults.requireKey}`) {
+      sendError(res, 401, 'Incorrect API key provided (mock).', 'invalid_api_key');
+      return;
+    }
+
+    const requestHash = cyrb53(`${prefix}\n${path}\n${text}`);
+    const attempt = attemptsByRequest.get(requestHash) ?? 0;
+    attemptsByRequest.set(requestHash, attempt + 1);
+    const draw = mulberry32((requestHash ^ Math.imul(attempt + 1, 0x9e3779b1)) >>> 0);
+    // Always draw in the same order, so one fault's setting never shifts another's outcome.
+    const uHang = draw();
+    const uReset = draw();
+    const u429 = draw();
+    const u500 = draw();
+    const uJitter = draw();
+    const faulty = faults.faultAttempts === undefined || attempt < faults.faultAttempts;
+
+    if (faulty && uHang < faults.hang) {
+      stats.hangs++;
+      return;
+    }
+    const respond = (): void => {
+      if (faults.status !== undefined) {
+        sendError(res, faults.status, `mock status ${faults.status}`, 'mock_status');
+        return;
+      }
+      if (faulty && uReset < faults.failReset) {
+        stats.resets++;
+        req.socket.destroy();
+        return;
+      }
+      if (faulty && u429 < faults.fail429) {
+        const extra: Record<string, string> = {};
+        if (faults.retryAfter !== 'none') extra['retry-after'] = String(faults.retryAfter);
+        if (faults.retryAfterMs !== undefined) extra['retry-after-ms'] = String(faults.retryAfterMs);
+        sendError(res, 429, 'Rate limit reached (mock).', 'rate_limit_exceeded', extra);
+        return;
+      }
+      if (faulty && u500 < faults.fail500) {
+        sendError(res, 500, 'The server had an error while processing your request (mock).', 'server_error');
+        return;
+      }
+      route(req, res, path, body, requestHash);
+    };
+    const delay = faults.latencyMs + Math.floor(uJitter * faults.latencyJitterMs);
+    if (delay <= 0) {
+      respond();
+      return;
+    }
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      respond();
+    }, delay);
+    timers.add(timer);
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse, path: string, body: unknown, hash: number): void {
+    const method = req.method;
+    if (method === 'POST' && path === '/v1/chat/completions') {
+      chat(res, body, hash);
+      return;
+    }
+    if (method === 'POST' && path === '/v1/embeddings') {
+      embeddings(res, body);
+      return;
+    }
+    if (method === 'GET' && path === '/v1/models') {
+      const models = [{ id: 'mock-model', object: 'model', created: CREATED, owned_by: 'assay-mock' }];
+      send(res, 200, JSON.stringify({ object: 'list', data: models }));
+      return;
+    }
+    sendError(res, 404, `no route for ${method} ${path}`, 'not_found');
+  }
+
+  function chat(res: ServerResponse, body: unknown, hash: number): void {
+    const messages = isRecord(body) ? body.messages : undefined;
+    if (!isRecord(body) || !Array.isArray(messages) || messages.length === 0) {
+      sendError(res, 400, "'messages' must be a non-empty array", 'invalid_request_error');
+      return;
+    }
+    let promptTokens = 0;
+    let lastUser = '';
+    for (const m of messages) {
+      if (!isRecord(m)) {
+        sendError(res, 400, 'each message must be an object', 'invalid_request_error');
+        return;
+      }
+      const text = contentText(m.content);
+      promptTokens += wordCount(text);
+      if (m.role === 'user') lastUser = text;
+    }
+    const model = typeof body.model === 'string' ? body.model : 'mock-model';
+    let content: string | null = lastUser;
+    let toolCalls: unknown[] | undefined;
+    for (const { re, rule } of rules) {
+      const m = re.exec(lastUser);
+      if (!m) continue;
+      if (rule.toolCall) {
+        content = null;
+        const args = substitute(rule.toolCall.arguments, m);
+        toolCalls = [
+          { id: 'call_mock_0', type: 'function', function: { name: rule.toolCall.name, arguments: args } },
+        ];
+      } else {
+        content = substitute(rule.reply ?? '', m);
+      }
+      break;
+    }
+    let finishReason = toolCalls ? 'tool_calls' : 'stop';
+    let completionTokens = 0;
+    if (content !== null) {
+      const limit = maxTokens(body);
+      completionTokens = wordCount(content);
+      if (limit !== undefined && limit < completionTokens) {
+        content = firstWords(content, limit);
+        completionTokens = limit;
+        finishReason = 'length';
+      }
+    }
+    const message: Record<string, unknown> = { role: 'assistant', content };
+    if (toolCalls) message.tool_calls = toolCalls;
+    const reply = {
+      id: `chatcmpl-mock-${hash.toString(36)}`,
+      object: 'chat.completion',
+      created: CREATED,
+      model,
+      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
+    };
+    send(res, 200, JSON.stringify(reply));
+  }
+
+  function embeddings(res: ServerResponse, body: unknown): void {
+    const input = isRecord(body) ? body.input : undefined;
+    const inputs = Array.isArray(input) && input.every((x) => typeof x === 'string') ? input : [input];
+    if (inputs.length === 0 || inputs.some((x) => x === undefined || x === null)) {
+      sendError(res, 400, "'input' is required", 'invalid_request_error');
+      return;
+    }
+    let tokens = 0;
+    const data = inputs.map((x, index) => {
+      const text = typeof x === 'string' ? x : JSON.stringify(x);
+      tokens += wordCount(text);
+      return { object: 'embedding', index, embedding: unitVector(text, EMBEDDING_DIM) };
+    });
+    const model = isRecord(body) && typeof body.model === 'string' ? body.model : 'mock-embedding';
+    send(
+      res,
+      200,
+      JSON.stringify({ object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } }),
+    );
+  }
+
+  function currentStats(): MockStats {
+    const n = perConnection.length;
+    let min = n > 0 ? Number.POSITIVE_INFINITY : 0;
+    let max = 0;
+    let sum = 0;
+    for (const c of perConnection) {
+      if (c < min) min = c;
+      if (c > max) max = c;
+      sum += c;
+    }
+    return {
+      ...stats,
+      byStatus: { ...stats.byStatus },
+      connections: n,
+      requestsPerConnection: { min, max, mean: n > 0 ? sum / n : 0 },
+    };
+  }
+
+  function resetStats(): void {
+    const inFlight = stats.inFlight;
+    stats = freshStats();
+    stats.inFlight = inFlight;
+    stats.maxInFlight = inFlight;
+    perConnection = [];
+    epoch++;
+    attemptsByRequest.clear();
+  }
+
+  const server = createServer({ noDelay: true }, (req, res) => {
+    let path = req.url ?? '/';
+    let prefix = '';
+    if (path.startsWith('/_/')) {
+      const end = path.indexOf('/', 3);
+      prefix = end < 0 ? path.slice(3) : path.slice(3, end);
+      path = end < 0 ? '/' : path.slice(end);
+    }
+    const q = path.indexOf('?');
+    const query = q < 0 ? '' : path.slice(q + 1);
+    if (q >= 0) path = path.slice(0, q);
+
+    if (path === '/health') return writeJson(res, 200, '{"status":"ok"}');
+    if (path === '/stats') {
+      const snapshot = currentStats();
+      if (new URLSearchParams(query).get('reset') === '1') resetStats();
+      return writeJson(res, 200, JSON.stringify(snapshot));
+    }
+
+    stats.requests++;
+    stats.inFlight++;
+    if (stats.inFlight > stats.maxInFlight) stats.maxInFlight = stats.inFlight;
+    countConnection(req.socket);
+    res.once('close', () => {
+      stats.inFlight--;
+    });
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      handleApi(req, res, path, prefix, text);
+    });
+  });
+  // Undici reads this hint; a long idle window keeps benchmark connections warm.
+  server.keepAliveTimeout = 30_000;
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolveListen();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const url = `http://127.0.0.1:${port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    port,
+    stats: currentStats,
+    resetStats,
+    get requests(): RecordedRequest[] {
+      return recorded.length < RECORD_LIMIT
+        ? recorded.slice()
+        : [...recorded.slice(recordNext), ...recorded.slice(0, recordNext)];
+    },
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolveClose) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolveClose());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  let text = '';
+  for (const part of content) {
+    if (isRecord(part) && typeof part.text === 'string') text += part.text;
+  }
+  return text;
+}
+
+function maxTokens(body: Record<string, unknown>): number | undefined {
+  const limit = body.max_completion_tokens ?? body.max_tokens;
+  return typeof limit === 'number' && Number.isFinite(limit) && limit >= 0 ? Math.floor(limit) : undefined;
+}
+
+function wordCount(text: string): number {
+  let count = 0;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const space =
+      c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x2028 || c === 0x2029 || c === 0x3000;
+    if (!space && !inWord) count++;
+    inWord = !space;
+  }
+  return count;
+}
+
+/** The text up to the end of its `n`-th word, original spacing kept. */
+function firstWords(text: string, n: number): string {
+  if (n <= 0) return '';
+  const re = /\S+/g;
+  let end = 0;
+  for (let i = 0; i < n; i++) {
+    const m = re.exec(text);
+    if (!m) break;
+    end = m.index + m[0].length;
+  }
+  return text.slice(0, end).trimStart();
+}
+
+function substitute(template: string, match: RegExpExecArray): string {
+  return template.replace(/\$(\d+)/g, (_, n: string) => match[Number(n)] ?? '');
+}
+
+/** 53-bit string hash (cyrb53): few collisions across the ~10^5 distinct bodies of a benchmark. */
+function cyrb53(text: string, seed = 0): number {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** Small seeded PRNG, uniform in [0, 1). */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A deterministic unit vector derived from a text's hash. */
+function unitVector(text: string, dim: number): number[] {
+  const draw = mulberry32(cyrb53(text) % 4294967296);
+  const v = new Array<number>(dim);
+  let norm = 0;
+  for (let i = 0; i < dim; i++) {
+    v[i] = draw() * 2 - 1;
+    norm += v[i] * v[i];
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < dim; i++) v[i] /= norm;
+  return v;
+}
+
+function isMainModule(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(resolve(entry)) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+async function runCli(argv: string[]): Promise<void> {
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (
+      !['--port', '--answers', '--latency-ms', '--faults', '--idle-exit-s'].includes(flag) ||
+      value === undefined
+    ) {
+      throw new Error(
+        `unexpected argument "${flag}"; usage: mock-openai [--port N] [--answers FILE.json] [--latency-ms N] [--faults SPEC] [--idle-exit-s N]`,
+      );
+    }
+    flags.set(flag, value);
+    i++;
+  }
+  const number = (flag: string): number | undefined => {
+    const raw = flags.get(flag);
+    if (raw === undefined) return undefined;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`${flag} expects a non-negative number, got "${raw}"`);
+    return n;
+  };
+  const faults = parseFaults(flags.get('--faults') ?? '');
+  const latency = number('--latency-ms');
+  if (latency !== undefined) faults.latencyMs = latency;
+  let answers: AnswerRule[] | undefined;
+  const answersFile = flags.get('--answers');
+  if (answersFile !== undefined) {
+    const parsed: unknown = JSON.parse(readFileSync(answersFile, 'utf8'));
+    const list = Array.isArray(parsed) ? parsed : isRecord(parsed) ? parsed.answers : undefined;
+    if (!Array.isArray(list)) throw new Error(`${answersFile}: expected a JSON array of {match, reply}`);
+    answers = list as AnswerRule[];
+  }
+  const server = await startMockServer({ port: number('--port') ?? 0, answers, faults });
+  process.stdout.write(`listening ${server.url}\n`);
+  const shutdown = (): void => {
+    void server.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  const idleExit = number('--idle-exit-s');
+  if (idleExit !== undefined && idleExit > 0) {
+    let seen = -1;
+    let idleSince = Date.now();
+    setInterval(
+      () => {
+        const s = server.stats();
+        if (s.requests !== seen || s.inFlight > 0) {
+          seen = s.requests;
+          idleSince = Date.now();
+        } else if (Date.now() - idleSince >= idleExit * 1000) {
+          shutdown();
+        }
+      },
+      Math.min(1000, idleExit * 1000),
+    );
+  }
+}
+
+if (isMainModule()) {
+  runCli(process.argv.slice(2)).catch((err: unknown) => {
+    process.stderr.write(`mock-openai: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(2);
+  });
+}

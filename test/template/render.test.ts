@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { templateVariableRoots } from '../../src/template/references.js';
+import {
+  renderAssertionValue,
+  renderPrompt,
+  renderString,
+  TemplateError,
+  templateCacheSize,
+} from '../../src/template/render.js';
+
+describe('renderString', () => {
+  it('returns text without template syntax unchanged', () => {
+    assert.equal(renderString('plain {text} here', {}), 'plain {text} here');
+  });
+
+  it('renders vars without escaping HTML', () => {
+    assert.equal(renderString('<b>{{ x }}</b>', { x: '<i>&</i>' }), '<b><i>&</i></b>');
+  });
+
+  it('renders an undefined var as empty text (§11 #43)', () => {
+    assert.equal(renderString('a{{ missing }}b{{ also.deep }}c', {}), 'abc');
+  });
+
+  it('has a load filter that parses JSON', () => {
+    assert.equal(renderString('{{ (data | load).a.b }}', { data: '{"a":{"b":42}}' }), '42');
+  });
+
+  it('exposes env as a global, from the given env or the process env', () => {
+    assert.equal(renderString('{{ env.NAME }}', {}, { NAME: 'given' }), 'given');
+    process.env.ASSAY_RENDER_TEST = 'from-process';
+    try {
+      assert.equal(renderString('{{ env.ASSAY_RENDER_TEST }}', {}), 'from-process');
+    } finally {
+      delete process.env.ASSAY_RENDER_TEST;
+    }
+  });
+
+  it('lets a var named env shadow the global', () => {
+    assert.equal(renderString('{{ env.A }}', { env: { A: 'var' } }, { A: 'global' }), 'var');
+  });
+
+  it('caches compiled templates yet renders each call with its own vars', () => {
+    const template = `cache check {{ who }} ${Math.random()}`;
+    const before = templateCacheSize();
+    const a = renderString(template, { who: 'alice' });
+    const after = templateCacheSize();
+    const b = renderString(template, { who: 'bob' });
+    assert.match(a, /cache check alice/);
+    assert.match(b, /cache check bob/);
+    assert.ok(after >= Math.min(before + 1, 2000));
+    assert.equal(templateCacheSize(), after, 'the second render reuses the compiled template');
+  });
+
+  it('keeps the cache bounded', () => {
+    for (let i = 0; i < 2100; i++) renderString(`{{ x }} ${i}`, { x: 1 });
+    assert.ok(templateCacheSize() <= 2000);
+  });
+
+  it('throws a TemplateError for a syntax error', () => {
+    assert.throws(() => renderString('{% if %}', {}), TemplateError);
+  });
+
+  it('renders built-in filters', () => {
+    assert.equal(renderString('{{ items | join(", ") | upper }}', { items: ['a', 'b'] }), 'A, B');
+  });
+});
+
+describe('renderPrompt', () => {
+  it('escapes values inside a JSON chat prompt and pretty-prints it (§11 #40)', () => {
+    const raw = '{"role":"user","content":"{{q}}"}';
+    const out = renderPrompt(raw, { q: 'say "hi"\nthen \\ leave' });
+    assert.deepEqual(JSON.parse(out), { role: 'user', content: 'say "hi"\nthen \\ leave' });
+    assert.equal(out, JSON.stringify({ role: 'user', content: 'say "hi"\nthen \\ leave' }, null, 2));
+  });
+
+  it('renders only string leaves of a JSON prompt, not keys', () => {
+    const raw = '[{"role":"system","{{k}}":"{{v}}","n":1}]';
+    const out = JSON.parse(renderPrompt(raw, { k: 'K', v: 'V' }));
+    assert.deepEqual(out, [{ role: 'system', '{{k}}': 'V', n: 1 }]);
+  });
+
+  it('prepends a prefix that may itself use vars (§11 #41)', () => {
+    assert.equal(renderPrompt('Hi {{name}}', { name: 'Ada' }, { prefix: 'P: ' }), 'P: Hi Ada');
+    assert.equal(
+      renderPrompt('Hi', { who: 'Bo' }, { prefix: '[{{who}}] ', suffix: ' ({{who}})' }),
+      '[Bo] Hi (Bo)',
+    );
+  });
+
+  it('makes a JSON prompt plain text once a prefix is added', () => {
+    const out = renderPrompt('{"a":"{{x}}"}', { x: '"' }, { prefix: 'P ' });
+    assert.equal(out, 'P {"a":"""}');
+  });
+
+  it('resolves a var that refers to another var (§11 #42)', () => {
+    assert.equal(renderPrompt('{{x}}', { x: 'hello {{y}}', y: 'world' }), 'hello world');
+  });
+
+  it('renders var templates that use filters against the other vars', () => {
+    assert.equal(renderPrompt('{{x}}', { x: 'hello {{ y | upper }}', y: 'world' }), 'hello WORLD');
+  });
+
+  it('leaves a var template alone when it references an undefined var', () => {
+    assert.equal(renderPrompt('{{x}}', { x: 'code: {{ not_a_var }}' }), 'code: {{ not_a_var }}');
+  });
+
+  it('strips one trailing newline from string vars', () => {
+    assert.equal(renderPrompt('[{{a}}]', { a: 'line\n\n' }), '[line\n]');
+    assert.equal(JSON.parse(renderPrompt('{"c":"{{a}}"}', { a: 'x\n' })).c, 'x');
+  });
+
+  it('renders an undefined var in a prompt as empty text (§11 #43)', () => {
+    assert.equal(renderPrompt('Q: {{question}}.', {}), 'Q: .');
+  });
+
+  it('keeps text with a lone {{ verbatim', () => {
+    assert.equal(renderPrompt('use {{ like this', { a: 1 }), 'use {{ like this');
+  });
+
+  it('does not expand $-patterns of a var value', () => {
+    assert.equal(renderPrompt('{{x}}', { x: 'cost {{y}}', y: '$& $1' }), 'cost $& $1');
+  });
+
+  it('does not mutate the caller vars', () => {
+    const vars = { x: 'a {{y}}\n', y: 'b' };
+    renderPrompt('{{x}}', vars);
+    assert.deepEqual(vars, { x: 'a {{y}}\n', y: 'b' });
+  });
+});
+
+describe('renderAssertionValue', () => {
+  it('renders strings and the string elements of arrays', () => {
+    assert.equal(renderAssertionValue('{{a}}!', { a: 'x' }), 'x!');
+    assert.deepEqual(renderAssertionValue(['{{a}}', 3, { b: '{{a}}' }], { a: 'x' }), [
+      'x',
+      3,
+      { b: '{{a}}' },
+    ]);
+  });
+
+  it('returns objects and numbers untouched', () => {
+    const value = { k: '{{a}}' };
+    assert.equal(renderAssertionValue(value, { a: 'x' }), value);
+    assert.equal(renderAssertionValue(5, { a: 'x' }), 5);
+  });
+});
+
+describe('templateVariableRoots', () => {
+  it('names root variables, not attributes, filters, literals or keywords', () => {
+    const roots = templateVariableRoots(
+      '{{ user.name | upper }} {{ "lit" ~ other }} {% if flag and not done %}{{ items[idx] }}{% endif %} {{ fn(1) }}',
+    );
+    assert.deepEqual(roots.sort(), ['done', 'flag', 'idx', 'items', 'other', 'user']);
+  });
+});
