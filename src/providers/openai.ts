@@ -100,7 +100,7 @@ export function createOpenAiProvider(
       if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
     }
   }
-  const pricing = configuredPricing(config) ?? tablePricing(model);
+  const pricing = resolvePricing(config, model, endpoint?.origin);
 
   return {
     id: spec.id,
@@ -245,6 +245,18 @@ function pickParams(config: Config): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   for (const key of PARAM_KEYS) if (config[key] !== undefined) params[key] = config[key];
   return params;
+}
+
+/**
+ * Per-token prices for a provider: the config's, else OpenAI's list price — but only at OpenAI's
+ * own endpoint, since a local server serving a model under the same name costs nothing per token.
+ */
+export function resolvePricing(
+  config: Config,
+  model: string,
+  origin: string | undefined,
+): Pricing | undefined {
+  return configuredPricing(config) ?? (origin === 'https://api.openai.com' ? tablePricing(model) : undefined);
 }
 
 /** Per-token prices from the config (promptfoo's `cost`, or `inputCost`/`outputCost`). */

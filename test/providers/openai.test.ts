@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Message } from '../../src/core/types.js';
 import { closeAllPools } from '../../src/providers/http.js';
-import { createOpenAiProvider } from '../../src/providers/openai.js';
+import { createOpenAiProvider, resolvePricing } from '../../src/providers/openai.js';
 import { priceFor } from '../../src/providers/prices.js';
 import type { Provider, ProviderContext, ProviderRequest, RetryPolicy } from '../../src/providers/types.js';
 import { type MockServer, type RecordedRequest, startMockServer } from '../support/mock-openai.js';
@@ -50,7 +50,7 @@ function sent(text: string): RecordedRequest {
 
 describe('openai provider', () => {
   it(
-    'returns output, finish reason, usage, latency, attempts and cost for a priced model',
+    'returns output, finish reason, usage, latency and attempts; no list price away from api.openai.com',
     TIMEOUT,
     async () => {
       const p = provider('openai:chat:gpt-4o-mini');
@@ -62,22 +62,33 @@ describe('openai provider', () => {
       assert.equal(res.attempts, 1);
       assert.equal(typeof res.latencyMs, 'number');
       assert.ok(res.latencyMs >= 0);
-      const price = priceFor('gpt-4o-mini');
-      assert.ok(price);
-      assert.ok(
-        res.cost !== undefined && Math.abs(res.cost - (3 * price.input + 3 * price.output) / 1e6) < 1e-15,
-      );
+      assert.equal(res.cost, undefined, 'a local server is not billed at OpenAI list prices');
       const request = sent('hello plain call');
       assert.equal(request.path, '/v1/chat/completions');
       assert.equal((request.body as { model: string }).model, 'gpt-4o-mini');
     },
   );
 
-  it('accepts openai:<model> and prices dated snapshots', TIMEOUT, async () => {
+  it('accepts openai:<model>', TIMEOUT, async () => {
     const res = await provider('openai:gpt-4o-2024-08-06').call(ask('dated model'));
     assert.equal(res.output, 'dated model');
     assert.equal((sent('dated model').body as { model: string }).model, 'gpt-4o-2024-08-06');
-    assert.ok(res.cost !== undefined && res.cost > 0);
+  });
+
+  it('applies list prices (dated snapshots too) only at api.openai.com; config prices anywhere', () => {
+    const price = priceFor('gpt-4o-mini');
+    assert.ok(price);
+    const openai = resolvePricing({}, 'gpt-4o-mini', 'https://api.openai.com');
+    assert.ok(openai);
+    assert.ok(
+      Math.abs(openai.input * 3 + openai.output * 3 - (3 * price.input + 3 * price.output) / 1e6) < 1e-15,
+    );
+    assert.ok(resolvePricing({}, 'gpt-4o-2024-08-06', 'https://api.openai.com'));
+    assert.equal(resolvePricing({}, 'gpt-4o-mini', 'http://127.0.0.1:8000'), undefined);
+    assert.deepEqual(resolvePricing({ cost: 0.5 }, 'gpt-4o-mini', 'http://127.0.0.1:8000'), {
+      input: 0.5,
+      output: 0.5,
+    });
   });
 
   it('leaves cost unset for an unpriced model, and uses config.cost when given', TIMEOUT, async () => {
