@@ -107,15 +107,16 @@ function resolveType(
   ctx: LoadContext,
   written: string,
   where: Where,
+  context: string,
 ): { type: string; negate: boolean } | undefined {
   if (written === 'assert-set') {
-    errorAt(ctx, where, notYet('`assert-set`'));
+    errorAt(ctx, where, `${context}: ${notYet('`assert-set`')}`);
     return undefined;
   }
   const resolved = resolveAssertionType(written);
   if (resolved) return resolved;
   if (isPromptfooAssertionType(written) || written === 'and' || written === 'or') {
-    errorAt(ctx, where, `assertion type "${written}" is a promptfoo type assay does not support yet`);
+    errorAt(ctx, where, `${context}: assertion type "${written}" is a promptfoo type assay does not support yet`);
     return undefined;
   }
   const negated = written.startsWith('not-');
@@ -124,7 +125,7 @@ function resolveType(
     /"(.*)"/,
     (_, t: string) => `"${negated ? 'not-' : ''}${t}"`,
   );
-  errorAt(ctx, where, `unknown assertion type "${written}"${hint}`);
+  errorAt(ctx, where, `${context}: unknown assertion type "${written}"${hint}`);
   return undefined;
 }
 
@@ -165,7 +166,7 @@ export function parseAssertion(
     );
     return undefined;
   }
-  const resolved = resolveType(ctx, raw.type, at(['type']));
+  const resolved = resolveType(ctx, raw.type, at(['type']), context);
   let ok = resolved !== undefined;
   const spec: AssertionSpec = { type: resolved?.type ?? raw.type, source: where };
   if (resolved?.negate) spec.negate = true;

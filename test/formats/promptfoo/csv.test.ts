@@ -114,8 +114,8 @@ describe('CSV rows (§3)', () => {
     assert.deepEqual(
       diags.map((d) => `${d.line} ${d.message}`),
       [
-        '2 assertion type "latency" is a promptfoo type assay does not support yet',
-        '3 assertion type "llm-rubric" is a promptfoo type assay does not support yet',
+        '2 tests[0].assert[0]: assertion type "latency" is a promptfoo type assay does not support yet',
+        '3 tests[1].assert[0]: assertion type "llm-rubric" is a promptfoo type assay does not support yet',
       ],
     );
   });

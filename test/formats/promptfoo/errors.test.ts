@@ -21,7 +21,7 @@ describe('diagnostics', () => {
       // A CSV row problem, at the row's line.
       `${csv}:3: Invalid numeric value "abc" for config key "threshold" in column "__config:__expected:threshold"`,
       // An unknown (typo'd) assertion type, at the type's value.
-      `${config}:10:15 unknown assertion type "contians" (did you mean "contains"?)`,
+      `${config}:10:15 tests[0].assert[0]: unknown assertion type "contians" (did you mean "contains"?)`,
       // A missing type, at the assertion.
       `${config}:14:9 Invalid assertion at tests[1].assert[0]: missing required 'type' property (received {"value":"foo"})\nHint: in YAML, keep all of an assertion's properties under the same list item:\n  assert:\n    - type: python\n      value: file://script.py   # no '-' before 'value'`,
     ]);
@@ -42,7 +42,7 @@ tests:
       diags.map((d) => `${d.line}:${d.col} ${d.message}`),
       [
         '3:1 invalid YAML: All mapping items must start at the same column',
-        '7:15 unknown assertion type "equal" (did you mean "equals"?)',
+        '7:15 tests[0].assert[0]: unknown assertion type "equal" (did you mean "equals"?)',
       ],
     );
   });

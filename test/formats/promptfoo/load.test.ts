@@ -284,9 +284,9 @@ tests:
     assert.deepEqual(
       diags.map((d) => d.message),
       [
-        'unknown assertion type "icontain" (did you mean "icontains"?)',
-        'unknown assertion type "not-regx" (did you mean "not-regex"?)',
-        'unknown assertion type "totally-unknown"',
+        'tests[0].assert[0]: unknown assertion type "icontain" (did you mean "icontains"?)',
+        'tests[0].assert[1]: unknown assertion type "not-regx" (did you mean "not-regex"?)',
+        'tests[0].assert[2]: unknown assertion type "totally-unknown"',
       ],
     );
   });
@@ -308,9 +308,9 @@ tests:
     assert.deepEqual(
       diags.map((d) => d.message),
       [
-        'assertion type "llm-rubric" is a promptfoo type assay does not support yet',
-        'assertion type "not-levenshtein" is a promptfoo type assay does not support yet',
-        'assertion type "select-best" is a promptfoo type assay does not support yet',
+        'tests[0].assert[0]: assertion type "llm-rubric" is a promptfoo type assay does not support yet',
+        'tests[0].assert[1]: assertion type "not-levenshtein" is a promptfoo type assay does not support yet',
+        'tests[0].assert[2]: assertion type "select-best" is a promptfoo type assay does not support yet',
       ],
     );
   });
@@ -445,7 +445,7 @@ tests:
         'a JSON `$ref` pointer is not supported by assay yet (it comes in a later version)',
         '`scenarios` is not supported by assay yet (it comes in a later version)',
         'loading `vars` from files (vars: file://…) is not supported by assay yet (it comes in a later version)',
-        '`assert-set` is not supported by assay yet (it comes in a later version)',
+        'tests[1].assert[0]: `assert-set` is not supported by assay yet (it comes in a later version)',
         'an assertion `transform` is not supported by assay yet (it comes in a later version)',
         'an output `transform` in test options is not supported by assay yet (it comes in a later version)',
         '`transformVars` is not supported by assay yet (it comes in a later version)',
