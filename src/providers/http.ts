@@ -4,6 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { Pool } from 'undici';
+import { AdaptiveLimiter } from './limiter.js';
 import type { RetryPolicy } from './types.js';
 
 /** Response headers as undici delivers them (lower-case names). */
@@ -83,10 +84,23 @@ export function getPool(origin: string, connections: number): Pool {
   return pool;
 }
 
+const limiters = new Map<string, AdaptiveLimiter>();
+
+/** The adaptive concurrency limiter of an origin, shared by every provider that calls it. */
+export function getLimiter(origin: string, maxConcurrency: number): AdaptiveLimiter {
+  let limiter = limiters.get(origin);
+  if (!limiter) {
+    limiter = new AdaptiveLimiter(maxConcurrency);
+    limiters.set(origin, limiter);
+  } else limiter.grow(maxConcurrency);
+  return limiter;
+}
+
 /** Closes every shared pool (waits for in-flight requests); later requests open new ones. */
 export async function closeAllPools(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
+  limiters.clear();
   await Promise.all(all.map((e) => (e.pool.closed ? undefined : e.pool.close().catch(() => {}))));
 }
 
@@ -222,7 +236,12 @@ export async function requestWithRetry(
     if (signal?.aborted) {
       return { ok: false, kind: 'aborted', message: 'aborted', attempts: attempt - 1, retryable: false };
     }
+    const limiter = getLimiter(request.origin, connections);
+    const wait = limiter.acquire();
+    if (wait) await wait;
+    // attemptOnce never throws, so the slot is always given back.
     const result = await attemptOnce(getPool(request.origin, connections), request, policy.timeoutMs);
+    limiter.release(!result.ok && result.status === 429);
     if (result.ok) return { ...result, attempts: attempt };
     if (!result.retryable || attempt >= maxAttempts || signal?.aborted) {
       const { retryAfterMs: _ignored, ...failure } = result;

@@ -1,0 +1,76 @@
+/**
+ * Adaptive concurrency for one endpoint (AIMD): the number of requests in flight is halved when
+ * the server answers 429, at most once per cool-down, and grows back by one after each window of
+ * successes the size of the current limit. A rate-limited server thus sees fewer requests instead
+ * of a storm of retries, and throughput recovers when it stops pushing back.
+ */
+export class AdaptiveLimiter {
+  private limitValue: number;
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
+  private successes = 0;
+  private lastDecrease = Number.NEGATIVE_INFINITY;
+  /** How often the limit was cut, and its lowest value (for reports). */
+  readonly stats = { rateLimited: 0, decreases: 0, lowest: 0 };
+
+  constructor(
+    private max: number,
+    private readonly coolDownMs = 1000,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.limitValue = Math.max(1, max);
+    this.stats.lowest = this.limitValue;
+  }
+
+  /** The current limit. */
+  get limit(): number {
+    return this.limitValue;
+  }
+
+  /** Raises the ceiling (a later run may ask for more concurrency than the first). */
+  grow(max: number): void {
+    if (max > this.max) {
+      this.limitValue += max - this.max;
+      this.max = max;
+      this.drain();
+    }
+  }
+
+  /** Takes a slot: `undefined` when one is free now (no promise on the fast path), else a promise. */
+  acquire(): Promise<void> | undefined {
+    if (this.inFlight < this.limitValue) {
+      this.inFlight++;
+      return undefined;
+    }
+    return new Promise((resolve) => {
+      this.waiting.push(() => {
+        this.inFlight++;
+        resolve();
+      });
+    });
+  }
+
+  /** Gives the slot back, saying whether the server rate-limited this request. */
+  release(rateLimited: boolean): void {
+    this.inFlight--;
+    if (rateLimited) {
+      this.stats.rateLimited++;
+      const t = this.now();
+      if (t - this.lastDecrease >= this.coolDownMs && this.limitValue > 1) {
+        this.limitValue = Math.max(1, Math.floor(this.limitValue / 2));
+        this.lastDecrease = t;
+        this.successes = 0;
+        this.stats.decreases++;
+        this.stats.lowest = Math.min(this.stats.lowest, this.limitValue);
+      }
+    } else if (this.limitValue < this.max && ++this.successes >= this.limitValue) {
+      this.limitValue++;
+      this.successes = 0;
+    }
+    this.drain();
+  }
+
+  private drain(): void {
+    while (this.waiting.length > 0 && this.inFlight < this.limitValue) this.waiting.shift()!();
+  }
+}
