@@ -1,19 +1,29 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ScorecardBuilder } from './analysis/scorecard.js';
 import { InputError } from './core/errors.js';
 import { redactObject, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
-import type { JobResult, ProviderSpec, Suite } from './core/types.js';
-import { countJobs, providerKey } from './engine/plan.js';
+import type { Job, JobResult, ProviderSpec, Suite } from './core/types.js';
+import { CacheFileError, ResponseCache } from './engine/cache.js';
+import { type PlanOptions, planJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
+import { inShard, type Shard } from './engine/shard.js';
 import { loadSuite } from './formats/detect.js';
 import { createProvider, isKnownProviderId, providerPatterns } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
+import { readManifest, readResults } from './runlog/reader.js';
+import { dropErrorResults, repairTail } from './runlog/resume.js';
 import type { RunManifest } from './runlog/types.js';
 import { newRunId, RunWriter } from './runlog/writer.js';
 import { assayVersion } from './version.js';
 
 export const DEFAULT_MAX_CONCURRENCY = 8;
+
+/** How many error results a run tolerates: a count, or a fraction of the planned jobs. */
+export interface ErrorBudget {
+  count?: number;
+  fraction?: number;
+}
 
 export interface EvaluateOptions {
   /** A suite file or folder (ignored when `suite` is given). */
@@ -23,8 +33,18 @@ export interface EvaluateOptions {
   providers?: string[];
   maxConcurrency?: number;
   repeat?: number;
+  /** Run only this share of the jobs (`--shard i/n`). */
+  shard?: Shard;
   /** Where run directories go; default `.assay/runs` under the current folder. */
   runsDir?: string;
+  /** Continue this run directory instead of starting a new one: only jobs missing from its log run. */
+  resume?: string;
+  /** With `resume`: also run again the jobs that ended in error. */
+  retryErrors?: boolean;
+  /** The response cache: a file and its time-to-live; undefined or false for none. */
+  cache?: { path: string; ttlSeconds?: number } | false;
+  /** Past this many errors the run stops (status `aborted`). Default: no early stop. */
+  maxErrors?: ErrorBudget;
   env?: Record<string, string | undefined>;
   retry?: Partial<RetryPolicy>;
   /** The command line, recorded in the manifest (secrets redacted). */
@@ -34,6 +54,8 @@ export interface EvaluateOptions {
   onResult?: (result: JobResult) => void;
   /** Abort to stop scheduling; jobs in flight finish and the run is marked interrupted. */
   signal?: AbortSignal;
+  /** Abort to stop at once: requests in flight are cancelled and their jobs left for a resume. */
+  hardSignal?: AbortSignal;
 }
 
 export interface Progress {
@@ -49,6 +71,8 @@ export interface EvaluateResult {
   manifest: RunManifest;
   scorecard: Scorecard;
   suite: Suite;
+  /** Jobs already in the log before this invocation (resume). */
+  resumedJobs: number;
 }
 
 /**
@@ -68,8 +92,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const resolved = await Promise.all(
     providers.map(async (spec) => ({ spec, provider: await createProvider(spec, providerContext) })),
   );
-  const described = resolved.map((r) => ({ key: providerKey(r.spec), ...r.provider.describe() }));
-  const planned = countJobs(suite, providers, { repeat });
+  const described = redactObject(
+    resolved.map((r) => ({ key: providerKey(r.spec), ...r.provider.describe() })),
+  );
+  const plan: PlanOptions = { repeat };
+  const shard = options.shard;
+  const planned = countPlanned(suite, providers, plan, shard);
   const manifest: RunManifest = {
     runId: newRunId(),
     assayVersion: assayVersion(),
@@ -85,50 +113,160 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       cases: suite.cases.length,
       prompts: suite.prompts.map((p) => ({ id: p.id, label: p.label })),
     },
-    providers: redactObject(described),
-    options: { repeat, maxConcurrency },
+    providers: described,
+    options: { repeat, maxConcurrency, ...(shard ? { shard } : {}) },
     plannedJobs: planned,
     command: redactCommand(options.command ?? []),
     cwd: process.cwd(),
     startedAt: new Date().toISOString(),
   };
-  const writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest);
+
   const scorecard = new ScorecardBuilder();
   const progress: Progress = { done: 0, planned, pass: 0, fail: 0, error: 0 };
+  const count = (result: JobResult): void => {
+    scorecard.add(result);
+    progress.done++;
+    if (result.status === 'pass') progress.pass++;
+    else if (result.status === 'fail') progress.fail++;
+    else if (result.status === 'error') progress.error++;
+  };
+
+  let writer: RunWriter;
+  const done = new Set<string>();
+  if (options.resume) {
+    const runDir = resolve(options.resume);
+    const previous = checkResumable(runDir, manifest);
+    repairTail(join(runDir, 'results.jsonl'));
+    if (options.retryErrors) await dropErrorResults(runDir);
+    for await (const r of readResults(runDir)) {
+      if (done.has(r.key)) continue;
+      done.add(r.key);
+      count(r);
+    }
+    writer = RunWriter.reopen(runDir, {
+      ...manifest,
+      runId: previous.runId,
+      startedAt: previous.startedAt,
+      command: previous.command,
+      resumedAt: [...(previous.resumedAt ?? []), manifest.startedAt],
+    });
+  } else {
+    writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest);
+  }
+  const resumedJobs = done.size;
+  let cache: ResponseCache | undefined;
+  if (options.cache) {
+    try {
+      cache = ResponseCache.open(options.cache.path, { ttlSeconds: options.cache.ttlSeconds });
+    } catch (err) {
+      writer.close();
+      if (err instanceof CacheFileError)
+        throw new InputError({ file: options.cache.path, message: err.message, severity: 'error' });
+      throw err;
+    }
+  }
+  const allowedErrors = errorAllowance(options.maxErrors, planned);
+
   let outcome: Awaited<ReturnType<typeof runSuite>>;
   try {
     outcome = await runSuite(suite, resolved, {
-      repeat,
+      ...plan,
       maxConcurrency,
       env: providerEnv,
       secrets,
       signal: options.signal,
+      hardSignal: options.hardSignal,
+      cache,
+      include: (job: Job) => (!shard || inShard(job.key, shard)) && !done.has(job.key),
+      stopWhen: () =>
+        progress.error > allowedErrors
+          ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrors} allowed (--max-errors)`
+          : undefined,
       onResult: (result) => {
         writer.append(result);
-        scorecard.add(result);
-        progress.done++;
-        if (result.status === 'pass') progress.pass++;
-        else if (result.status === 'fail') progress.fail++;
-        else if (result.status === 'error') progress.error++;
+        count(result);
         options.onResult?.(result);
         options.onProgress?.(progress);
       },
     });
   } finally {
     writer.close();
+    cache?.close();
     for (const r of resolved) await r.provider.close?.();
   }
   const card = scorecard.build();
   writer.writeJson('scorecard.json', card);
-  const status = outcome.stopReason ? (outcome.interrupted ? 'interrupted' : 'aborted') : 'complete';
+  const finished = card.counts.total >= planned;
+  const status =
+    outcome.stopReason && !finished ? (outcome.interrupted ? 'interrupted' : 'aborted') : 'complete';
   writer.updateManifest({
     status,
-    stopReason: outcome.stopReason,
+    stopReason: status === 'complete' ? undefined : outcome.stopReason,
     endedAt: new Date().toISOString(),
     counts: card.counts,
   });
-  const { readManifest } = await import('./runlog/reader.js');
-  return { runDir: writer.dir, manifest: readManifest(writer.dir), scorecard: card, suite };
+  return { runDir: writer.dir, manifest: readManifest(writer.dir), scorecard: card, suite, resumedJobs };
+}
+
+/** Jobs a plan will run (in one shard, when sharded), without materialising them. */
+function countPlanned(
+  suite: Suite,
+  providers: ProviderSpec[],
+  plan: PlanOptions,
+  shard: Shard | undefined,
+): number {
+  let n = 0;
+  for (const job of planJobs(suite, providers, plan)) if (!shard || inShard(job.key, shard)) n++;
+  return n;
+}
+
+/** Refuses to resume a run made from other inputs: its results would not be the same experiment. */
+function checkResumable(runDir: string, next: RunManifest): RunManifest {
+  let previous: RunManifest;
+  try {
+    previous = readManifest(runDir);
+  } catch {
+    throw new InputError({
+      file: runDir,
+      message: 'not a run directory (no readable manifest.json)',
+      severity: 'error',
+    });
+  }
+  const problems: string[] = [];
+  if (previous.suite.contentHash !== next.suite.contentHash) {
+    problems.push(
+      `the suite changed since that run (content hash ${short(previous.suite.contentHash)} → ${short(next.suite.contentHash)})`,
+    );
+  }
+  if (previous.options.repeat !== next.options.repeat) {
+    problems.push(`--repeat differs (${previous.options.repeat} then, ${next.options.repeat} now)`);
+  }
+  const shardText = (m: RunManifest): string =>
+    m.options.shard ? `${m.options.shard.index}/${m.options.shard.count}` : 'none';
+  if (shardText(previous) !== shardText(next))
+    problems.push(`--shard differs (${shardText(previous)} then, ${shardText(next)} now)`);
+  const providerKeys = (m: RunManifest): string => JSON.stringify(m.providers);
+  if (providerKeys(previous) !== providerKeys(next)) problems.push('the providers or their settings differ');
+  if (problems.length > 0) {
+    throw new InputError(
+      problems.map((p) => ({
+        file: runDir,
+        message: `cannot resume: ${p}; start a new run instead`,
+        severity: 'error' as const,
+      })),
+    );
+  }
+  return previous;
+}
+
+function short(hash: string): string {
+  return hash.slice(0, 12);
+}
+
+function errorAllowance(budget: ErrorBudget | undefined, planned: number): number {
+  if (!budget) return Number.POSITIVE_INFINITY;
+  if (budget.fraction !== undefined) return Math.floor(budget.fraction * planned);
+  return budget.count ?? Number.POSITIVE_INFINITY;
 }
 
 /**

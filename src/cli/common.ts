@@ -12,7 +12,10 @@ export function parseFlags<T extends Options>(
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
-    throw new InputError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+    // Node's messages can run to several lines of advice; the first says what is wrong.
+    throw new InputError(
+      (err as Error).message.split('\n')[0].replace(/\. To specify a positional argument.*$/s, ''),
+    );
   }
 }
 

@@ -1,10 +1,14 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
 import { formatDiagnostic, InputError } from '../core/errors.js';
-import { DEFAULT_MAX_CONCURRENCY, evaluate, type Progress } from '../evaluate.js';
+import { DEFAULT_CACHE_TTL_SECONDS, defaultCachePath } from '../engine/cache.js';
+import { parseShard } from '../engine/shard.js';
+import { DEFAULT_MAX_CONCURRENCY, type ErrorBudget, evaluate, type Progress } from '../evaluate.js';
 import { loadSuite } from '../formats/detect.js';
 import { DEFAULT_RETRY_POLICY } from '../providers/types.js';
 import { renderProgress, renderResultLine, renderSummary } from '../report/console.js';
 import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/outputs.js';
+import { findLatestUnfinishedRun } from '../runlog/resume.js';
 import { guard, intFlag, parseFlags, useColor } from './common.js';
 
 const USAGE = `Usage: assay eval [SUITE] [options]
@@ -20,10 +24,20 @@ Options:
       --repeat N             run every job N times (trials)
   -o, --output FILE          also write results to FILE: .json, .jsonl or .csv (repeatable)
       --output-format NAME   the format of -o files when the extension is not enough
-      --max-errors N|P%      provider/scorer errors tolerated before exit code 3 (default 0)
+      --max-errors N|P%      errors tolerated: past this the run stops early and exits 3
+                             (default: the run goes on, and any error makes the exit code 3)
+      --resume [RUN-ID]      continue an unfinished run (default: the latest unfinished run of
+                             this suite; write --resume=ID or --resume ID): only its missing jobs run
+      --retry-errors         with --resume, also run again the jobs that ended in error
+      --shard I/N            run only shard I of N (1-based) of the jobs, chosen by job key;
+                             k8s/N takes I from JOB_COMPLETION_INDEX (0-based). Combine with assay merge
+      --grace-period S       after Ctrl-C/SIGTERM, seconds to let jobs in flight finish (default 10)
       --max-retries N        retries per request on 429/5xx/network errors (default ${DEFAULT_RETRY_POLICY.maxAttempts - 1})
       --request-timeout MS   per-request timeout (default ${DEFAULT_RETRY_POLICY.timeoutMs})
       --runs-dir DIR         where run directories go (default .assay/runs)
+      --no-cache             neither read nor fill the response cache
+      --cache-path FILE      the response cache (default .assay/cache.sqlite, or ASSAY_CACHE_PATH)
+      --cache-ttl S          cached responses older than S seconds are ignored (default 14 days; 0: never expire)
       --no-progress          no progress line
       --no-color             no colours
       --verbose              print every result as it completes
@@ -35,7 +49,7 @@ Exit codes: 0 all passed · 1 a test failed · 2 invalid input · 3 run could no
 /** `assay eval`: run a suite. */
 export async function evalCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(args, {
+    const { values, positionals } = parseFlags(normaliseResumeFlag(args), {
       config: { type: 'string', short: 'c' },
       provider: { type: 'string', short: 'p', multiple: true },
       'max-concurrency': { type: 'string', short: 'j' },
@@ -43,9 +57,16 @@ export async function evalCommand(args: string[]): Promise<number> {
       output: { type: 'string', short: 'o', multiple: true },
       'output-format': { type: 'string' },
       'max-errors': { type: 'string' },
+      resume: { type: 'string' },
+      'retry-errors': { type: 'boolean' },
+      shard: { type: 'string' },
+      'grace-period': { type: 'string' },
       'max-retries': { type: 'string' },
       'request-timeout': { type: 'string' },
       'runs-dir': { type: 'string' },
+      'no-cache': { type: 'boolean' },
+      'cache-path': { type: 'string' },
+      'cache-ttl': { type: 'string' },
       'no-progress': { type: 'boolean' },
       'no-color': { type: 'boolean' },
       verbose: { type: 'boolean' },
@@ -61,23 +82,51 @@ export async function evalCommand(args: string[]): Promise<number> {
     const repeat = intFlag('repeat', values.repeat);
     const maxRetries = intFlag('max-retries', values['max-retries'], 0);
     const timeoutMs = intFlag('request-timeout', values['request-timeout']);
-    const maxErrors = parseErrorBudget(values['max-errors']);
+    const maxErrors = values['max-errors'] !== undefined ? parseErrorBudget(values['max-errors']) : undefined;
+    const shard = values.shard !== undefined ? parseShard(values.shard) : undefined;
+    const graceSeconds = intFlag('grace-period', values['grace-period'], 0) ?? 10;
+    const cacheTtl = intFlag('cache-ttl', values['cache-ttl'], 0) ?? DEFAULT_CACHE_TTL_SECONDS;
+    const cache = values['no-cache']
+      ? false
+      : {
+          path: resolve(values['cache-path'] ?? defaultCachePath(process.env, process.cwd())),
+          ttlSeconds: cacheTtl,
+        };
+    if (values['retry-errors'] && values.resume === undefined)
+      throw new InputError('--retry-errors goes with --resume');
     // Output targets are checked before anything runs: a typo in -o must not cost a run.
     const outputs: { path: string; format: OutputFormat }[] = (values.output ?? []).map((path) => ({
       path: resolve(path),
       format: resolveOutputFormat(path, values['output-format']),
     }));
 
-    const suite = await loadSuite(values.config ?? positionals[0]);
+    const suitePath = values.config ?? positionals[0];
+    const suite = await loadSuite(suitePath);
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
+    const runsDir = resolve(values['runs-dir'] ?? '.assay/runs');
+    const resume =
+      values.resume !== undefined
+        ? resolveResume(values.resume, runsDir, suite.source.contentHash)
+        : undefined;
 
     const color = useColor(process.stdout, values['no-color'] === true);
     const progress = values['no-progress'] ? undefined : new ProgressLine();
     const controller = new AbortController();
+    const hard = new AbortController();
+    let graceTimer: NodeJS.Timeout | undefined;
     const onSignal = (): void => {
-      if (controller.signal.aborted) process.exit(130);
-      process.stderr.write('\nassay: stopping after the jobs in flight (press Ctrl-C again to quit now)\n');
+      progress?.clear();
+      if (controller.signal.aborted) {
+        process.stderr.write('assay: stopping now; jobs in flight are left for --resume\n');
+        hard.abort();
+        return;
+      }
+      process.stderr.write(
+        `\nassay: stopping: letting the jobs in flight finish (up to ${graceSeconds} s; Ctrl-C again to stop now)\n`,
+      );
       controller.abort();
+      graceTimer = setTimeout(() => hard.abort(), graceSeconds * 1000);
+      graceTimer.unref();
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
@@ -88,13 +137,19 @@ export async function evalCommand(args: string[]): Promise<number> {
         providers: values.provider,
         maxConcurrency,
         repeat,
-        runsDir: values['runs-dir'],
+        shard,
+        runsDir,
+        resume,
+        retryErrors: values['retry-errors'],
+        cache,
+        maxErrors,
         retry: {
           ...(maxRetries !== undefined ? { maxAttempts: maxRetries + 1 } : {}),
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         },
         command: ['assay', 'eval', ...args],
         signal: controller.signal,
+        hardSignal: hard.signal,
         onProgress: progress ? (p) => progress.update(p) : undefined,
         onResult: values.verbose
           ? (r) => {
@@ -104,12 +159,20 @@ export async function evalCommand(args: string[]): Promise<number> {
           : undefined,
       });
     } finally {
+      clearTimeout(graceTimer);
       progress?.clear();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
     const { manifest, scorecard, runDir } = result;
+    if (result.resumedJobs > 0)
+      process.stdout.write(`Resumed run ${manifest.runId}: ${result.resumedJobs} jobs were already done\n`);
     process.stdout.write(renderSummary(manifest, scorecard, runDir, { color }));
+    if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
+      const runsFlag = values['runs-dir'] ? ` --runs-dir ${values['runs-dir']}` : '';
+      const suiteArg = suitePath ? ` ${suitePath}` : '';
+      process.stdout.write(`To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}\n`);
+    }
     for (const o of outputs) {
       await writeOutput(runDir, scorecard, o.path, o.format);
       process.stdout.write(`Wrote ${o.path}\n`);
@@ -118,21 +181,60 @@ export async function evalCommand(args: string[]): Promise<number> {
   });
 }
 
+/**
+ * Turns a bare `--resume` into `--resume=` (meaning: the latest unfinished run), unless the next
+ * argument is a run id or run directory, so `--resume` never swallows the suite path.
+ */
+function normaliseResumeFlag(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a !== '--resume') {
+      out.push(a);
+      continue;
+    }
+    const next = args[i + 1];
+    if (
+      next !== undefined &&
+      (/^\d{8}T\d{6}Z-[0-9a-f]+$/.test(next) || existsSync(join(next, 'manifest.json')))
+    ) {
+      out.push(`--resume=${next}`);
+      i++;
+    } else out.push('--resume=');
+  }
+  return out;
+}
+
+/** The run directory to resume: a run id under the runs folder, a run directory, or the latest unfinished one. */
+function resolveResume(value: string, runsDir: string, contentHash: string): string | undefined {
+  if (value === '') {
+    const latest = findLatestUnfinishedRun(runsDir, contentHash);
+    if (!latest)
+      process.stderr.write('assay: no unfinished run of this suite to resume; starting a new run\n');
+    else process.stderr.write(`assay: resuming ${relative(process.cwd(), latest) || latest}\n`);
+    return latest;
+  }
+  for (const dir of [join(runsDir, value), resolve(value)])
+    if (existsSync(join(dir, 'manifest.json'))) return dir;
+  throw new InputError(`--resume ${value}: no such run in ${runsDir}`);
+}
+
 /** The exit code of a finished run (see `assay --help`). */
 export function exitCode(
   status: string,
   counts: { total: number; fail: number; error: number },
-  maxErrors: { count?: number; fraction?: number },
+  maxErrors: ErrorBudget | undefined,
 ): number {
   if (status !== 'complete') return 3;
   const allowed =
-    maxErrors.fraction !== undefined ? Math.floor(maxErrors.fraction * counts.total) : (maxErrors.count ?? 0);
+    maxErrors?.fraction !== undefined
+      ? Math.floor(maxErrors.fraction * counts.total)
+      : (maxErrors?.count ?? 0);
   if (counts.error > allowed) return 3;
   return counts.fail > 0 ? 1 : 0;
 }
 
-function parseErrorBudget(value: string | undefined): { count?: number; fraction?: number } {
-  if (value === undefined) return { count: 0 };
+function parseErrorBudget(value: string): ErrorBudget {
   const pct = /^(\d+(?:\.\d+)?)%$/.exec(value);
   if (pct) return { fraction: Number(pct[1]) / 100 };
   if (/^\d+$/.test(value)) return { count: Number(value) };

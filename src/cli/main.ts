@@ -7,6 +7,8 @@ export const HELP = `assay — run LLM evaluation suites (promptfoo configs, …
 Usage:
   assay eval [SUITE] [options]     run a suite and write a run directory
   assay validate [SUITE]           check a suite without calling any model
+  assay merge RUN_DIR…             combine the runs of a sharded evaluation into one
+  assay cache stats|clear|prune    inspect or empty the response cache
   assay --version | --help
   assay COMMAND --help             options of one command
 
@@ -40,8 +42,14 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./eval.js')).evalCommand(rest);
     case 'validate':
       return (await import('./validate.js')).validateCommand(rest);
+    case 'merge':
+      return (await import('./merge.js')).mergeCommand(rest);
+    case 'cache':
+      return (await import('./cache.js')).cacheCommand(rest);
     default:
-      process.stderr.write(`assay: unknown command "${command}"; expected eval or validate (assay --help)\n`);
+      process.stderr.write(
+        `assay: unknown command "${command}"; expected eval, validate, merge or cache (assay --help)\n`,
+      );
       return 2;
   }
 }

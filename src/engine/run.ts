@@ -1,8 +1,9 @@
 import { messageText, promptToMessages } from '../core/messages.js';
 import { redactText } from '../core/redact.js';
 import type { Case, Job, JobResult, Message, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
-import type { Provider, ProviderResponse } from '../providers/types.js';
+import type { Provider, ProviderRequest, ProviderResponse } from '../providers/types.js';
 import { renderPrompt } from '../template/render.js';
+import { cacheKey, type ResponseCache } from './cache.js';
 import { type PlanOptions, planJobs, providerKey } from './plan.js';
 import { scoreCase } from './score.js';
 
@@ -22,6 +23,24 @@ export interface RunOptions extends PlanOptions {
   onResult: (result: JobResult) => void;
   /** Stops scheduling new jobs when aborted; jobs in flight finish. */
   signal?: AbortSignal;
+  /** Stops at once when aborted: requests in flight are cancelled and their jobs are not reported. */
+  hardSignal?: AbortSignal;
+  /** Only jobs for which this holds run (resume skips done jobs; a shard keeps its share). */
+  include?: (job: Job) => boolean;
+  /** Checked after each result: a reason to stop scheduling (e.g. the error budget is spent). */
+  stopWhen?: () => string | undefined;
+  /** Response cache: a hit replaces the provider call; successful answers are stored. */
+  cache?: ResponseCache;
+}
+
+/** What executing one job needs besides the job itself. */
+interface JobContext {
+  provider: Provider;
+  /** The provider's identity in cache keys (computed once per run, not per job). */
+  identity: Record<string, unknown>;
+  env: Record<string, string | undefined>;
+  cache?: ResponseCache;
+  hardSignal?: AbortSignal;
 }
 
 export interface RunOutcome {
@@ -42,10 +61,20 @@ export async function runSuite(
   resolved: ResolvedProvider[],
   options: RunOptions,
 ): Promise<RunOutcome> {
-  const providers = new Map<string, Provider>(resolved.map((r) => [providerKey(r.spec), r.provider]));
+  const contexts = new Map<string, JobContext>(
+    resolved.map((r) => [
+      providerKey(r.spec),
+      {
+        provider: r.provider,
+        identity: r.provider.describe(),
+        env: options.env,
+        cache: r.provider.cacheable === false ? undefined : options.cache,
+        hardSignal: options.hardSignal,
+      },
+    ]),
+  );
   const providerSpecs = resolved.map((r) => r.spec);
   const prompts = new Map<string, PromptTemplate>(suite.prompts.map((p) => [p.id, p]));
-  const env = options.env;
   const jobs = planJobs(suite, providerSpecs, options);
   let completed = 0;
   let inFlight = 0;
@@ -56,10 +85,9 @@ export async function runSuite(
   const runJob = async (job: Job): Promise<JobOutcome> => {
     const testCase = suite.cases[job.caseIndex];
     const prompt = prompts.get(job.promptId)!;
-    const provider = providers.get(job.providerId)!;
     const startedAt = new Date().toISOString();
     try {
-      return await executeJob(job, testCase, prompt, provider, env, startedAt);
+      return await executeJob(job, testCase, prompt, contexts.get(job.providerId)!, startedAt);
     } catch (err) {
       // An engine bug or a template error must not crash the run: record it against the job.
       const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
@@ -70,7 +98,7 @@ export async function runSuite(
   await new Promise<void>((resolve) => {
     const pump = (): void => {
       while (!exhausted && !stopReason && inFlight < options.maxConcurrency) {
-        if (options.signal?.aborted) {
+        if (options.signal?.aborted || options.hardSignal?.aborted) {
           stopReason = 'interrupted';
           interrupted = true;
           break;
@@ -80,9 +108,15 @@ export async function runSuite(
           exhausted = true;
           break;
         }
+        if (options.include && !options.include(next.value)) continue;
         inFlight++;
         runJob(next.value).then(({ result, fatal }) => {
           inFlight--;
+          // A job cut short by a hard stop has no honest result: leave it for a resume.
+          if (options.hardSignal?.aborted) {
+            pump();
+            return;
+          }
           completed++;
           if (result.error && options.secrets?.length) {
             result.error = redactText(result.error, options.secrets);
@@ -90,12 +124,14 @@ export async function runSuite(
           }
           options.onResult(result);
           if (fatal && !stopReason) stopReason = redactText(fatal, options.secrets ?? []);
+          if (!stopReason) stopReason = options.stopWhen?.();
           pump();
         });
       }
       if (inFlight === 0 && (exhausted || stopReason)) resolve();
     };
     options.signal?.addEventListener('abort', () => pump(), { once: true });
+    options.hardSignal?.addEventListener('abort', () => pump(), { once: true });
     pump();
   });
 
@@ -112,10 +148,10 @@ async function executeJob(
   job: Job,
   testCase: Case,
   prompt: PromptTemplate,
-  provider: Provider,
-  env: Record<string, string | undefined>,
+  ctx: JobContext,
   startedAt: string,
 ): Promise<JobOutcome> {
+  const { env } = ctx;
   const { text, messages } = buildPrompt(testCase, prompt, env);
   let response: ProviderResponse;
   let outputValue: unknown;
@@ -130,7 +166,12 @@ async function executeJob(
     };
   } else {
     const params = { ...(prompt.config ?? {}), ...(testCase.options?.params ?? {}) };
-    response = await provider.call({ prompt: text, messages, params });
+    response = await callWithCache(ctx, job.trial, {
+      prompt: text,
+      messages,
+      params,
+      signal: ctx.hardSignal,
+    });
     outputValue = response.output;
   }
   const base = {
@@ -185,6 +226,25 @@ async function executeJob(
       namedScores: outcome.namedScores,
     },
   };
+}
+
+/**
+ * Calls the provider unless the cache holds this exact request (provider identity, messages,
+ * parameters and trial); stores successful answers. Errors are never cached.
+ */
+async function callWithCache(
+  ctx: JobContext,
+  trial: number,
+  request: ProviderRequest,
+): Promise<ProviderResponse> {
+  if (!ctx.cache) return ctx.provider.call(request);
+  const started = performance.now();
+  const key = cacheKey(ctx.identity, { messages: request.messages, params: request.params }, trial);
+  const hit = ctx.cache.get(key);
+  if (hit) return { ...hit, cached: true, attempts: 0, latencyMs: performance.now() - started };
+  const response = await ctx.provider.call(request);
+  if (response.error === undefined) ctx.cache.set(key, response);
+  return response;
 }
 
 /** Renders what is sent to the model for a case and prompt. */

@@ -7,6 +7,7 @@ export function createEchoProvider(spec: ProviderSpec): Provider {
     id: spec.id,
     label: spec.label ?? spec.id,
     describe: () => ({ id: spec.id }),
+    cacheable: false,
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       return { output: request.prompt, latencyMs: 0, finishReason: 'stop' };
     },

@@ -32,6 +32,8 @@ export interface Provider {
   readonly label: string;
   /** A secret-free description (id, model, base URL, parameters) for manifests and cache keys. */
   describe(): Record<string, unknown>;
+  /** False for providers whose answers cost nothing to recompute (echo): they bypass the response cache. */
+  readonly cacheable?: boolean;
   call(request: ProviderRequest): Promise<ProviderResponse>;
   /** Releases connections. */
   close?(): Promise<void>;

@@ -21,11 +21,15 @@ export interface RunManifest {
     prompts: { id: string; label: string }[];
   };
   providers: Record<string, unknown>[];
-  options: { repeat: number; maxConcurrency: number };
+  options: { repeat: number; maxConcurrency: number; shard?: { index: number; count: number } };
   plannedJobs: number;
   command: string[];
   cwd: string;
   startedAt: string;
+  /** When the run was resumed (each `--resume`). */
+  resumedAt?: string[];
+  /** Set on a run made by `assay merge`: the runs it combines. */
+  mergedFrom?: string[];
   endedAt?: string;
   counts?: Counts;
 }

@@ -25,6 +25,14 @@ export class RunWriter {
     return new RunWriter(join(runsDir, manifest.runId), manifest);
   }
 
+  /**
+   * Reopens an existing run directory to append to it (resume): the manifest is replaced by the
+   * given one (status `running` again); results.jsonl must already have had its tail repaired.
+   */
+  static reopen(runDir: string, manifest: RunManifest): RunWriter {
+    return new RunWriter(runDir, manifest);
+  }
+
   /** Appends one job result as one line. */
   append(result: JobResult): void {
     writeSync(this.fd, `${JSON.stringify(result)}\n`);

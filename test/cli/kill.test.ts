@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobResult } from '../../src/core/types.js';
 import { readResults } from '../../src/runlog/reader.js';
+import { childEnv, cleanEnv } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { repoRoot } from '../support/paths.js';
 import { tempDir } from '../support/tmp.js';
@@ -42,6 +43,7 @@ describe('a run killed with SIGKILL', () => {
       [join(repoRoot, 'bin', 'assay.js'), 'eval', suite, '-j', '4', '--no-progress', '--runs-dir', runsDir],
       {
         stdio: 'ignore',
+        env: childEnv(cleanEnv),
       },
     );
     const exited = once(child, 'exit');

@@ -1,6 +1,26 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
+
+// Each CLI run gets a response cache of its own unless a test says otherwise, so no run is
+// answered from another's cache by accident (and the developer's .assay/ stays untouched).
+const cacheDir = mkdtempSync(join(tmpdir(), 'assay-test-caches-'));
+process.on('exit', () => rmSync(cacheDir, { recursive: true, force: true }));
+let cacheCount = 0;
+
+/** An environment for a child assay: no inherited OpenAI settings, no colour, a private cache. */
+export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NO_COLOR: '1',
+    ASSAY_CACHE_PATH: join(cacheDir, `cache-${cacheCount++}.sqlite`),
+    ...extra,
+  };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return env as NodeJS.ProcessEnv;
+}
 
 export interface CliRun {
   code: number;
@@ -17,11 +37,9 @@ export function runCli(
   opts: { cwd?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: '1', ...opts.env };
-    for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
     const child = spawn(process.execPath, [join(repoRoot, 'bin', 'assay.js'), ...args], {
       cwd: opts.cwd ?? repoRoot,
-      env: env as NodeJS.ProcessEnv,
+      env: childEnv(opts.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

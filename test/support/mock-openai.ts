@@ -84,7 +84,7 @@ export interface MockServer {
   baseUrl: string;
   port: number;
   stats(): MockStats;
-  /** Zeroes the statistics and the attempt counters (so a rerun draws the same faults). */
+  /** Zeroes the statistics, the recorded requests and the attempt counters (so a rerun draws the same faults). */
   resetStats(): void;
   /** The last 1000 API requests, oldest first. */
   readonly requests: RecordedRequest[];
@@ -474,6 +474,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     perConnection = [];
     epoch++;
     attemptsByRequest.clear();
+    recorded.length = 0;
+    recordNext = 0;
   }
 
   const server = createServer({ noDelay: true }, (req, res) => {

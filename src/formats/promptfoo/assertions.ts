@@ -116,7 +116,11 @@ function resolveType(
   const resolved = resolveAssertionType(written);
   if (resolved) return resolved;
   if (isPromptfooAssertionType(written) || written === 'and' || written === 'or') {
-    errorAt(ctx, where, `${context}: assertion type "${written}" is a promptfoo type assay does not support yet`);
+    errorAt(
+      ctx,
+      where,
+      `${context}: assertion type "${written}" is a promptfoo type assay does not support yet`,
+    );
     return undefined;
   }
   const negated = written.startsWith('not-');

@@ -1,0 +1,112 @@
+import { join, resolve } from 'node:path';
+import { ScorecardBuilder } from '../analysis/scorecard.js';
+import { InputError } from '../core/errors.js';
+import type { Scorecard } from '../core/scorecard.js';
+import { readManifest, readResults } from './reader.js';
+import type { RunManifest } from './types.js';
+import { newRunId, RunWriter } from './writer.js';
+
+export interface MergeResult {
+  runDir: string;
+  manifest: RunManifest;
+  scorecard: Scorecard;
+}
+
+/**
+ * Combines the runs of one sharded evaluation into a single run with one scorecard. Refuses runs of
+ * different suites or settings, overlapping shards, and a job present twice: a merged run must be
+ * the run that one machine would have made.
+ */
+export async function mergeRuns(runDirs: string[], runsDir: string): Promise<MergeResult> {
+  if (runDirs.length === 0) throw new InputError('assay merge needs at least one run directory');
+  const manifests = runDirs.map((dir) => {
+    try {
+      return { dir: resolve(dir), manifest: readManifest(dir) };
+    } catch {
+      throw new InputError({
+        file: dir,
+        message: 'not a run directory (no readable manifest.json)',
+        severity: 'error',
+      });
+    }
+  });
+  const first = manifests[0].manifest;
+  const problems: { file: string; message: string; severity: 'error' }[] = [];
+  const seenShards = new Set<number>();
+  for (const { dir, manifest } of manifests) {
+    const refuse = (message: string): void => {
+      problems.push({ file: dir, message, severity: 'error' });
+    };
+    if (manifest.suite.contentHash !== first.suite.contentHash)
+      refuse(
+        `a different suite (content hash ${manifest.suite.contentHash.slice(0, 12)}, not ${first.suite.contentHash.slice(0, 12)})`,
+      );
+    if (manifest.options.repeat !== first.options.repeat)
+      refuse(`a different --repeat (${manifest.options.repeat}, not ${first.options.repeat})`);
+    if (JSON.stringify(manifest.providers) !== JSON.stringify(first.providers))
+      refuse('different providers or provider settings');
+    const shard = manifest.options.shard;
+    if ((shard?.count ?? 1) !== (first.options.shard?.count ?? 1))
+      refuse(`a different shard count (${shard?.count ?? 1}, not ${first.options.shard?.count ?? 1})`);
+    const index = shard?.index ?? 0;
+    if (seenShards.has(index)) refuse(`shard ${index + 1} is given twice`);
+    seenShards.add(index);
+  }
+  if (problems.length > 0) throw new InputError(problems);
+
+  const shardCount = first.options.shard?.count ?? 1;
+  const missingShards = Array.from({ length: shardCount }, (_, i) => i).filter((i) => !seenShards.has(i));
+  const unfinished = manifests.filter((m) => m.manifest.status !== 'complete');
+  const { shard: _shard, ...options } = first.options;
+  const merged: RunManifest = {
+    ...first,
+    runId: newRunId(),
+    status: 'running',
+    options,
+    plannedJobs: manifests.reduce((sum, m) => sum + m.manifest.plannedJobs, 0),
+    command: ['assay', 'merge', ...runDirs],
+    cwd: process.cwd(),
+    startedAt: manifests.map((m) => m.manifest.startedAt).sort()[0],
+    mergedFrom: manifests.map((m) => m.manifest.runId),
+  };
+  delete merged.resumedAt;
+  const writer = RunWriter.create(resolve(runsDir), merged);
+  const builder = new ScorecardBuilder();
+  const keys = new Set<string>();
+  try {
+    for (const { dir } of manifests) {
+      for await (const r of readResults(dir)) {
+        if (keys.has(r.key)) {
+          throw new InputError({
+            file: join(dir, 'results.jsonl'),
+            message: `job ${r.key} is in more than one run`,
+            severity: 'error',
+          });
+        }
+        keys.add(r.key);
+        writer.append(r);
+        builder.add(r);
+      }
+    }
+  } finally {
+    writer.close();
+  }
+  const scorecard = builder.build();
+  writer.writeJson('scorecard.json', scorecard);
+  const reasons: string[] = [];
+  if (missingShards.length > 0)
+    reasons.push(`shards ${missingShards.map((i) => i + 1).join(', ')} of ${shardCount} are missing`);
+  if (unfinished.length > 0) reasons.push(`${unfinished.length} of the runs did not complete`);
+  const endedAt =
+    manifests
+      .map((m) => m.manifest.endedAt ?? '')
+      .sort()
+      .at(-1) || new Date().toISOString();
+  writer.updateManifest({
+    status: reasons.length === 0 ? 'complete' : 'interrupted',
+    stopReason: reasons.length > 0 ? reasons.join('; ') : undefined,
+    endedAt,
+    counts: scorecard.counts,
+  });
+  return { runDir: writer.dir, manifest: readManifest(writer.dir), scorecard };
+}

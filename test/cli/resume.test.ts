@@ -1,0 +1,358 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { JobResult } from '../../src/core/types.js';
+import type { RunManifest } from '../../src/runlog/types.js';
+import { childEnv, cleanEnv, runCli } from '../support/cli.js';
+import { type MockServer, startMockServer } from '../support/mock-openai.js';
+import { repoRoot } from '../support/paths.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir('assay-resume-');
+let mock: MockServer;
+before(async () => {
+  mock = await startMockServer();
+});
+after(async () => {
+  await mock.close();
+  tmp.cleanup();
+});
+
+let counter = 0;
+
+/** A suite of `n` tests against the mock (with a fault/latency prefix); every fifth test fails by design. */
+function writeSuite(n: number, faults: string): string {
+  const dir = join(tmp.dir, `suite-${counter++}`);
+  mkdirSync(dir, { recursive: true });
+  const rows = ['word,__expected'];
+  for (let i = 0; i < n; i++) rows.push(i % 5 === 0 ? `w${i},contains:nope${i}` : `w${i},contains:w${i}`);
+  writeFileSync(join(dir, 'tests.csv'), `${rows.join('\n')}\n`);
+  const base = faults ? `${mock.url}/_/${faults}/v1` : mock.baseUrl;
+  writeFileSync(
+    join(dir, 'promptfooconfig.yaml'),
+    `prompts: ['Repeat {{word}}']\nproviders:\n  - id: openai:chat:m\n    config: { apiBaseUrl: '${base}' }\ntests: file://tests.csv\n`,
+  );
+  return dir;
+}
+
+function runs(runsDir: string): string[] {
+  return existsSync(runsDir) ? readdirSync(runsDir).map((id) => join(runsDir, id)) : [];
+}
+
+function readLog(runDir: string): JobResult[] {
+  const text = readFileSync(join(runDir, 'results.jsonl'), 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as JobResult];
+      } catch {
+        return []; // a torn last line
+      }
+    });
+}
+
+function manifestOf(runDir: string): RunManifest {
+  return JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8'));
+}
+
+function lines(runDir: string | undefined): number {
+  if (!runDir || !existsSync(join(runDir, 'results.jsonl'))) return 0;
+  return readFileSync(join(runDir, 'results.jsonl'), 'utf8').split('\n').length - 1;
+}
+
+function startEval(args: string[]): ChildProcess {
+  return spawn(process.execPath, [join(repoRoot, 'bin', 'assay.js'), 'eval', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: childEnv(cleanEnv),
+  });
+}
+
+/** Waits (bounded) until the only run under runsDir has at least `n` result lines. */
+async function waitForLines(runsDir: string, n: number): Promise<string> {
+  for (let i = 0; i < 600; i++) {
+    const [dir] = runs(runsDir);
+    if (dir && lines(dir) >= n) return dir;
+    await sleep(20);
+  }
+  throw new Error(`no run reached ${n} results in ${runsDir}`);
+}
+
+function verdictsByKey(results: JobResult[]): Map<string, string> {
+  return new Map(results.map((r) => [r.key, `${r.status}|${r.score}|${r.output}`]));
+}
+
+describe('resume', () => {
+  it('after SIGKILL at random points, resuming gives the results of an uninterrupted run, and no completed job runs again', async () => {
+    const suite = writeSuite(300, 'latency_ms=8');
+    const reference = join(tmp.dir, 'ref-runs');
+    const ref = await runCli(['eval', suite, '-j', '8', '--no-progress', '--runs-dir', reference], {
+      env: cleanEnv,
+    });
+    assert.equal(ref.code, 1, ref.stderr);
+    const expected = verdictsByKey(readLog(runs(reference)[0]));
+    assert.equal(expected.size, 300);
+
+    const runsDir = join(tmp.dir, 'killed-runs');
+    // Two kills at random points, then a resume that completes.
+    const killPoints = [10 + Math.floor(Math.random() * 100), 150 + Math.floor(Math.random() * 100)];
+    for (const [k, point] of killPoints.entries()) {
+      const args = [suite, '-j', '8', '--no-progress', '--runs-dir', runsDir];
+      const child = startEval(k === 0 ? args : [...args, '--resume']);
+      const exited = once(child, 'exit');
+      const runDir = await waitForLines(runsDir, point);
+      child.kill('SIGKILL');
+      await exited;
+      assert.equal(manifestOf(runDir).status, 'running');
+    }
+    const runDir = runs(runsDir)[0];
+    const before = readLog(runDir);
+    const completedWords = new Set(before.map((r) => String(r.vars.word)));
+    mock.resetStats();
+    const resumed = await runCli(
+      ['eval', suite, '-j', '8', '--no-progress', '--runs-dir', runsDir, '--resume'],
+      { env: cleanEnv },
+    );
+    assert.equal(resumed.code, 1, resumed.stderr);
+    assert.match(resumed.stdout, new RegExp(`Resumed run .*: ${before.length} jobs were already done`));
+    assert.equal(runs(runsDir).length, 1, 'the same run was completed, no new one made');
+
+    const final = readLog(runDir);
+    assert.equal(final.length, 300, 'every job exactly once');
+    assert.deepEqual(verdictsByKey(final), expected);
+    const manifest = manifestOf(runDir);
+    assert.equal(manifest.status, 'complete');
+    assert.equal(manifest.resumedAt?.length, 2);
+    const scorecard = JSON.parse(readFileSync(join(runDir, 'scorecard.json'), 'utf8'));
+    assert.deepEqual(scorecard.counts, { total: 300, pass: 240, fail: 60, error: 0, skip: 0 });
+
+    const askedAgain = mock.requests
+      .map((r) =>
+        (r.body as { messages: { content: string }[] }).messages.at(-1)!.content.replace('Repeat ', ''),
+      )
+      .filter((w) => completedWords.has(w));
+    assert.deepEqual(askedAgain, [], 'no job that had completed was sent again');
+    assert.equal(mock.stats().requests, 300 - before.length);
+  });
+
+  it('SIGINT lets jobs in flight finish, writes the scorecard, marks the run interrupted and prints the resume command', async () => {
+    const suite = writeSuite(60, 'latency_ms=150');
+    const runsDir = join(tmp.dir, 'sigint-runs');
+    const child = startEval([suite, '-j', '4', '--no-progress', '--runs-dir', runsDir]);
+    let stdout = '';
+    child.stdout?.on('data', (d) => {
+      stdout += d;
+    });
+    const exited = once(child, 'exit');
+    const runDir = await waitForLines(runsDir, 8);
+    const atSignal = lines(runDir);
+    child.kill('SIGINT');
+    const [code] = await exited;
+    assert.equal(code, 3);
+    const manifest = manifestOf(runDir);
+    assert.equal(manifest.status, 'interrupted');
+    const done = readLog(runDir).length;
+    assert.ok(
+      done >= atSignal && done <= atSignal + 4 + 4,
+      `${done} results after the signal (had ${atSignal})`,
+    );
+    assert.ok(done < 60);
+    const scorecard = JSON.parse(readFileSync(join(runDir, 'scorecard.json'), 'utf8'));
+    assert.equal(scorecard.counts.total, done);
+    assert.match(
+      stdout,
+      new RegExp(
+        `To finish it: assay eval ${suite.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --runs-dir .* --resume ${manifest.runId}`,
+      ),
+    );
+
+    const resumed = await runCli(
+      ['eval', suite, '--no-progress', '--runs-dir', runsDir, '--resume', manifest.runId],
+      { env: cleanEnv },
+    );
+    assert.equal(resumed.code, 1, resumed.stderr);
+    assert.equal(readLog(runDir).length, 60);
+    assert.equal(manifestOf(runDir).status, 'complete');
+  });
+
+  it('--retry-errors runs the jobs that ended in error again', async () => {
+    // Each distinct request fails its first attempt only; without retries the first run is all errors.
+    const suite = writeSuite(20, 'fail_500=1&fault_attempts=1');
+    const runsDir = join(tmp.dir, 'retry-runs');
+    mock.resetStats();
+    const first = await runCli(
+      ['eval', suite, '--max-retries', '0', '--no-progress', '--runs-dir', runsDir],
+      { env: cleanEnv },
+    );
+    assert.equal(first.code, 3);
+    assert.match(first.stdout, /20 jobs: 0 passed · 0 failed · 20 errors/);
+    const plain = await runCli(
+      ['eval', suite, '--max-retries', '0', '--no-progress', '--runs-dir', runsDir, '--resume'],
+      { env: cleanEnv },
+    );
+    assert.match(
+      plain.stderr,
+      /no unfinished run of this suite/,
+      'a run whose jobs all ended is complete, errors included',
+    );
+    const runDir = runs(runsDir).sort()[0];
+    const again = await runCli(
+      [
+        'eval',
+        suite,
+        '--max-retries',
+        '0',
+        '--no-progress',
+        '--runs-dir',
+        runsDir,
+        '--resume',
+        runDir,
+        '--retry-errors',
+      ],
+      { env: cleanEnv },
+    );
+    assert.equal(again.code, 1, again.stderr);
+    assert.match(again.stdout, /20 jobs: 16 passed · 4 failed · 0 errors/);
+    assert.equal(readLog(runDir).length, 20);
+  });
+
+  it('refuses to resume a run of a suite that has changed (exit 2)', async () => {
+    const suite = writeSuite(5, '');
+    const runsDir = join(tmp.dir, 'changed-runs');
+    await runCli(['eval', suite, '--no-progress', '--runs-dir', runsDir], { env: cleanEnv });
+    const [runDir] = runs(runsDir);
+    writeFileSync(join(suite, 'tests.csv'), 'word,__expected\nx,contains:x\n');
+    const res = await runCli(['eval', suite, '--no-progress', '--runs-dir', runsDir, '--resume', runDir], {
+      env: cleanEnv,
+    });
+    assert.equal(res.code, 2);
+    assert.match(res.stderr, /cannot resume: the suite changed since that run/);
+  });
+});
+
+describe('error budget', () => {
+  it('--max-errors stops the run once exceeded (exit 3, run aborted, reason recorded)', async () => {
+    const suite = writeSuite(100, 'status=503');
+    const runsDir = join(tmp.dir, 'budget-runs');
+    const res = await runCli(
+      [
+        'eval',
+        suite,
+        '-j',
+        '1',
+        '--max-retries',
+        '0',
+        '--max-errors',
+        '5',
+        '--no-progress',
+        '--runs-dir',
+        runsDir,
+      ],
+      {
+        env: cleanEnv,
+      },
+    );
+    assert.equal(res.code, 3);
+    const [runDir] = runs(runsDir);
+    const manifest = manifestOf(runDir);
+    assert.equal(manifest.status, 'aborted');
+    assert.match(manifest.stopReason ?? '', /error budget exceeded: 6 errors, at most 5 allowed/);
+    assert.equal(readLog(runDir).length, 6);
+  });
+});
+
+describe('sharding and merge', () => {
+  it('shards partition the jobs exactly once; merge reproduces the single-run scorecard', async () => {
+    const suite = writeSuite(200, '');
+    const single = join(tmp.dir, 'single-runs');
+    await runCli(['eval', suite, '--no-progress', '--runs-dir', single], { env: cleanEnv });
+    const singleDir = runs(single)[0];
+    const singleKeys = new Set(readLog(singleDir).map((r) => r.key));
+
+    const shardRuns = join(tmp.dir, 'shard-runs');
+    const shardDirs: string[] = [];
+    const seen = new Set<string>();
+    for (let i = 1; i <= 4; i++) {
+      const before = new Set(runs(shardRuns));
+      const res = await runCli(
+        ['eval', suite, '--shard', `${i}/4`, '--no-progress', '--runs-dir', shardRuns],
+        { env: cleanEnv },
+      );
+      assert.ok(res.code === 0 || res.code === 1, res.stderr);
+      const dir = runs(shardRuns).find((d) => !before.has(d))!;
+      shardDirs.push(dir);
+      const keys = readLog(dir).map((r) => r.key);
+      assert.ok(keys.length > 20, `shard ${i} has a fair share (${keys.length})`);
+      for (const k of keys) {
+        assert.ok(!seen.has(k), 'a job in two shards');
+        seen.add(k);
+      }
+      assert.equal(manifestOf(dir).plannedJobs, keys.length);
+    }
+    assert.deepEqual([...seen].sort(), [...singleKeys].sort(), 'the shards cover every job');
+
+    const mergedRuns = join(tmp.dir, 'merged-runs');
+    const merged = await runCli(['merge', ...shardDirs, '--runs-dir', mergedRuns], { env: cleanEnv });
+    assert.equal(merged.code, 1, merged.stderr);
+    const mergedDir = runs(mergedRuns)[0];
+    const a = JSON.parse(readFileSync(join(singleDir, 'scorecard.json'), 'utf8'));
+    const b = JSON.parse(readFileSync(join(mergedDir, 'scorecard.json'), 'utf8'));
+    assert.deepEqual(b.counts, a.counts);
+    assert.deepEqual(b.passRate, a.passRate);
+    assert.equal(b.meanScore, a.meanScore);
+    assert.deepEqual(
+      b.cells.map((c: { pass: number; fail: number; error: number }) => [c.pass, c.fail, c.error]),
+      a.cells.map((c: { pass: number; fail: number; error: number }) => [c.pass, c.fail, c.error]),
+    );
+    const manifest = manifestOf(mergedDir);
+    assert.equal(manifest.status, 'complete');
+    assert.equal(manifest.plannedJobs, 200);
+    assert.equal(manifest.mergedFrom?.length, 4);
+
+    const partial = await runCli(['merge', shardDirs[0], shardDirs[1], '--runs-dir', mergedRuns], {
+      env: cleanEnv,
+    });
+    assert.equal(partial.code, 3, 'a merge missing shards is not a complete run');
+    assert.match(partial.stdout, /shards 3, 4 of 4 are missing/);
+  });
+
+  it('merge refuses different suites and a shard given twice (exit 2)', async () => {
+    const s1 = writeSuite(10, '');
+    const s2 = writeSuite(11, '');
+    const runsDir = join(tmp.dir, 'refuse-runs');
+    await runCli(['eval', s1, '--shard', '1/2', '--no-progress', '--runs-dir', runsDir], { env: cleanEnv });
+    await runCli(['eval', s2, '--shard', '2/2', '--no-progress', '--runs-dir', runsDir], { env: cleanEnv });
+    const [d1, d2] = runs(runsDir).sort();
+    const different = await runCli(['merge', d1, d2, '--runs-dir', join(tmp.dir, 'm')], { env: cleanEnv });
+    assert.equal(different.code, 2);
+    assert.match(different.stderr, /a different suite/);
+    const twice = await runCli(['merge', d1, d1, '--runs-dir', join(tmp.dir, 'm')], { env: cleanEnv });
+    assert.equal(twice.code, 2);
+    assert.match(twice.stderr, /shard 1 is given twice/);
+  });
+
+  it('--shard takes i/n or k8s/n with JOB_COMPLETION_INDEX, and refuses nonsense', async () => {
+    const suite = writeSuite(30, '');
+    const runsDir = join(tmp.dir, 'k8s-runs');
+    const ok = await runCli(['eval', suite, '--shard', 'k8s/3', '--no-progress', '--runs-dir', runsDir], {
+      env: { ...cleanEnv, JOB_COMPLETION_INDEX: '2' },
+    });
+    assert.ok(ok.code === 0 || ok.code === 1, ok.stderr);
+    assert.deepEqual(manifestOf(runs(runsDir)[0]).options.shard, { index: 2, count: 3 });
+    for (const bad of ['0/3', '4/3', 'x/3', '1/0']) {
+      const res = await runCli(['eval', suite, '--shard', bad], { env: cleanEnv });
+      assert.equal(res.code, 2, bad);
+      assert.match(res.stderr, /--shard/);
+    }
+    const noIndex = await runCli(['eval', suite, '--shard', 'k8s/3'], {
+      env: { ...cleanEnv, JOB_COMPLETION_INDEX: undefined },
+    });
+    assert.equal(noIndex.code, 2);
+    assert.match(noIndex.stderr, /JOB_COMPLETION_INDEX/);
+  });
+});
