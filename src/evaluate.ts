@@ -5,7 +5,7 @@ import { redactObject, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
 import type { Job, JobResult, ProviderSpec, Suite } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
-import { type PlanOptions, planJobs, providerKey } from './engine/plan.js';
+import { countJobs, type PlanOptions, planJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
 import { loadSuite } from './formats/detect.js';

@@ -12,11 +12,16 @@ export interface PlanOptions {
   repeat: number;
 }
 
-/**
- * Expands a suite into jobs lazily (cases × trials × providers × prompts), honouring per-case and
- * per-provider restrictions. A generator, so 100k jobs never sit in memory at once.
- */
-export function* planJobs(suite: Suite, providers: ProviderSpec[], options: PlanOptions): Generator<Job> {
+interface Slot {
+  caseId: string;
+  caseIndex: number;
+  trial: number;
+  providerId: string;
+  promptId: string;
+}
+
+/** The job slots of a plan, in order, without their keys (hashing is the costly part). */
+function* planSlots(suite: Suite, providers: ProviderSpec[], options: PlanOptions): Generator<Slot> {
   const promptsByProvider = new Map<ProviderSpec, PromptTemplate[]>();
   for (const p of providers) {
     promptsByProvider.set(
@@ -29,26 +34,29 @@ export function* planJobs(suite: Suite, providers: ProviderSpec[], options: Plan
     for (let trial = 0; trial < options.repeat; trial++) {
       for (const provider of providers) {
         if (!allowedBy(c.only?.providers, provider)) continue;
-        const key = providerKey(provider);
+        const providerId = providerKey(provider);
         for (const prompt of promptsByProvider.get(provider) ?? []) {
           if (!allowedBy(c.only?.prompts, prompt)) continue;
-          yield {
-            key: jobKey(c.id, prompt.id, key, trial),
-            caseId: c.id,
-            caseIndex,
-            promptId: prompt.id,
-            providerId: key,
-            trial,
-          };
+          yield { caseId: c.id, caseIndex, trial, providerId, promptId: prompt.id };
         }
       }
     }
   }
 }
 
-/** Counts the jobs a plan will produce, without materialising them. */
+/**
+ * Expands a suite into jobs lazily (cases × trials × providers × prompts), honouring per-case and
+ * per-provider restrictions. A generator, so 100k jobs never sit in memory at once.
+ */
+export function* planJobs(suite: Suite, providers: ProviderSpec[], options: PlanOptions): Generator<Job> {
+  for (const s of planSlots(suite, providers, options)) {
+    yield { key: jobKey(s.caseId, s.promptId, s.providerId, s.trial), ...s };
+  }
+}
+
+/** Counts the jobs a plan will produce, without materialising or hashing them. */
 export function countJobs(suite: Suite, providers: ProviderSpec[], options: PlanOptions): number {
   let n = 0;
-  for (const _ of planJobs(suite, providers, options)) n++;
+  for (const _ of planSlots(suite, providers, options)) n++;
   return n;
 }

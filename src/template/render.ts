@@ -148,35 +148,76 @@ export function renderPrompt(raw: string, vars: Vars, opts: RenderPromptOptions 
   const template = (opts.prefix ?? '') + raw + (opts.suffix ?? '');
   const env = opts.env;
   const prepared: Vars = {};
-  for (const [key, value] of Object.entries(vars)) {
-    prepared[key] = typeof value === 'string' ? value.replace(/\n$/, '') : value;
+  let anyTemplateVar = false;
+  for (const key in vars) {
+    const value = vars[key];
+    if (typeof value === 'string') {
+      const text = value.endsWith('\n') ? value.slice(0, -1) : value;
+      if (!anyTemplateVar && hasTemplateSyntax(text)) anyTemplateVar = true;
+      prepared[key] = text;
+    } else prepared[key] = value;
   }
-  resolveVarReferences(prepared);
+  if (anyTemplateVar) resolveVarReferences(prepared);
 
-  let parsed: unknown;
-  let isJson = false;
-  try {
-    parsed = JSON.parse(template);
-    isJson = true;
-  } catch {
-    isJson = false;
-  }
-  if (isJson) {
+  const shape = templateShape(template);
+  if (shape.json !== undefined) {
     try {
-      return JSON.stringify(renderJsonLeaves(parsed, prepared, env), null, 2);
+      return JSON.stringify(renderJsonLeaves(shape.json, prepared, env), null, 2);
     } catch {
       // promptfoo falls back to rendering the text when a leaf fails; do the same.
     }
   }
+  if (!shape.hasSyntax) return template;
 
-  const renderedVars: Vars = {};
-  for (const [key, value] of Object.entries(prepared)) {
-    renderedVars[key] =
-      typeof value === 'string' && !referencesUndefinedVars(value, prepared)
-        ? renderString(wrapPartialTags(value), prepared, env)
-        : value;
+  let renderedVars = prepared;
+  if (anyTemplateVar) {
+    renderedVars = {};
+    for (const [key, value] of Object.entries(prepared)) {
+      renderedVars[key] =
+        typeof value === 'string' && hasTemplateSyntax(value) && !referencesUndefinedVars(value, prepared)
+          ? renderString(wrapPartialTags(value), prepared, env)
+          : value;
+    }
   }
-  return renderString(wrapPartialTags(template), renderedVars, env);
+  return renderString(shape.wrapped, renderedVars, env);
+}
+
+interface TemplateShape {
+  /** The parsed template when it is JSON (a chat prompt), else undefined. */
+  json: unknown;
+  hasSyntax: boolean;
+  /** The template with partial tags protected. */
+  wrapped: string;
+}
+
+const shapes = new Map<string, TemplateShape>();
+
+/**
+ * What a prompt template is, worked out once per distinct template: every job of a suite shares a
+ * handful of templates, and a failed JSON.parse per job (an exception each time) is costly.
+ */
+function templateShape(template: string): TemplateShape {
+  let shape = shapes.get(template);
+  if (shape) return shape;
+  let json: unknown;
+  const first = template.trimStart()[0];
+  if (first === '[' || first === '{' || first === '"') {
+    try {
+      json = JSON.parse(template);
+    } catch {
+      json = undefined;
+    }
+  } else if (first !== undefined && /^[-\d]|^(true|false|null)$/.test(template.trim())) {
+    try {
+      json = JSON.parse(template);
+    } catch {
+      json = undefined;
+    }
+  }
+  shape = { json, hasSyntax: hasTemplateSyntax(template), wrapped: wrapPartialTags(template) };
+  if (shapes.size >= CACHE_LIMIT) shapes.delete(shapes.keys().next().value as string);
+  shapes.set(template, shape);
+  return shape;
 }
 
 /**
