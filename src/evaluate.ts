@@ -215,8 +215,9 @@ function countPlanned(
   plan: PlanOptions,
   shard: Shard | undefined,
 ): number {
+  if (!shard) return countJobs(suite, providers, plan);
   let n = 0;
-  for (const job of planJobs(suite, providers, plan)) if (!shard || inShard(job.key, shard)) n++;
+  for (const job of planJobs(suite, providers, plan)) if (inShard(job.key, shard)) n++;
   return n;
 }
 
