@@ -131,6 +131,18 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     else if (result.status === 'error') progress.error++;
   };
 
+  // The cache opens before the run directory exists: a bad cache path must leave nothing behind.
+  let cache: ResponseCache | undefined;
+  // Only providers whose answers cost something use the cache; an echo-only run never opens it.
+  if (options.cache && resolved.some((r) => r.provider.cacheable !== false)) {
+    try {
+      cache = ResponseCache.open(options.cache.path, { ttlSeconds: options.cache.ttlSeconds });
+    } catch (err) {
+      if (err instanceof CacheFileError)
+        throw new InputError({ file: options.cache.path, message: err.message, severity: 'error' });
+      throw err;
+    }
+  }
   let writer: RunWriter;
   const done = new Set<string>();
   if (options.resume) {
@@ -154,17 +166,6 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest);
   }
   const resumedJobs = done.size;
-  let cache: ResponseCache | undefined;
-  if (options.cache) {
-    try {
-      cache = ResponseCache.open(options.cache.path, { ttlSeconds: options.cache.ttlSeconds });
-    } catch (err) {
-      writer.close();
-      if (err instanceof CacheFileError)
-        throw new InputError({ file: options.cache.path, message: err.message, severity: 'error' });
-      throw err;
-    }
-  }
   const allowedErrors = errorAllowance(options.maxErrors, planned);
 
   let outcome: Awaited<ReturnType<typeof runSuite>>;

@@ -1,6 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import type { Diagnostic } from '../core/types.js';
+import { DirectoryError } from '../runlog/dirs.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -44,6 +45,10 @@ export async function guard(body: () => Promise<number>): Promise<number> {
   } catch (err) {
     if (err instanceof InputError) {
       printDiagnostics(err.diagnostics);
+      return 2;
+    }
+    if (err instanceof DirectoryError) {
+      process.stderr.write(`assay: ${err.message}\n`);
       return 2;
     }
     process.stderr.write(`assay: ${(err as Error)?.message ?? String(err)}\n`);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { DEFAULT_CACHE_TTL_SECONDS, defaultCachePath } from '../engine/cache.js';
 import { parseShard } from '../engine/shard.js';
@@ -8,6 +8,7 @@ import { loadSuite } from '../formats/detect.js';
 import { DEFAULT_RETRY_POLICY } from '../providers/types.js';
 import { renderProgress, renderResultLine, renderSummary } from '../report/console.js';
 import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/outputs.js';
+import { ensureDir } from '../runlog/dirs.js';
 import { findLatestUnfinishedRun } from '../runlog/resume.js';
 import { guard, intFlag, parseFlags, useColor } from './common.js';
 
@@ -99,6 +100,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       path: resolve(path),
       format: resolveOutputFormat(path, values['output-format']),
     }));
+    for (const o of outputs) ensureDir(dirname(o.path));
 
     const suitePath = values.config ?? positionals[0];
     const suite = await loadSuite(suitePath);

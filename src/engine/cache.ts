@@ -1,11 +1,12 @@
 // The response cache: provider responses keyed by what was asked, kept in one SQLite file so a
 // rerun (or a second assay process sharing the file) does not pay for the same call twice.
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { canonicalJson, sha256 } from '../core/hash.js';
 import type { TokenUsage } from '../core/types.js';
+import { ensureDir } from '../runlog/dirs.js';
 
 /** The part of a ProviderResponse worth keeping: a successful answer and what it cost. */
 export interface CachedResponse {
@@ -191,7 +192,7 @@ export class ResponseCache {
       db = new Database(':memory:');
       initSchema(db, absolute, false);
     } else {
-      if (!readonly) mkdirSync(dirname(absolute), { recursive: true });
+      if (!readonly) ensureDir(dirname(absolute));
       try {
         db = new Database(absolute, { readonly, fileMustExist: readonly, timeout: BUSY_TIMEOUT_MS });
       } catch (err) {

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { dirname, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
+import { ensureDir } from '../runlog/dirs.js';
 import { readManifest, readResults } from '../runlog/reader.js';
 
 /** An output file format written from a run directory (`-o FILE`, `--output-format NAME`). */
@@ -52,7 +53,7 @@ export async function writeOutput(
   path: string,
   format: OutputFormat,
 ): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true });
+  ensureDir(dirname(path));
   const out = createWriteStream(path);
   try {
     await format.write(runDir, scorecard, out);

@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobResult } from '../core/types.js';
+import { ensureDir } from './dirs.js';
 import type { RunManifest } from './types.js';
 
 /**
@@ -15,7 +16,7 @@ export class RunWriter {
   private constructor(dir: string, manifest: RunManifest) {
     this.dir = dir;
     this.manifest = manifest;
-    mkdirSync(dir, { recursive: true });
+    ensureDir(dir);
     this.writeJson('manifest.json', manifest);
     this.fd = openSync(join(dir, 'results.jsonl'), 'a');
   }

@@ -168,6 +168,27 @@ describe('assay eval (end to end, echo provider)', () => {
     assert.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
   });
 
+  it('exits 2, promptly and having run nothing, when a folder it must create cannot be made', async () => {
+    const file = join(tmp.dir, 'a-file');
+    writeFileSync(file, 'x');
+    const underFile = await inFreshCwd(['eval', fixture('cli', 'passing'), '--runs-dir', join(file, 'runs')]);
+    assert.equal(underFile.code, 2);
+    assert.match(underFile.stderr, /cannot create folder .*a-file.* exists and is not a folder/);
+    // Node's recursive mkdir spins forever under /proc; assay must fail fast instead.
+    if (existsSync('/proc/self')) {
+      for (const args of [
+        ['--runs-dir', '/proc/assay-test/runs'],
+        ['-o', '/proc/assay-test/out.json'],
+        ['--cache-path', '/proc/assay-test/c.sqlite', '-p', 'openai:chat:x'],
+      ]) {
+        const res = await inFreshCwd(['eval', fixture('cli', 'passing'), '--no-progress', ...args]);
+        assert.equal(res.code, 2, args.join(' '));
+        assert.match(res.stderr, /cannot create folder \/proc\/assay-test/);
+        assert.equal(existsSync(join(res.cwd, '.assay', 'runs')), false, 'nothing ran');
+      }
+    }
+  });
+
   it('exits 2 with a clear message for a missing suite', async () => {
     const { code, stderr } = await inFreshCwd(['eval', 'no/such/suite.yaml']);
     assert.equal(code, 2);
