@@ -284,8 +284,10 @@ export function selectProviders(suite: Suite, overrides: string[] | undefined): 
       suite.providers.find((p) => p.id === name) ??
       suite.providers.find((p) => p.label === name) ??
       suite.providers.find((p) => p.id.endsWith(`:${name}`));
-    if (match) out.push(match);
-    else if (isKnownProviderId(name)) out.push({ id: name });
+    const spec = match ?? (isKnownProviderId(name) ? { id: name } : undefined);
+    if (spec && out.some((p) => providerKey(p) === providerKey(spec)))
+      problems.push(`--provider ${name}: given twice`);
+    else if (spec) out.push(spec);
     else
       problems.push(
         `--provider ${name}: unknown provider; expected one of: ${providerPatterns().join(', ')}`,

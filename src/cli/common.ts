@@ -20,12 +20,19 @@ export function parseFlags<T extends Options>(
   }
 }
 
-/** Parses a positive integer flag value. */
-export function intFlag(name: string, value: string | undefined, min = 1): number | undefined {
+/** Parses a whole-number flag value within bounds. */
+export function intFlag(
+  name: string,
+  value: string | undefined,
+  min = 1,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new InputError(`--${name} ${value}: expected a whole number ≥ ${min}`);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+    throw new InputError(`--${name} ${value}: expected a whole number ${range}`);
+  }
   return n;
 }
 

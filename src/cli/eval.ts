@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { DEFAULT_CACHE_TTL_SECONDS, defaultCachePath } from '../engine/cache.js';
@@ -24,7 +24,7 @@ Options:
   -j, --max-concurrency N    jobs in flight at once (default ${DEFAULT_MAX_CONCURRENCY})
       --repeat N             run every job N times (trials)
   -o, --output FILE          also write results to FILE: .json, .jsonl or .csv (repeatable)
-      --output-format NAME   the format of -o files when the extension is not enough
+      --output-format NAME   the format of the -o files (default: from each file's extension)
       --max-errors N|P%      errors tolerated: past this the run stops early and exits 3
                              (default: the run goes on, and any error makes the exit code 3)
       --resume [RUN-ID]      continue an unfinished run (default: the latest unfinished run of
@@ -79,8 +79,11 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     if (positionals.length > 1)
       throw new InputError(`expected one suite, got ${positionals.length}: ${positionals.join(' ')}`);
-    const maxConcurrency = intFlag('max-concurrency', values['max-concurrency']);
-    const repeat = intFlag('repeat', values.repeat);
+    if (values.config !== undefined && positionals.length > 0) {
+      throw new InputError(`two suites given (-c ${values.config} and ${positionals[0]}); give one`);
+    }
+    const maxConcurrency = intFlag('max-concurrency', values['max-concurrency'], 1, 10_000);
+    const repeat = intFlag('repeat', values.repeat, 1, 100_000);
     const maxRetries = intFlag('max-retries', values['max-retries'], 0);
     const timeoutMs = intFlag('request-timeout', values['request-timeout']);
     const maxErrors = values['max-errors'] !== undefined ? parseErrorBudget(values['max-errors']) : undefined;
@@ -100,7 +103,11 @@ export async function evalCommand(args: string[]): Promise<number> {
       path: resolve(path),
       format: resolveOutputFormat(path, values['output-format']),
     }));
-    for (const o of outputs) ensureDir(dirname(o.path));
+    for (const o of outputs) {
+      if (existsSync(o.path) && statSync(o.path).isDirectory())
+        throw new InputError(`-o ${o.path}: is a folder, not a file`);
+      ensureDir(dirname(o.path));
+    }
 
     const suitePath = values.config ?? positionals[0];
     const suite = await loadSuite(suitePath);
@@ -175,11 +182,9 @@ export async function evalCommand(args: string[]): Promise<number> {
       const suiteArg = suitePath ? ` ${suitePath}` : '';
       process.stdout.write(`To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}\n`);
     }
-    for (const o of outputs) {
-      await writeOutput(runDir, scorecard, o.path, o.format);
-      process.stdout.write(`Wrote ${o.path}\n`);
-    }
-    return exitCode(manifest.status, scorecard.counts, maxErrors);
+    const written = await writeOutputs(runDir, scorecard, outputs);
+    const code = exitCode(manifest.status, scorecard.counts, maxErrors);
+    return written ? code : Math.max(code, 3);
   });
 }
 
@@ -221,6 +226,28 @@ function resolveResume(value: string, runsDir: string, contentHash: string): str
   throw new InputError(`--resume ${value}: no such run in ${runsDir}`);
 }
 
+/**
+ * Writes every -o file, each independently: one that cannot be written is reported and the others
+ * are still written. Returns false if any failed.
+ */
+export async function writeOutputs(
+  runDir: string,
+  scorecard: Parameters<typeof writeOutput>[1],
+  outputs: { path: string; format: OutputFormat }[],
+): Promise<boolean> {
+  let ok = true;
+  for (const o of outputs) {
+    try {
+      await writeOutput(runDir, scorecard, o.path, o.format);
+      process.stdout.write(`Wrote ${o.path}\n`);
+    } catch (err) {
+      ok = false;
+      process.stderr.write(`assay: cannot write ${o.path}: ${(err as Error).message}\n`);
+    }
+  }
+  return ok;
+}
+
 /** The exit code of a finished run (see `assay --help`). */
 export function exitCode(
   status: string,
@@ -238,9 +265,11 @@ export function exitCode(
 
 function parseErrorBudget(value: string): ErrorBudget {
   const pct = /^(\d+(?:\.\d+)?)%$/.exec(value);
-  if (pct) return { fraction: Number(pct[1]) / 100 };
+  if (pct && Number(pct[1]) <= 100) return { fraction: Number(pct[1]) / 100 };
   if (/^\d+$/.test(value)) return { count: Number(value) };
-  throw new InputError(`--max-errors ${value}: expected a count (e.g. 5) or a percentage (e.g. 2%)`);
+  throw new InputError(
+    `--max-errors ${value}: expected a count (e.g. 5) or a percentage up to 100% (e.g. 2%)`,
+  );
 }
 
 /** A progress line on stderr: redrawn in place on a terminal, a line every few seconds otherwise. */

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import { renderSummary } from '../report/console.js';
-import { resolveOutputFormat, writeOutput } from '../report/outputs.js';
+import { resolveOutputFormat } from '../report/outputs.js';
 import { mergeRuns } from '../runlog/merge.js';
 import { guard, parseFlags, useColor } from './common.js';
-import { exitCode } from './eval.js';
+import { exitCode, writeOutputs } from './eval.js';
 
 const USAGE = `Usage: assay merge RUN_DIR… [--runs-dir DIR] [-o FILE]
 
@@ -37,10 +37,8 @@ export async function mergeCommand(args: string[]): Promise<number> {
         color: useColor(process.stdout, values['no-color'] === true),
       }),
     );
-    for (const o of outputs) {
-      await writeOutput(runDir, scorecard, o.path, o.format);
-      process.stdout.write(`Wrote ${o.path}\n`);
-    }
-    return exitCode(manifest.status, scorecard.counts, undefined);
+    const written = await writeOutputs(runDir, scorecard, outputs);
+    const code = exitCode(manifest.status, scorecard.counts, undefined);
+    return written ? code : Math.max(code, 3);
   });
 }

@@ -1,4 +1,4 @@
-import { formatDiagnostic } from '../core/errors.js';
+import { formatDiagnostic, InputError } from '../core/errors.js';
 import { countJobs } from '../engine/plan.js';
 import { loadSuite } from '../formats/detect.js';
 import { guard, parseFlags } from './common.js';
@@ -19,6 +19,11 @@ export async function validateCommand(args: string[]): Promise<number> {
     if (values.help) {
       process.stdout.write(USAGE);
       return 0;
+    }
+    if (positionals.length + (values.config !== undefined ? 1 : 0) > 1) {
+      throw new InputError(
+        `expected one suite, got ${[values.config, ...positionals].filter(Boolean).join(' and ')}`,
+      );
     }
     const path = values.config ?? positionals[0];
     const suite = await loadSuite(path);

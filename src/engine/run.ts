@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { messageText, promptToMessages } from '../core/messages.js';
 import { redactText } from '../core/redact.js';
 import type { Case, Job, JobResult, Message, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
@@ -95,8 +96,25 @@ export async function runSuite(
     }
   };
 
+  // Jobs that finish without I/O (echo, cache hits) complete in microtasks, which would starve the
+  // event loop: signals (Ctrl-C) and timers would never run. So the scheduler steps aside briefly
+  // every few milliseconds.
+  // Every request in flight listens to the hard-stop signal; at -j 64 that is many listeners, by design.
+  if (options.hardSignal) setMaxListeners(0, options.hardSignal);
+  let yielding = false;
+  let yieldAt = performance.now() + YIELD_EVERY_MS;
   await new Promise<void>((resolve) => {
     const pump = (): void => {
+      if (yielding) return;
+      if (performance.now() >= yieldAt) {
+        yielding = true;
+        setImmediate(() => {
+          yielding = false;
+          yieldAt = performance.now() + YIELD_EVERY_MS;
+          pump();
+        });
+        return;
+      }
       while (!exhausted && !stopReason && inFlight < options.maxConcurrency) {
         if (options.signal?.aborted || options.hardSignal?.aborted) {
           stopReason = 'interrupted';
@@ -137,6 +155,9 @@ export async function runSuite(
 
   return { completed, stopReason, interrupted };
 }
+
+/** How long the scheduler may run before letting the event loop handle signals and timers. */
+const YIELD_EVERY_MS = 20;
 
 interface JobOutcome {
   result: JobResult;

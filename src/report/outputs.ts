@@ -5,7 +5,7 @@ import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
-import { readManifest, readResults } from '../runlog/reader.js';
+import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 
 /** An output file format written from a run directory (`-o FILE`, `--output-format NAME`). */
 export interface OutputFormat {
@@ -46,7 +46,7 @@ export function resolveOutputFormat(path: string, name?: string): OutputFormat {
   );
 }
 
-/** Writes one output file from a finished run directory, streaming the results. */
+/** Writes one output file from a finished run directory, streaming the results. Rejects if the file cannot be written. */
 export async function writeOutput(
   runDir: string,
   scorecard: Scorecard,
@@ -55,11 +55,17 @@ export async function writeOutput(
 ): Promise<void> {
   ensureDir(dirname(path));
   const out = createWriteStream(path);
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  // A stream error (EISDIR, EACCES, ENOSPC) must reject this call, not crash the process.
+  const failed = new Promise<never>((_, reject) => out.once('error', reject));
+  failed.catch(() => {});
   try {
-    await format.write(runDir, scorecard, out);
-  } finally {
+    await Promise.race([format.write(runDir, scorecard, out), failed]);
     out.end();
-    await once(out, 'close');
+    await Promise.race([closed, failed]);
+  } finally {
+    if (!out.closed) out.destroy();
+    await closed;
   }
 }
 
@@ -79,8 +85,8 @@ registerOutputFormat({
       `{\n"run": ${JSON.stringify(manifest)},\n"scorecard": ${JSON.stringify(scorecard)},\n"results": [`,
     );
     let first = true;
-    for await (const r of readResults(runDir)) {
-      await put(out, `${first ? '\n' : ',\n'}${JSON.stringify(r)}`);
+    for await (const line of resultLinesInPlanOrder(runDir)) {
+      await put(out, `${first ? '\n' : ',\n'}${line}`);
       first = false;
     }
     await put(out, '\n]\n}\n');
@@ -92,7 +98,7 @@ registerOutputFormat({
   extensions: ['jsonl'],
   description: 'one job result per line',
   async write(runDir, _scorecard, out) {
-    for await (const r of readResults(runDir)) await put(out, `${JSON.stringify(r)}\n`);
+    for await (const line of resultLinesInPlanOrder(runDir)) await put(out, `${line}\n`);
   },
 });
 
@@ -117,11 +123,19 @@ registerOutputFormat({
   async write(runDir, _scorecard, out) {
     // Two passes over the log: the var columns must be known before the first row is written.
     const varNames = new Set<string>();
-    for await (const r of readResults(runDir)) for (const k of Object.keys(r.vars)) varNames.add(k);
+    for await (const line of resultLinesInPlanOrder(runDir)) {
+      for (const k of Object.keys((JSON.parse(line) as JobResult).vars)) varNames.add(k);
+    }
     const vars = [...varNames];
     await put(out, `${[...CSV_FIXED, ...vars.map((v) => `var:${v}`)].map(csvCell).join(',')}\r\n`);
-    for await (const r of readResults(runDir))
-      await put(out, `${csvRow(r, vars).map(csvCell).join(',')}\r\n`);
+    for await (const line of resultLinesInPlanOrder(runDir)) {
+      await put(
+        out,
+        `${csvRow(JSON.parse(line) as JobResult, vars)
+          .map(csvCell)
+          .join(',')}\r\n`,
+      );
+    }
   },
 });
 

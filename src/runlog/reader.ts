@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { JobResult } from '../core/types.js';
@@ -40,5 +40,70 @@ export async function* readResults(
       continue;
     }
     yield parsed;
+  }
+}
+
+interface LineRef {
+  caseIndex: number;
+  trial: number;
+  provider: number;
+  prompt: number;
+  offset: number;
+  length: number;
+}
+
+/**
+ * A run's results as raw JSON lines in plan order (case, trial, provider, prompt) rather than
+ * completion order, so two runs of the same suite write identical output files. Holds only a small
+ * index entry per result in memory; each line is read back from disk when its turn comes.
+ */
+export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<string> {
+  const path = join(runDir, 'results.jsonl');
+  if (!existsSync(path)) return;
+  const manifest = readManifest(runDir);
+  const providerOrder = new Map(manifest.providers.map((p, i) => [String(p.key ?? p.id), i]));
+  const promptOrder = new Map(manifest.suite.prompts.map((p, i) => [p.id, i]));
+  const refs: LineRef[] = [];
+  let offset = 0;
+  let pending: Buffer | undefined;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    const data: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
+    let start = 0;
+    for (let nl = data.indexOf(0x0a, start); nl >= 0; nl = data.indexOf(0x0a, start)) {
+      const length = nl - start;
+      if (length > 0) {
+        try {
+          const r = JSON.parse(data.toString('utf8', start, nl)) as JobResult;
+          refs.push({
+            caseIndex: r.caseIndex,
+            trial: r.trial,
+            provider: providerOrder.get(r.providerId) ?? Number.MAX_SAFE_INTEGER,
+            prompt: promptOrder.get(r.promptId) ?? Number.MAX_SAFE_INTEGER,
+            offset: offset + start,
+            length,
+          });
+        } catch {
+          // A torn line: not a result.
+        }
+      }
+      start = nl + 1;
+    }
+    offset += start;
+    pending = start < data.length ? data.subarray(start) : undefined;
+  }
+  refs.sort(
+    (a, b) =>
+      a.caseIndex - b.caseIndex || a.trial - b.trial || a.provider - b.provider || a.prompt - b.prompt,
+  );
+  const fd = openSync(path, 'r');
+  try {
+    let buffer = Buffer.alloc(64 * 1024);
+    for (const ref of refs) {
+      if (ref.length > buffer.length) buffer = Buffer.alloc(ref.length);
+      readSync(fd, buffer, 0, ref.length, ref.offset);
+      yield buffer.toString('utf8', 0, ref.length);
+    }
+  } finally {
+    closeSync(fd);
   }
 }

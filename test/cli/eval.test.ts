@@ -189,6 +189,102 @@ describe('assay eval (end to end, echo provider)', () => {
     }
   });
 
+  it('an -o file that cannot be written is reported without a crash; the other outputs are still written', async () => {
+    const out = join(tmp.dir, 'unwritable');
+    mkdirSync(join(out, 'taken.json'), { recursive: true });
+    const folder = await inFreshCwd([
+      'eval',
+      fixture('cli', 'passing'),
+      '--no-progress',
+      '-o',
+      join(out, 'taken.json'),
+    ]);
+    assert.equal(folder.code, 2, 'a folder given as -o is refused before running');
+    assert.match(folder.stderr, /taken\.json: is a folder, not a file/);
+    assert.equal(existsSync(join(folder.cwd, '.assay')), false);
+  });
+
+  it('writes -o files in plan order, so two runs give identical files', async () => {
+    const out = join(tmp.dir, 'ordered');
+    const a = await inFreshCwd([
+      'eval',
+      fixture('cli', 'passing'),
+      '--repeat',
+      '20',
+      '-j',
+      '16',
+      '--no-progress',
+      '-o',
+      join(out, 'a.csv'),
+      '-o',
+      join(out, 'a.jsonl'),
+    ]);
+    const b = await inFreshCwd([
+      'eval',
+      fixture('cli', 'passing'),
+      '--repeat',
+      '20',
+      '-j',
+      '3',
+      '--no-progress',
+      '-o',
+      join(out, 'b.csv'),
+      '-o',
+      join(out, 'b.jsonl'),
+    ]);
+    assert.equal(a.code, 0);
+    assert.equal(b.code, 0);
+    const strip = (text: string) => text.replace(/,"?[\d.]+"?\r?$/gm, '');
+    const csvA = readFileSync(join(out, 'a.csv'), 'utf8');
+    assert.equal(
+      strip(csvA),
+      strip(readFileSync(join(out, 'b.csv'), 'utf8')),
+      'same rows in the same order (latency aside)',
+    );
+    const lines = (f: string) =>
+      readFileSync(join(out, f), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines('a.jsonl')
+        .slice(0, 3)
+        .map((r) => [r.caseIndex, r.trial]),
+      [
+        [0, 0],
+        [0, 1],
+        [0, 2],
+      ],
+      'case by case, then trial',
+    );
+    const keys = (f: string) => lines(f).map((r) => r.key);
+    assert.deepEqual(keys('a.jsonl'), keys('b.jsonl'));
+  });
+
+  it('refuses ambiguous or oversized requests: two suites, a provider twice, huge --repeat, >100% error budget', async () => {
+    const passing = fixture('cli', 'passing');
+    const twoSuites = await inFreshCwd([
+      'eval',
+      passing,
+      '-c',
+      fixture('cli', 'failing', 'promptfooconfig.yaml'),
+    ]);
+    assert.equal(twoSuites.code, 2);
+    assert.match(twoSuites.stderr, /two suites given/);
+    const twice = await inFreshCwd(['eval', passing, '-p', 'echo', '-p', 'echo']);
+    assert.equal(twice.code, 2);
+    assert.match(twice.stderr, /--provider echo: given twice/);
+    const huge = await inFreshCwd(['eval', passing, '--repeat', '1000000000']);
+    assert.equal(huge.code, 2);
+    assert.match(huge.stderr, /--repeat 1000000000: expected a whole number from 1 to 100000/);
+    const budget = await inFreshCwd(['eval', passing, '--max-errors', '150%']);
+    assert.equal(budget.code, 2);
+    const validateTwo = await inFreshCwd(['validate', passing, fixture('cli', 'failing')]);
+    assert.equal(validateTwo.code, 2);
+    for (const r of [twoSuites, twice, huge, budget, validateTwo])
+      assert.equal(existsSync(join(r.cwd, '.assay')), false);
+  });
+
   it('exits 2 with a clear message for a missing suite', async () => {
     const { code, stderr } = await inFreshCwd(['eval', 'no/such/suite.yaml']);
     assert.equal(code, 2);

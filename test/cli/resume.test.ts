@@ -180,6 +180,22 @@ describe('resume', () => {
     assert.equal(manifestOf(runDir).status, 'complete');
   });
 
+  it('SIGINT also stops a run whose jobs finish without I/O (echo), instead of being starved', async () => {
+    const runsDir = join(tmp.dir, 'sigint-echo-runs');
+    const suite = join(repoRoot, 'test', 'fixtures', 'cli', 'passing');
+    const child = startEval([suite, '--repeat', '100000', '--no-progress', '--runs-dir', runsDir]);
+    const exited = once(child, 'exit');
+    const runDir = await waitForLines(runsDir, 2000);
+    child.kill('SIGINT');
+    const [code] = await exited;
+    assert.equal(code, 3);
+    const manifest = manifestOf(runDir);
+    assert.equal(manifest.status, 'interrupted');
+    const done = readLog(runDir).length;
+    assert.ok(done < 300_000, `stopped early (${done} of 300000)`);
+    assert.equal(JSON.parse(readFileSync(join(runDir, 'scorecard.json'), 'utf8')).counts.total, done);
+  });
+
   it('--retry-errors runs the jobs that ended in error again', async () => {
     // Each distinct request fails its first attempt only; without retries the first run is all errors.
     const suite = writeSuite(20, 'fail_500=1&fault_attempts=1');
