@@ -3,7 +3,8 @@
  * retries. A failed call is described, never thrown, so a provider can turn it into an error result.
  */
 import { EventEmitter } from 'node:events';
-import { Pool } from 'undici';
+import { createRequire } from 'node:module';
+import type { Pool } from 'undici';
 import { AdaptiveLimiter } from './limiter.js';
 import type { RetryPolicy } from './types.js';
 
@@ -71,6 +72,34 @@ interface PoolEntry {
 
 const pools = new Map<string, PoolEntry>();
 
+type PoolClass = typeof import('undici').Pool;
+let PoolCtor: PoolClass | undefined;
+
+/**
+ * undici's Pool class with its request API. The pool and API modules alone load in about a third
+ * of the time of the whole package (which also loads fetch, WebSocket and caches: 150-350 ms
+ * here), and start-up is a product feature. undici's own index does exactly this assembly; if a
+ * future version moves these modules, the full package is loaded instead.
+ */
+function poolClass(): PoolClass {
+  if (!PoolCtor) {
+    const require = createRequire(import.meta.url);
+    try {
+      const pool = require('undici/lib/dispatcher/pool.js') as PoolClass;
+      const dispatcher = require('undici/lib/dispatcher/dispatcher.js') as { prototype: object };
+      const api = require('undici/lib/api/index.js') as Record<string, unknown>;
+      if (typeof (dispatcher.prototype as { request?: unknown }).request !== 'function')
+        Object.assign(dispatcher.prototype, api);
+      if (typeof (pool.prototype as { request?: unknown }).request !== 'function')
+        throw new Error('undici layout changed');
+      PoolCtor = pool;
+    } catch {
+      PoolCtor = (require('undici') as typeof import('undici')).Pool;
+    }
+  }
+  return PoolCtor;
+}
+
 /** The shared keep-alive pool for an origin, created (or grown) on demand. */
 export function getPool(origin: string, connections: number): Pool {
   const want = Math.max(1, Math.floor(connections) || 1);
@@ -79,7 +108,12 @@ export function getPool(origin: string, connections: number): Pool {
   // Undici pools cannot be resized: replace a smaller one; its in-flight requests finish on it.
   if (entry && !entry.pool.closed) void entry.pool.close().catch(() => {});
   // Timeouts are enforced per attempt by requestWithRetry's own deadline, so undici's are off.
-  const pool = new Pool(origin, { connections: want, pipelining: 1, headersTimeout: 0, bodyTimeout: 0 });
+  const pool = new (poolClass())(origin, {
+    connections: want,
+    pipelining: 1,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
   pools.set(origin, { pool, connections: want });
   return pool;
 }
