@@ -3,6 +3,7 @@
  * server (vLLM, llama.cpp, LM Studio, Ollama's /v1, the test mock).
  */
 import { performance } from 'node:perf_hooks';
+import { InputError } from '../core/errors.js';
 import type { Message, ProviderSpec, TokenUsage } from '../core/types.js';
 import {
   describeFailure,
@@ -76,22 +77,26 @@ export function createOpenAiProvider(
     return out;
   };
 
-  // Problems knowable before any request are reported on every call, never thrown at construction.
-  let setupError: string | undefined;
-  let endpoint: { origin: string; path: string } | undefined;
-  let shownBaseUrl = baseUrl;
+  // A malformed config is the user's mistake, knowable before anything runs: refuse it now (exit 2).
+  // A missing key is not: validation must work without secrets, so it is reported when called.
+  const invalid = (message: string): InputError =>
+    new InputError({ ...(spec.source ?? { file: '' }), severity: 'error', message });
+  if (!model) throw invalid(`provider id "${spec.id}" names no model (expected openai:chat:<model>)`);
+  let endpoint: { origin: string; path: string };
   try {
     const url = new URL(`${baseUrl}/chat/completions`);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
     endpoint = { origin: url.origin, path: url.pathname + url.search };
-    shownBaseUrl = withoutCredentials(baseUrl);
-    if (!apiKey && url.hostname === 'api.openai.com') {
-      setupError = `no API key for ${shownBaseUrl}: set ${keyEnvar}, or set OPENAI_BASE_URL to use a local OpenAI-compatible server`;
-    }
   } catch {
-    setupError = `invalid base URL "${redact(baseUrl)}" for ${spec.id}: expected http(s)://host[:port]/path`;
+    throw invalid(
+      `invalid base URL "${redact(baseUrl)}" for ${spec.id}: expected http(s)://host[:port]/path`,
+    );
   }
-  if (!model) setupError = `provider id "${spec.id}" names no model (expected openai:chat:<model>)`;
+  const shownBaseUrl = withoutCredentials(baseUrl);
+  let setupError: string | undefined;
+  if (!apiKey && new URL(endpoint.origin).hostname === 'api.openai.com') {
+    setupError = `no API key for ${shownBaseUrl}: set ${keyEnvar}, or set OPENAI_BASE_URL to use a local OpenAI-compatible server`;
+  }
 
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
@@ -100,7 +105,7 @@ export function createOpenAiProvider(
       if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
     }
   }
-  const pricing = resolvePricing(config, model, endpoint?.origin);
+  const pricing = resolvePricing(config, model, endpoint.origin);
 
   return {
     id: spec.id,
@@ -108,10 +113,10 @@ export function createOpenAiProvider(
     describe: () => ({ id: spec.id, model, baseUrl: shownBaseUrl, params: { ...params } }),
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       const started = performance.now();
-      if (setupError || !endpoint) {
+      if (setupError) {
         return {
           output: null,
-          error: setupError ?? 'provider is misconfigured',
+          error: setupError,
           fatal: true,
           latencyMs: 0,
           attempts: 0,

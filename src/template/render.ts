@@ -63,6 +63,101 @@ function cleanMessage(err: unknown): string {
   return `template error: ${cleaned}`;
 }
 
+/** The parts of nunjucks' undocumented parser API the load-time check reads. */
+interface AstNode {
+  findAll(type: unknown): AstNode[];
+  name?: { value?: unknown };
+  right?: { value?: unknown; name?: { value?: unknown } };
+}
+interface NunjucksInternals {
+  parser: { parse(src: string, extensions: unknown, opts: unknown): AstNode };
+  nodes: { Filter: unknown; FilterAsync: unknown; Is: unknown };
+}
+interface EnvironmentInternals {
+  extensionsList: unknown;
+  opts: unknown;
+  getTest(name: string): unknown;
+}
+
+/**
+ * Names the first filter or test a template uses that the environment lacks. Compiling cannot
+ * tell: nunjucks looks filters up only when it renders, so an unknown one would fail every job.
+ */
+function unknownName(template: string): string | undefined {
+  const { nj, env } = engine();
+  const internals = nj as unknown as NunjucksInternals;
+  const envInternals = env as unknown as EnvironmentInternals;
+  const ast = internals.parser.parse(template, envInternals.extensionsList, envInternals.opts);
+  const has = (lookup: () => unknown): boolean => {
+    try {
+      lookup();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (const node of [...ast.findAll(internals.nodes.Filter), ...ast.findAll(internals.nodes.FilterAsync)]) {
+    const name = node.name?.value;
+    if (typeof name === 'string' && !has(() => env.getFilter(name))) return `unknown filter "${name}"`;
+  }
+  for (const node of ast.findAll(internals.nodes.Is)) {
+    const name = node.right?.value ?? node.right?.name?.value;
+    if (typeof name === 'string' && !has(() => envInternals.getTest(name))) return `unknown test "${name}"`;
+  }
+  return undefined;
+}
+
+const checked = new Map<string, string | undefined>();
+
+/**
+ * Compiles a template the way {@link renderString} will (through the same cache) and returns what
+ * is wrong with it: a syntax error or an unknown filter, as one line. Undefined when it is fine.
+ * Suites repeat a few templates many times, so each distinct text is checked once.
+ */
+export function checkTemplate(text: string): string | undefined {
+  if (!hasTemplateSyntax(text)) return undefined;
+  if (checked.has(text)) return checked.get(text);
+  let problem: string | undefined;
+  try {
+    compile(text);
+    const unknown = unknownName(text);
+    if (unknown) problem = `template error: ${unknown}`;
+  } catch (err) {
+    problem = err instanceof TemplateError ? err.message : cleanMessage(err);
+  }
+  problem = problem?.replace(/\s*\n\s*/g, ' ');
+  if (checked.size >= CACHE_LIMIT) checked.delete(checked.keys().next().value as string);
+  checked.set(text, problem);
+  return problem;
+}
+
+/**
+ * Checks a prompt template as {@link renderPrompt} will render it: a JSON (chat) prompt leaf by
+ * leaf, any other text whole, with a partial tag (`{{` left open) read as literal text.
+ */
+export function checkPromptTemplate(raw: string): string | undefined {
+  const shape = templateShape(raw);
+  if (shape.json !== undefined) {
+    // renderPrompt renders each string leaf on its own; the first broken one is the problem.
+    const leaves: string[] = [];
+    collectStrings(shape.json, leaves);
+    const problem = leaves.map(checkTemplate).find((p) => p !== undefined);
+    // A failing leaf makes renderPrompt fall back to rendering the whole text; only when that
+    // fails too is the prompt broken at run time.
+    if (problem === undefined || !shape.hasSyntax || checkTemplate(shape.wrapped) === undefined) {
+      return undefined;
+    }
+    return problem;
+  }
+  return shape.hasSyntax ? checkTemplate(shape.wrapped) : undefined;
+}
+
+function collectStrings(value: unknown, out: string[]): void {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, out);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) collectStrings(v, out);
+}
+
 /** Whether a string contains any Nunjucks syntax (otherwise rendering is the identity). */
 export function hasTemplateSyntax(text: string): boolean {
   return text.includes('{{') || text.includes('{%') || text.includes('{#');

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { InputError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/types.js';
 import { closeAllPools } from '../../src/providers/http.js';
 import { createOpenAiProvider, resolvePricing } from '../../src/providers/openai.js';
@@ -304,6 +305,29 @@ describe('openai provider', () => {
     assert.equal(res.output, null);
     assert.match(res.error ?? '', /OPENAI_API_KEY/);
     assert.match(res.error ?? '', /OPENAI_BASE_URL/);
+  });
+
+  it('refuses a malformed config when created (exit 2), positioned where it was written', () => {
+    const source = { file: 'suite.yaml', line: 4, col: 7 };
+    const create = (id: string, config: Record<string, unknown>) => () =>
+      createOpenAiProvider({ id, config, source }, context());
+    assert.throws(create('openai:chat:gpt-4o-mini', { apiBaseUrl: 'not a url' }), (err: unknown) => {
+      assert.ok(err instanceof InputError);
+      assert.deepEqual(err.diagnostics, [
+        {
+          ...source,
+          severity: 'error',
+          message:
+            'invalid base URL "not a url" for openai:chat:gpt-4o-mini: expected http(s)://host[:port]/path',
+        },
+      ]);
+      return true;
+    });
+    assert.throws(create('openai:chat:gpt-4o-mini', { apiBaseUrl: 'ftp://example.com/v1' }), InputError);
+    assert.throws(create('openai:chat:gpt-4o-mini', { apiHost: 'bad host name' }), /invalid base URL/);
+    assert.throws(create('openai:chat:', { apiBaseUrl: mock.baseUrl }), /names no model/);
+    // A missing key is no config mistake: validation must not need secrets, so creation succeeds.
+    assert.doesNotThrow(create('openai:chat:gpt-4o-mini', {}));
   });
 
   it('describes itself without secrets', () => {

@@ -91,6 +91,20 @@ describe('contains', () => {
     assert.match(validate('contains', ['a']) ?? '', /an array/);
     assert.equal(validate('contains', 'x'), undefined);
     assert.equal(validate('contains', 7), undefined);
+    assert.equal(validate('contains', 0), undefined);
+  });
+
+  it('validate reports an empty or missing value (§11 #22 would make every job an error)', () => {
+    assert.equal(validate('contains', ''), 'contains needs a non-empty value, got an empty string');
+    assert.equal(validate('contains', undefined), 'contains needs a non-empty value, got no value');
+    assert.equal(validate('icontains', ''), 'icontains needs a non-empty value, got an empty string');
+    assert.equal(validate('starts-with', undefined), 'starts-with needs a non-empty value, got no value');
+    assert.equal(
+      getScorer('contains')?.validate?.({ type: 'contains', negate: true, value: '' }),
+      'not-contains needs a non-empty value, got an empty string',
+    );
+    // A template can only be judged once rendered.
+    assert.equal(validate('contains', '{{ expected }}'), undefined);
   });
 
   it('truncates a long value in the reason', async () => {
@@ -226,14 +240,28 @@ describe('contains-any / icontains-any', () => {
   it('validate flags wrong shapes, ignores templated strings', () => {
     assert.match(validate('contains-any', { a: 1 }) ?? '', /an object/);
     assert.match(validate('contains-any', ['a', { b: 1 }]) ?? '', /item 2/);
-    // Emptiness is a score-time error (as for an empty `contains` value), not a load-time problem.
-    assert.equal(validate('contains-all', []), undefined);
-    assert.equal(validate('contains-all', ''), undefined);
     assert.match(validate('icontains-all', '"oops') ?? '', /unterminated/);
     assert.equal(validate('contains-any', ['a', 1]), undefined);
     assert.equal(validate('contains-any', 'a, "b, c"'), undefined);
     assert.equal(validate('contains-any', '{{ list }}'), undefined);
-    assert.equal(validate('contains-any', undefined), undefined);
+    assert.equal(validate('contains-any', ['{{ a }}', 'b']), undefined);
+  });
+
+  it('validate reports nothing to look for at load, not as an error per job', () => {
+    // "Any of nothing" always fails and "all of nothing" always passes, whatever the model said.
+    assert.equal(validate('contains-all', []), 'contains-all needs a non-empty list, got an empty list');
+    assert.equal(validate('contains-any', ''), 'contains-any needs a non-empty value, got an empty string');
+    assert.equal(validate('icontains-any', undefined), 'icontains-any needs a non-empty value, got no value');
+    assert.equal(validate('icontains-all', ' , ,'), 'icontains-all needs at least one item, got " , ,"');
+    assert.equal(
+      validate('contains-any', ['a', '']),
+      '"contains-any" item 2 must be non-empty, got an empty string',
+    );
+    const scorer = getScorer('contains-any');
+    assert.equal(
+      scorer?.validate?.({ type: 'contains-any', negate: true, value: [] }),
+      'not-contains-any needs a non-empty list, got an empty list',
+    );
   });
 });
 

@@ -133,6 +133,15 @@ describe('equals', () => {
     await assert.rejects(run('x', 'x', { options: { normalizeUnicode: 'NFX' } }), ScorerInputError);
   });
 
+  it('validate requires a value but accepts an empty string', () => {
+    const scorer = getScorer('equals');
+    assert.ok(scorer?.validate);
+    assert.equal(scorer.validate({ type: 'equals' }), 'equals needs a value, got no value');
+    assert.equal(scorer.validate({ type: 'equals', negate: true }), 'not-equals needs a value, got no value');
+    assert.equal(scorer.validate({ type: 'equals', value: '' }), undefined);
+    assert.equal(scorer.validate({ type: 'equals', value: 0 }), undefined);
+  });
+
   it('truncates long outputs in the reason', async () => {
     const output = 'y'.repeat(5000);
     const r = await run('x', output);

@@ -175,6 +175,25 @@ describe('is-json', () => {
     assert.equal(scorer.validate({ type: 'is-json' }), undefined);
   });
 
+  it('compiles a literal schema at load, so an invalid one is reported before anything runs', async () => {
+    const scorer = getScorer('contains-json');
+    assert.ok(scorer?.validate);
+    const bad = { type: 'objekt' };
+    assert.match(
+      scorer.validate({ type: 'contains-json', value: bad }) ?? '',
+      /^Invalid JSON schema: .*type/,
+    );
+    assert.match(
+      scorer.validate({ type: 'contains-json', value: 'type: objekt' }) ?? '',
+      /Invalid JSON schema/,
+    );
+    // A template waits for run time; a valid schema compiled at load is reused when scoring.
+    assert.equal(scorer.validate({ type: 'contains-json', value: '{{ schema }}' }), undefined);
+    const good = { type: 'object', required: ['zz-load-time'] };
+    assert.equal(scorer.validate({ type: 'contains-json', value: good }), undefined);
+    assert.equal((await run('contains-json', good, 'x {"zz-load-time": 1}')).pass, true);
+  });
+
   it('keeps working when the schema cache evicts old entries', async () => {
     const schemaFor = (i: number) => ({ type: 'object', required: [`k${i}`] });
     for (let i = 0; i < 300; i++) {

@@ -88,5 +88,11 @@ describe('regex', () => {
     assert.ok(scorer?.validate);
     assert.match(scorer.validate({ type: 'regex', value: ['a'] }) ?? '', /string value/);
     assert.equal(scorer.validate({ type: 'regex', value: '(?i)bad' }), undefined);
+    // Reported at load: every job would be an error otherwise.
+    assert.equal(
+      scorer.validate({ type: 'regex', value: '' }),
+      'regex needs a non-empty value, got an empty string',
+    );
+    assert.equal(scorer.validate({ type: 'regex' }), 'regex needs a non-empty value, got no value');
   });
 });

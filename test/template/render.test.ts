@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { templateVariableRoots } from '../../src/template/references.js';
 import {
+  checkPromptTemplate,
+  checkTemplate,
   renderAssertionValue,
   renderPrompt,
   renderString,
@@ -143,6 +145,48 @@ describe('renderAssertionValue', () => {
     const value = { k: '{{a}}' };
     assert.equal(renderAssertionValue(value, { a: 'x' }), value);
     assert.equal(renderAssertionValue(5, { a: 'x' }), 5);
+  });
+});
+
+describe('checkTemplate / checkPromptTemplate (load-time checks)', () => {
+  it('returns undefined for a good template and text without syntax', () => {
+    assert.equal(checkTemplate('Hello {{ name | upper }} {% if a is odd %}odd{% endif %}'), undefined);
+    assert.equal(checkTemplate('{{ data | load | dump }}'), undefined);
+    assert.equal(checkTemplate('no template here {'), undefined);
+  });
+
+  it('reports a syntax error on one line, and an unknown filter or test that only rendering would hit', () => {
+    assert.equal(
+      checkTemplate('{{ a | }}'),
+      'template error: [Line 1, Column 8] expected symbol, got variable-end',
+    );
+    assert.equal(checkTemplate('{{ a | uper }}'), 'template error: unknown filter "uper"');
+    assert.equal(checkTemplate('{% set b = a | nope %}{{ b }}'), 'template error: unknown filter "nope"');
+    assert.equal(checkTemplate('{% if a is weird %}x{% endif %}'), 'template error: unknown test "weird"');
+    // The same text renders with the same error.
+    assert.throws(() => renderString('{{ a | uper }}', { a: 'x' }), TemplateError);
+  });
+
+  it('shares the render cache: a checked template is not compiled again', () => {
+    const text = `{{ unique_${Date.now()} }}`;
+    assert.equal(checkTemplate(text), undefined);
+    const size = templateCacheSize();
+    renderString(text, {});
+    assert.equal(templateCacheSize(), size);
+  });
+
+  it('checks a prompt as renderPrompt renders it: partial tags literal, JSON chat prompts leaf by leaf', () => {
+    // A lone `{{` is rendered verbatim by renderPrompt, so it is no error in a prompt.
+    assert.equal(checkPromptTemplate('Use {{ to open a tag'), undefined);
+    assert.equal(checkPromptTemplate('Hi {{ q | nope }}'), 'template error: unknown filter "nope"');
+    // Each leaf is rendered on its own: escaped quotes that would break the whole text are fine.
+    const chat = '[{"role": "user", "content": "{{ \\"a\\" ~ q }}"}]';
+    assert.equal(renderPrompt(chat, { q: 'b' }), '[\n  {\n    "role": "user",\n    "content": "ab"\n  }\n]');
+    assert.equal(checkPromptTemplate(chat), undefined);
+    assert.equal(
+      checkPromptTemplate('[{"role": "user", "content": "{{ q | shout }}"}]'),
+      'template error: unknown filter "shout"',
+    );
   });
 });
 

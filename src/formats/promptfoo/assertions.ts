@@ -3,13 +3,24 @@
 // scorer's `validate`).
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { closest } from '../../core/suggest.js';
 import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
 import { isKnownProviderId } from '../../providers/registry.js';
 import { getScorer, resolveAssertionType, scorerTypes } from '../../scorers/registry.js';
+import { checkTemplate } from '../../template/render.js';
 import { isPromptfooAssertionType } from './assertionTypes.js';
-import { brief, didYouMean, errorAt, isRecord, type LoadContext, notYet } from './context.js';
+import {
+  brief,
+  didYouMean,
+  errorAt,
+  isRecord,
+  isRefObject,
+  type LoadContext,
+  notYet,
+  warnAt,
+} from './context.js';
 import { unknownProviderMessage } from './providers.js';
-import { type Locate, UnreadableFile, type Where } from './source.js';
+import { type Locate, UnreadableFile, type Where, within } from './source.js';
 
 const MISSING_TYPE_HINT =
   "Hint: in YAML, keep all of an assertion's properties under the same list item:\n" +
@@ -75,7 +86,7 @@ function loadFileValue(ctx: LoadContext, ref: string, where: Where): { ok: boole
   }
   if (ext === '.txt') return { ok: true, value: text.trim() };
   try {
-    return { ok: true, value: ext === '.json' ? JSON.parse(text) : parseYaml(text) };
+    return { ok: true, value: ext === '.json' ? JSON.parse(text) : parseYaml(text, { merge: true }) };
   } catch (err) {
     errorAt(
       ctx,
@@ -133,7 +144,37 @@ function resolveType(
   return undefined;
 }
 
-const KNOWN_FIELDS = new Set(['type', 'value', 'threshold', 'weight', 'metric', 'provider', 'config']);
+/** Fields of an assertion that assay reads itself; the rest (spec §5.1) go to the scorer as options. */
+const OWN_FIELDS = new Set(['type', 'value', 'threshold', 'weight', 'metric', 'provider', 'config']);
+/** Every assertion field promptfoo defines (spec §5.1), for telling a typo from an extra. */
+const KNOWN_FIELDS = [
+  ...OWN_FIELDS,
+  'rubricPrompt',
+  'transform',
+  'contextTransform',
+  'normalizeUnicode',
+  // assert-set's own list (the type is refused, but its field is no typo).
+  'assert',
+];
+
+/** Reports a template that would fail when rendered; true when it is fine. */
+function templateOk(ctx: LoadContext, text: string, where: Where, name: string): boolean {
+  const problem = checkTemplate(text);
+  if (problem) errorAt(ctx, where, `${name}: ${problem}`);
+  return problem === undefined;
+}
+
+/** Checks the templates in an assertion value as the engine will render them (§2.5). */
+function valueTemplatesOk(ctx: LoadContext, value: unknown, at: Locate, name: string): boolean {
+  if (typeof value === 'string') return templateOk(ctx, value, at(['value']), `${name}.value`);
+  if (!Array.isArray(value)) return true;
+  let ok = true;
+  value.forEach((item, i) => {
+    if (typeof item === 'string' && !templateOk(ctx, item, at(['value', i]), `${name}.value[${i}]`))
+      ok = false;
+  });
+  return ok;
+}
 
 /**
  * Translates one promptfoo assertion. `at` addresses the assertion; `context` names it the way
@@ -154,11 +195,16 @@ export function parseAssertion(
     );
     return undefined;
   }
+  // A `$ref` pointer has been refused where the file was parsed; "missing type" would only add noise.
+  if (isRefObject(raw)) return undefined;
   if (raw.type === undefined || raw.type === null) {
+    const typo = Object.keys(raw).find((key) => key !== 'type' && closest(key, ['type']) === 'type');
     errorAt(
       ctx,
       where,
-      `Invalid assertion at ${context}: missing required 'type' property (received ${brief(raw)})\n${MISSING_TYPE_HINT}`,
+      typo
+        ? `Invalid assertion at ${context}: missing required 'type' property (found "${typo}": did you mean "type"?)`
+        : `Invalid assertion at ${context}: missing required 'type' property (received ${brief(raw)})\n${MISSING_TYPE_HINT}`,
     );
     return undefined;
   }
@@ -174,22 +220,28 @@ export function parseAssertion(
   let ok = resolved !== undefined;
   const spec: AssertionSpec = { type: resolved?.type ?? raw.type, source: where };
   if (resolved?.negate) spec.negate = true;
-  if (raw.value !== undefined) spec.value = expectedValue(ctx, spec.type, raw.value, at(['value']));
+  if (raw.value !== undefined) {
+    spec.value = expectedValue(ctx, spec.type, raw.value, at(['value']));
+    if (!valueTemplatesOk(ctx, spec.value, at, context)) ok = false;
+  }
   for (const key of ['threshold', 'weight'] as const) {
     const v = raw[key];
     if (v === undefined || v === null) continue;
-    if (typeof v === 'number' && Number.isFinite(v)) spec[key] = v;
-    else {
-      errorAt(ctx, at([key]), `assertion \`${key}\` must be a number, got ${brief(v)}`);
+    // No upper bound: an assertion threshold may be milliseconds or dollars (latency, cost).
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      errorAt(ctx, at([key]), `assertion \`${key}\` must be a finite number, got ${brief(v)}`);
       ok = false;
-    }
+    } else if (v < 0) {
+      errorAt(ctx, at([key]), `assertion \`${key}\` must not be negative, got ${v}`);
+      ok = false;
+    } else spec[key] = v;
   }
   if (raw.metric !== undefined && raw.metric !== null) {
-    if (typeof raw.metric === 'string') spec.metric = raw.metric;
-    else {
+    if (typeof raw.metric !== 'string') {
       errorAt(ctx, at(['metric']), `assertion \`metric\` must be a string, got ${brief(raw.metric)}`);
       ok = false;
-    }
+    } else if (templateOk(ctx, raw.metric, at(['metric']), `${context}.metric`)) spec.metric = raw.metric;
+    else ok = false;
   }
   if (raw.provider !== undefined && raw.provider !== null) {
     const grader = graderSpec(ctx, raw.provider, at(['provider']));
@@ -205,11 +257,21 @@ export function parseAssertion(
     }
   }
   for (const [key, value] of Object.entries(raw)) {
-    if (KNOWN_FIELDS.has(key) || value === undefined) continue;
+    if (OWN_FIELDS.has(key) || value === undefined) continue;
     if (key === 'transform' || key === 'contextTransform') {
       errorAt(ctx, at([key]), notYet(`an assertion \`${key}\``));
       ok = false;
       continue;
+    }
+    if (!KNOWN_FIELDS.includes(key)) {
+      const hint = didYouMean(key, KNOWN_FIELDS);
+      // `vaule:` or `wieght:` would silently leave the assertion without its value or weight.
+      if (hint) {
+        errorAt(ctx, at([key], true), `${context}: unknown assertion field "${key}"${hint}`);
+        ok = false;
+        continue;
+      }
+      warnAt(ctx, at([key], true), `${context}: unknown assertion field "${key}" is ignored`);
     }
     options[key] = value;
   }
@@ -217,7 +279,9 @@ export function parseAssertion(
   if (!ok) return undefined;
   const problem = getScorer(spec.type)?.validate?.(spec);
   if (problem) {
-    errorAt(ctx, where, `${raw.type}: ${problem}`);
+    // Scorers name the type in their newer messages; an older one gets the type in front.
+    const named = problem.startsWith(raw.type) || problem.startsWith(`"${spec.type}"`);
+    errorAt(ctx, where, `${context}: ${named ? problem : `${raw.type}: ${problem}`}`);
     return undefined;
   }
   return spec;
@@ -230,14 +294,14 @@ export function parseAssertions(
   at: Locate,
   prefix: string,
 ): AssertionSpec[] {
-  if (list === undefined || list === null) return [];
+  if (list === undefined || list === null || isRefObject(list)) return [];
   if (!Array.isArray(list)) {
     errorAt(ctx, at(), `${prefix} must be an array`);
     return [];
   }
   const out: AssertionSpec[] = [];
   list.forEach((item, i) => {
-    const spec = parseAssertion(ctx, item, (sub = []) => at([i, ...sub]), `${prefix}[${i}]`);
+    const spec = parseAssertion(ctx, item, within(at, [i]), `${prefix}[${i}]`);
     if (spec) out.push(spec);
   });
   return out;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { didYouMean, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
 import { renderEnvTemplates } from './envTemplates.js';
-import { type PathPart, YamlFile } from './source.js';
+import { jsonProblem, type PathPart, YamlFile } from './source.js';
 
 const KNOWN_KEYS = [
   'description',
@@ -65,6 +65,16 @@ function findRefs(value: unknown, path: PathPart[], out: PathPart[][]): void {
 }
 
 /**
+ * Refuses every JSON `$ref` pointer in a parsed file, at the pointer. The parts of the loader that
+ * meet such a mapping later skip it quietly, so each gets one error, not a cascade.
+ */
+export function reportJsonRefs(ctx: LoadContext, yaml: YamlFile): void {
+  const refs: PathPart[][] = [];
+  findRefs(yaml.value, [], refs);
+  for (const path of refs) errorAt(ctx, yaml.locate(path), notYet('a JSON `$ref` pointer'));
+}
+
+/**
  * Parses a config (YAML or JSON), reports syntax errors (keeping what parsed), renders
  * `{{ env.NAME }}` (first the `env:` block against the process env, then everything with the
  * block overlaid) and checks the top-level keys.
@@ -76,12 +86,23 @@ export function parseConfig(
   processEnv: Record<string, string | undefined>,
 ): ConfigFile | undefined {
   const ext = extname(file).toLowerCase();
-  const yaml = new YamlFile(file, text);
   if (!['.yaml', '.yml', '.json'].includes(ext)) {
     errorAt(ctx, { file }, notYet(`a ${ext || 'extension-less'} config (use .yaml, .yml or .json)`));
     return undefined;
   }
+  if (ext === '.json') {
+    // promptfoo's YAML loader reads JSON too, but a broken .json file deserves JSON's diagnosis.
+    const problem = jsonProblem(text);
+    if (problem) {
+      const { message, ...pos } = problem;
+      errorAt(ctx, { file, ...pos }, message);
+      return undefined;
+    }
+  }
+  const yaml = new YamlFile(file, text, { json: ext === '.json' });
   yaml.reportErrors(ctx.bag);
+  // A document that could not be read at all has been reported; "not a mapping" would only echo it.
+  if (yaml.unreadable) return undefined;
   const raw = yaml.value;
   if (!isRecord(raw)) {
     errorAt(
@@ -110,9 +131,7 @@ export function parseConfig(
   ctx.env = overlay;
   const config = renderEnvTemplates(raw, overlay);
 
-  const refs: PathPart[][] = [];
-  findRefs(raw, [], refs);
-  for (const path of refs) errorAt(ctx, yaml.locate(path), notYet('a JSON `$ref` pointer'));
+  reportJsonRefs(ctx, yaml);
   for (const key of Object.keys(raw)) {
     if (key in REFUSED_KEYS && raw[key] !== undefined && raw[key] !== null) {
       errorAt(ctx, yaml.locateKey([key]), notYet(REFUSED_KEYS[key]));
@@ -120,8 +139,9 @@ export function parseConfig(
       warnAt(ctx, yaml.locateKey([key]), `\`${key}\` is ignored by assay: ${IGNORED_KEYS[key]}`);
     } else if (!KNOWN_KEYS.includes(key)) {
       const hint = didYouMean(key, KNOWN_KEYS);
-      // promptfoo allows any other key (as a `$ref` target); only a likely typo deserves a word.
-      if (hint) warnAt(ctx, yaml.locateKey([key]), `unknown top-level key "${key}" is ignored${hint}`);
+      // promptfoo allows any other key (as a `$ref` target), but one a letter or two from a real
+      // key (`test:`, `prompt:`) is a typo that would silently drop what it holds.
+      if (hint) errorAt(ctx, yaml.locateKey([key]), `unknown top-level key "${key}"${hint}`);
     }
   }
   return { yaml, config, env };

@@ -12,12 +12,40 @@ export interface LoadContext {
 
 /** Records an error at a place. */
 export function errorAt(ctx: LoadContext, where: Where, message: string): void {
-  ctx.bag.error(where.file, message, where);
+  ctx.bag.error(where.file, printable(message), where);
 }
 
 /** Records a warning at a place. */
 export function warnAt(ctx: LoadContext, where: Where, message: string): void {
-  ctx.bag.warn(where.file, message, where);
+  ctx.bag.warn(where.file, printable(message), where);
+}
+
+// C0 controls except the newline (multi-line hints use it), DEL, C1 controls, the line and
+// paragraph separators, and U+FFFD (what undecodable bytes became): a message quoting a binary
+// file must not drive the terminal.
+const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufffd]/g;
+const MAX_UNPRINTABLE = 8;
+
+/**
+ * A message with non-printable characters escaped (`\x00`); when they abound (a binary file),
+ * the quoted excerpt is hopeless, so the rest is elided.
+ */
+export function printable(message: string): string {
+  let count = 0;
+  let cut = -1;
+  const escaped = message.replace(UNPRINTABLE, (ch, offset: number) => {
+    count++;
+    if (count > MAX_UNPRINTABLE && cut === -1) cut = offset;
+    const code = ch.charCodeAt(0);
+    return code === 9
+      ? '\\t'
+      : code < 0x100
+        ? `\\x${code.toString(16).padStart(2, '0')}`
+        : `\\u${code.toString(16)}`;
+  });
+  if (cut === -1) return escaped;
+  // Escape the kept part again (offsets refer to the original) and mark what was dropped.
+  return `${printable(message.slice(0, cut))}… (binary content elided)`;
 }
 
 /** The message for a promptfoo feature this version of assay refuses rather than misreads. */
@@ -36,13 +64,33 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A short JSON rendering of a value for messages. */
+/** YAML's spelling of a number JSON cannot hold (`.nan`, `.inf`, `-.inf`). */
+function yamlNumber(value: number): string {
+  return Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
+}
+
+/** A short JSON rendering of a value for messages (YAML's `.nan`/`.inf` where JSON has none). */
 export function brief(value: unknown, max = 120): string {
   let text: string;
   try {
-    text = JSON.stringify(value) ?? String(value);
+    text =
+      typeof value === 'number' && !Number.isFinite(value)
+        ? yamlNumber(value)
+        : (JSON.stringify(value, (_k, v: unknown) =>
+            typeof v === 'number' && !Number.isFinite(v) ? yamlNumber(v) : v,
+          ) ?? String(value));
   } catch {
     text = String(value);
   }
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** Whether a value is a `file://` reference. */
+export function isFileRef(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith('file://');
+}
+
+/** Whether a mapping is a JSON `$ref` pointer (reported once where the file is parsed). */
+export function isRefObject(value: unknown): boolean {
+  return isRecord(value) && typeof value.$ref === 'string';
 }

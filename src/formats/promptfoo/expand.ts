@@ -1,35 +1,36 @@
 // promptfoo's cartesian var expansion (spec §2.2): a var holding a list of strings (more exactly,
 // a list whose first element is a string) runs once per element; a `file://` glob runs once per
 // matching file. The first var varies slowest.
-import { existsSync } from 'node:fs';
 import type { Case } from '../../core/types.js';
 import { errorAt, type LoadContext } from './context.js';
 import { globFiles, isGlobPattern } from './glob.js';
-import type { Where } from './source.js';
+import type { VarLocator } from './varFiles.js';
 
-function valuesOf(ctx: LoadContext, name: string, value: unknown, where: Where): unknown[] {
+function valuesOf(ctx: LoadContext, name: string, value: unknown, at: VarLocator): unknown[] {
   if (typeof value === 'string' && value.startsWith('file://')) {
     const path = value.slice('file://'.length);
-    if (!isGlobPattern(path)) {
-      if (existsSync(ctx.files.resolve(path))) return [value];
-    } else {
-      const matches = globFiles(path, ctx.files.basePath);
-      if (matches.length > 0) return matches.map((m) => `file://${ctx.files.relative(m)}`);
-    }
-    errorAt(ctx, where, `No files found for variable ${name}: ${value}`);
-    return [value];
+    // A plain path is one value; if the file is missing, loading it says so.
+    if (!isGlobPattern(path)) return [value];
+    const matches = globFiles(path, ctx.files.basePath);
+    if (matches.length > 0) return matches.map((m) => `file://${ctx.files.relative(m)}`);
+    errorAt(ctx, at(name, []), `No files found for variable ${name}: ${value}`);
+    return [];
   }
   if (Array.isArray(value) && typeof value[0] === 'string') return value;
   return [value];
 }
 
 /** Expands one case into one case per combination of its list-valued vars. */
-export function expandVars(ctx: LoadContext, c: Omit<Case, 'id'>, disabled: boolean): Omit<Case, 'id'>[] {
+export function expandVars(
+  ctx: LoadContext,
+  c: Omit<Case, 'id'>,
+  disabled: boolean,
+  at: VarLocator,
+): Omit<Case, 'id'>[] {
   if (disabled) return [c];
-  const where: Where = c.source ?? { file: '' };
   let combos: Record<string, unknown>[] = [{}];
   for (const [name, value] of Object.entries(c.vars)) {
-    const values = valuesOf(ctx, name, value, where);
+    const values = valuesOf(ctx, name, value, at);
     const next: Record<string, unknown>[] = [];
     for (const combo of combos) for (const v of values) next.push({ ...combo, [name]: v });
     combos = next;

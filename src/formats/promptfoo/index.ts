@@ -21,6 +21,7 @@ import {
 import { displayPath, SuiteFiles, type YamlFile } from './source.js';
 import { type ParsedTest, parseTest, type TestWarnings } from './testCase.js';
 import { loadDefaultTestFile, loadTestSources, type RawTest } from './testFiles.js';
+import { VarFileLoader, type VarLocator } from './varFiles.js';
 
 /** Options for {@link loadPromptfooSuite}. */
 export interface LoadPromptfooOptions {
@@ -115,6 +116,15 @@ function loadDefaultTest(
   return raw;
 }
 
+/** Where a case's vars were written: the test's own, else the defaultTest's. */
+function varLocator(test: ParsedTest, defaultTest: ParsedTest | undefined): VarLocator {
+  return (name, path) => {
+    if (test.vars && name in test.vars) return test.at(['vars', name, ...path]);
+    if (defaultTest?.vars && name in defaultTest.vars) return defaultTest.at(['vars', name, ...path]);
+    return test.at(['vars']);
+  };
+}
+
 /**
  * Reads a promptfoo config and everything it references into a Suite. Throws InputError with
  * every problem found (each positioned where the parser allows) if the config cannot be run.
@@ -159,7 +169,14 @@ export async function loadPromptfooSuite(
   const warnings: TestWarnings = { varsAssert: false };
   const rawDefault = loadDefaultTest(ctx, config, yaml);
   const defaultTest = rawDefault && parseTest(ctx, rawDefault, 'defaultTest', true, warnings);
+  const errorsBeforeTests = bag.errors.length;
   const rawTests = loadTestSources(ctx, config.tests, yaml.locator(['tests']));
+  const testsGiven = config.tests !== undefined && config.tests !== null;
+  if (testsGiven && rawTests.length === 0 && bag.errors.length === errorsBeforeTests) {
+    // promptfoo would run one empty test, a green run that checked nothing; a `tests` that names
+    // only empty sources is far likelier a wrong path or an unsaved file.
+    errorAt(ctx, yaml.locateKey(['tests']), 'no test cases: every source in `tests` is empty');
+  }
   // Tests keep their position in the loaded list: promptfoo's messages number them by it.
   const tests: { test: ParsedTest; index: number }[] = [];
   rawTests.forEach((raw, index) => {
@@ -195,9 +212,13 @@ export async function loadPromptfooSuite(
       ? tests.map((t) => t.test)
       : [{ options: {}, gradingOptions: {}, at: yaml.locator(['tests']) }];
   const unexpanded: Omit<Case, 'id'>[] = [];
+  const varLocators: VarLocator[] = [];
   for (const test of sources) {
     const merged = mergeDefaultTest(test, defaultTest);
-    unexpanded.push(...expandVars(ctx, merged.case, merged.disableVarExpansion));
+    const at = varLocator(test, defaultTest);
+    const expanded = expandVars(ctx, merged.case, merged.disableVarExpansion, at);
+    unexpanded.push(...expanded);
+    for (const _ of expanded) varLocators.push(at);
   }
   if (!loadedPrompts && !unexpanded.some((c) => c.vars.prompt !== undefined)) {
     warnAt(ctx, { file }, 'no `prompts` given; using the default prompt "{{prompt}}"');
@@ -205,6 +226,14 @@ export async function loadPromptfooSuite(
 
   let grader: ProviderSpec | undefined;
   if (defaultTest?.grader) grader = defaultTest.grader;
+
+  // A case's identity is its file references, not the files' bytes: editing a document keeps
+  // the case it feeds (the content hash still changes). So ids come before the files are read.
+  const cases = assignCaseIds(unexpanded);
+  const varFiles = new VarFileLoader(ctx);
+  cases.forEach((c, i) => {
+    c.vars = varFiles.load(c.vars, varLocators[i]);
+  });
   bag.throwIfErrors();
 
   const contentHash = ctx.files.digest();
@@ -216,7 +245,7 @@ export async function loadPromptfooSuite(
     basePath,
     prompts,
     providers,
-    cases: assignCaseIds(unexpanded),
+    cases,
     scoring: {},
     warnings: bag.warnings,
   };

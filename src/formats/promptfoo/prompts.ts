@@ -5,9 +5,10 @@ import { extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { shortHash } from '../../core/hash.js';
 import type { PromptTemplate } from '../../core/types.js';
-import { brief, errorAt, isRecord, type LoadContext, notYet } from './context.js';
+import { checkPromptTemplate } from '../../template/render.js';
+import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet } from './context.js';
 import { globFiles, isGlobPattern } from './glob.js';
-import { type Locate, UnreadableFile, type Where } from './source.js';
+import { type Locate, UnreadableFile, type Where, within } from './source.js';
 
 interface PromptEntry {
   raw: string;
@@ -67,9 +68,11 @@ function normalize(ctx: LoadContext, value: unknown, at: Locate): { entry: Promp
     if (value.length === 0) errorAt(ctx, at(), 'You must provide at least 1 prompt');
     const out: { entry: PromptEntry; at: Locate }[] = [];
     value.forEach((item, i) => {
-      const itemAt: Locate = (sub = []) => at([i, ...sub]);
+      const itemAt = within(at, [i]);
       if (typeof item === 'string') out.push({ entry: { raw: item }, at: itemAt });
-      else if (isRecord(item)) {
+      else if (isRefObject(item)) {
+        // Refused where the config was parsed.
+      } else if (isRecord(item)) {
         const entry = objectEntry(ctx, item, itemAt);
         if (entry) out.push({ entry, at: itemAt });
       } else errorAt(ctx, itemAt(), `Invalid input prompt: ${brief(item)}`);
@@ -80,7 +83,7 @@ function normalize(ctx: LoadContext, value: unknown, at: Locate): { entry: Promp
     // Legacy map form `{path: label}`.
     return Object.entries(value).map(([raw, label]) => ({
       entry: { raw, label: typeof label === 'string' ? label : String(label) },
-      at: (sub = []) => at([raw, ...sub]),
+      at: within(at, [raw]),
     }));
   }
   errorAt(ctx, at(), `Invalid input prompt: ${brief(value)}`);
@@ -201,7 +204,7 @@ function fromFile(
     case '.yml': {
       let parsed: unknown;
       try {
-        parsed = parseYaml(text);
+        parsed = parseYaml(text, { merge: true });
       } catch (err) {
         errorAt(ctx, where, `prompt file ${shown}: invalid YAML: ${(err as Error).message.split('\n')[0]}`);
         return undefined;
@@ -265,6 +268,11 @@ export function loadPrompts(ctx: LoadContext, value: unknown, at: Locate): Promp
   for (const { entry, at: entryAt } of normalize(ctx, value, at)) {
     const batch = processEntry(ctx, entry, entryAt);
     if (batch === undefined) continue;
+    for (const prompt of batch) {
+      // Compiled now (once per distinct text), so a broken tag is exit 2, not an error per job.
+      const problem = checkPromptTemplate(prompt.raw);
+      if (problem) errorAt(ctx, entryAt(), `prompt ${brief(prompt.label, 80)}: ${problem}`);
+    }
     if (batch.length === 0) {
       errorAt(
         ctx,

@@ -1,19 +1,90 @@
 // `providers:` (alias `targets:`): ids, `{id, label, config, prompts}` objects, the map form
 // `{<id>: {config…}}`, and `file://` YAML/JSON files holding any of those.
 import { extname } from 'node:path';
+import { closest } from '../../core/suggest.js';
 import type { ProviderSpec } from '../../core/types.js';
 import { isKnownProviderId, providerPatterns } from '../../providers/registry.js';
-import { errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
-import { displayPath, type Locate, UnreadableFile, YamlFile } from './source.js';
+import { reportJsonRefs } from './config.js';
+import {
+  brief,
+  didYouMean,
+  errorAt,
+  isRecord,
+  isRefObject,
+  type LoadContext,
+  notYet,
+  warnAt,
+} from './context.js';
+import { displayPath, jsonProblem, type Locate, UnreadableFile, within, YamlFile } from './source.js';
 
-const PROVIDER_KEYS = new Set(['id', 'label', 'config', 'prompts', 'transform', 'delay', 'env', 'inputs']);
+// ProviderOptions (spec §1.3). Any other key is ignored by promptfoo, so only a near miss of one of
+// these is worth an error.
+const PROVIDER_KEYS = ['id', 'label', 'config', 'prompts', 'transform', 'delay', 'env', 'inputs'];
+
+/**
+ * The id the user probably meant. Fixed ids (`echo`) are compared whole; for a shape with a
+ * placeholder (`openai:chat:<model>`) only the part before the model is, so `opnai:gpt-4o` finds
+ * `openai:gpt-4o` while a model name never makes an unrelated provider look close.
+ */
+function likelyProviderId(id: string): string | undefined {
+  const shapes = providerPatterns().flatMap((pattern) => pattern.split('|').map((s) => s.trim()));
+  const fixed = closest(
+    id,
+    shapes.filter((shape) => !shape.includes('<')),
+  );
+  if (fixed !== undefined) return fixed;
+  const cut = id.lastIndexOf(':') + 1;
+  if (cut === 0) return undefined;
+  const prefixes = shapes
+    .filter((shape) => shape.includes('<'))
+    .map((shape) => shape.slice(0, shape.indexOf('<')));
+  const prefix = closest(id.slice(0, cut), prefixes);
+  const candidate = prefix === undefined ? undefined : prefix + id.slice(cut);
+  return candidate !== undefined && candidate !== id && isKnownProviderId(candidate) ? candidate : undefined;
+}
 
 /** The "unknown provider" message, naming the shapes assay accepts. */
 export function unknownProviderMessage(id: string): string {
   if (/^file:\/\/.*\.(?:[cm]?[jt]s|py|go|rb)(?::\w+)?$/.test(id) || id.startsWith('exec:')) {
     return notYet(`custom provider "${id}"`);
   }
-  return `unknown provider "${id}"; assay supports: ${providerPatterns().join(', ')}`;
+  const likely = likelyProviderId(id);
+  const hint = likely ? ` (did you mean "${likely}"?)` : '';
+  return `unknown provider "${id}"${hint}; assay supports: ${providerPatterns().join(', ')}`;
+}
+
+/** Whether a config URL is one a provider can call: http(s) with a host. */
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks the endpoint settings of a provider config, so `assay validate` reports a bad URL where
+ * it was written (the provider itself refuses it too, but only when it is created). An empty
+ * value means "not set" to the provider. One still holding `{{ env.X }}` (X unset here) is only a
+ * warning: validation may run where the variable is not set, and the run may have it.
+ */
+function checkEndpoint(ctx: LoadContext, config: Record<string, unknown>, at: Locate): void {
+  const settings: [string, string, (text: string) => string][] = [
+    ['apiBaseUrl', 'an http(s) URL', (text) => text],
+    ['apiHost', 'a host name', (text) => (/^https?:\/\//.test(text) ? text : `https://${text}`)],
+  ];
+  for (const [key, wanted, asUrl] of settings) {
+    const value = config[key];
+    if (value === undefined || value === null || value === '') continue;
+    const where = at(['config', key]);
+    const text = typeof value === 'string' ? value.trim() : '';
+    if (text.includes('{{')) {
+      warnAt(ctx, where, `provider \`config.${key}\` is ${brief(value)}: its variable is not set here`);
+    } else if (!isHttpUrl(asUrl(text))) {
+      errorAt(ctx, where, `provider \`config.${key}\` must be ${wanted}, got ${brief(value)}`);
+    }
+  }
 }
 
 function checkId(ctx: LoadContext, id: unknown, where: ReturnType<Locate>): id is string {
@@ -40,7 +111,11 @@ function fromOptions(
     if (key === 'transform') errorAt(ctx, at([key]), notYet('a provider `transform`'));
     else if (key === 'delay' || key === 'env' || key === 'inputs') {
       warnAt(ctx, at([key]), `provider \`${key}\` is ignored by assay (not supported yet)`);
-    } else if (!PROVIDER_KEYS.has(key)) warnAt(ctx, at([key]), `unknown provider field "${key}" ignored`);
+    } else if (!PROVIDER_KEYS.includes(key)) {
+      const hint = didYouMean(key, PROVIDER_KEYS);
+      if (hint) errorAt(ctx, at([key], true), `unknown provider field "${key}"${hint}`);
+      else warnAt(ctx, at([key], true), `unknown provider field "${key}" ignored`);
+    }
   }
   const spec: ProviderSpec = { id: typeof id === 'string' ? id : '', source: idWhere };
   if (options.label !== undefined) {
@@ -48,8 +123,10 @@ function fromOptions(
     else errorAt(ctx, at(['label']), 'provider `label` must be a string');
   }
   if (options.config !== undefined && options.config !== null) {
-    if (isRecord(options.config)) spec.config = options.config;
-    else errorAt(ctx, at(['config']), 'provider `config` must be a mapping');
+    if (isRecord(options.config)) {
+      spec.config = options.config;
+      checkEndpoint(ctx, options.config, at);
+    } else errorAt(ctx, at(['config']), 'provider `config` must be a mapping');
   }
   if (options.prompts !== undefined) {
     const prompts = typeof options.prompts === 'string' ? [options.prompts] : options.prompts;
@@ -74,6 +151,7 @@ function fromEntry(
     errorAt(ctx, at(), 'a provider must be an id string, an {id, config} mapping, or a file:// reference');
     return [];
   }
+  if (isRefObject(entry)) return [];
   if (entry.id !== undefined) {
     const spec = fromOptions(ctx, entry, entry.id, at, at(['id']));
     return spec ? [spec] : [];
@@ -83,7 +161,7 @@ function fromEntry(
     // Map form: the key is the id unless the inner options set one.
     const key = keys[0];
     const inner = (entry[key] ?? {}) as Record<string, unknown>;
-    const innerAt: Locate = (sub = []) => at([key, ...sub]);
+    const innerAt = within(at, [key]);
     const idWhere = inner.id !== undefined ? innerAt(['id']) : (yaml?.locateKey([...path, key]) ?? at());
     const spec = fromOptions(ctx, inner, inner.id ?? key, innerAt, idWhere);
     return spec ? [spec] : [];
@@ -102,8 +180,17 @@ function fromFile(ctx: LoadContext, ref: string, where: ReturnType<Locate>): Pro
     else throw err;
     return [];
   }
-  const yaml = new YamlFile(displayPath(abs), text, { json: extname(abs) === '.json' });
+  const json = extname(abs).toLowerCase() === '.json';
+  const problem = json ? jsonProblem(text) : undefined;
+  if (problem) {
+    const { message, ...pos } = problem;
+    errorAt(ctx, { file: displayPath(abs), ...pos }, message);
+    return [];
+  }
+  const yaml = new YamlFile(displayPath(abs), text, { json });
   yaml.reportErrors(ctx.bag);
+  reportJsonRefs(ctx, yaml);
+  if (yaml.unreadable) return [];
   const value = yaml.value;
   const list = Array.isArray(value) ? value : [value];
   return list.flatMap((entry, i) => {
@@ -127,6 +214,8 @@ export function loadProviders(
   } else if (config.providers === undefined && config.targets !== undefined) key = 'targets';
   const value = config[key];
   const specs: ProviderSpec[] = [];
+  // A `$ref` has been refused where the config was parsed; "no providers" would only echo it.
+  if (isRefObject(value)) return specs;
   if (typeof value === 'string') {
     specs.push(...fromEntry(ctx, value, yaml.locator([key]), yaml, [key]));
   } else if (Array.isArray(value)) {

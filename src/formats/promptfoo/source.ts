@@ -3,8 +3,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument } from 'yaml';
+import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { DiagnosticBag } from '../../core/errors.js';
+import { printable } from './context.js';
 
 /** A place in a user's file. */
 export interface Where {
@@ -13,8 +14,11 @@ export interface Where {
   col?: number;
 }
 
-/** Finds where a value (addressed by a path below some root) was written. */
-export type Locate = (path?: readonly PathPart[]) => Where;
+/**
+ * Finds where a value (addressed by a path below some root) was written; with `key`, where its
+ * key was (for a message about the key itself, such as a misspelt field).
+ */
+export type Locate = (path?: readonly PathPart[], key?: boolean) => Where;
 
 export type PathPart = string | number;
 
@@ -38,7 +42,8 @@ export class UnreadableFile extends Error {
 /** The files read to build one suite, in read order, hashed as they are read. */
 export class SuiteFiles {
   readonly files: string[] = [];
-  private readonly cache = new Map<string, string>();
+  private readonly bytes = new Map<string, Buffer>();
+  private readonly texts = new Map<string, string>();
   private readonly hash = createHash('sha256');
 
   constructor(readonly basePath: string) {}
@@ -54,9 +59,9 @@ export class SuiteFiles {
     return (rel === '' ? '.' : rel).split(sep).join('/');
   }
 
-  /** Reads a UTF-8 file once, adding it to the content hash. Throws UnreadableFile. */
-  read(absPath: string): string {
-    const cached = this.cache.get(absPath);
+  /** Reads a file's bytes once, adding them to the content hash. Throws UnreadableFile. */
+  readBytes(absPath: string): Buffer {
+    const cached = this.bytes.get(absPath);
     if (cached !== undefined) return cached;
     let bytes: Buffer;
     try {
@@ -73,8 +78,16 @@ export class SuiteFiles {
     this.hash.update(bytes);
     this.hash.update('\u0000');
     this.files.push(rel);
-    const text = bytes.toString('utf8');
-    this.cache.set(absPath, text);
+    this.bytes.set(absPath, bytes);
+    return bytes;
+  }
+
+  /** Reads a UTF-8 file once, adding it to the content hash. Throws UnreadableFile. */
+  read(absPath: string): string {
+    const cached = this.texts.get(absPath);
+    if (cached !== undefined) return cached;
+    const text = this.readBytes(absPath).toString('utf8');
+    this.texts.set(absPath, text);
     return text;
   }
 
@@ -84,12 +97,20 @@ export class SuiteFiles {
   }
 }
 
+/** A parse problem with its position, if the parser gave one. */
+export interface ParseProblem {
+  message: string;
+  line?: number;
+  col?: number;
+}
+
 /** A parsed YAML (or JSON) file that can say where each value was written. */
 export class YamlFile {
   readonly doc: Document;
   readonly value: unknown;
   private readonly lines = new LineCounter();
-  private readonly toJsError?: string;
+  /** Why the document could not be turned into a value (an unresolved alias, say). */
+  private readonly toJsError?: ParseProblem;
 
   /** `json: true` for text already checked with JSON.parse, whose duplicate keys are legal (last wins). */
   constructor(
@@ -97,27 +118,68 @@ export class YamlFile {
     text: string,
     opts: { json?: boolean } = {},
   ) {
+    // Merge keys (`<<: *base`) as js-yaml, promptfoo's parser, reads them.
     this.doc = parseDocument(text, {
       lineCounter: this.lines,
       prettyErrors: true,
       uniqueKeys: !opts.json,
+      merge: true,
     });
+    // Only a document with an alias can have an unresolved one; most have none, so skip the walk.
+    const alias = this.doc.errors.length === 0 && text.includes('*') ? this.unresolvedAlias() : undefined;
+    if (alias) {
+      this.value = undefined;
+      this.toJsError = alias;
+      return;
+    }
     try {
       this.value = this.doc.toJS({ maxAliasCount: 10_000 });
     } catch (err) {
-      // An unresolved alias makes the whole document unreadable; report it like a syntax error.
       this.value = undefined;
-      this.toJsError = (err as Error).message;
+      this.toJsError = { message: (err as Error).message };
     }
+  }
+
+  /** The first alias naming no anchor before it, positioned (toJS would only say its name). */
+  private unresolvedAlias(): ParseProblem | undefined {
+    let found: ParseProblem | undefined;
+    visit(this.doc, {
+      Alias: (_key, node) => {
+        if (node.resolve(this.doc) !== undefined) return undefined;
+        const pos = node.range ? this.lines.linePos(node.range[0]) : undefined;
+        found = {
+          message: `unresolved alias *${node.source} (no anchor &${node.source} is set before it)`,
+          ...(pos ? { line: pos.line, col: pos.col } : {}),
+        };
+        return visit.BREAK;
+      },
+    });
+    return found;
+  }
+
+  /** True when the file could not be read as a value at all (the reported error says why). */
+  get unreadable(): boolean {
+    return this.toJsError !== undefined;
   }
 
   /** Reports every YAML syntax error with its position; what did parse stays usable. */
   reportErrors(bag: DiagnosticBag): void {
-    if (this.toJsError) bag.error(this.file, `invalid YAML: ${this.toJsError}`);
+    if (this.toJsError) {
+      const { message, line, col } = this.toJsError;
+      bag.error(
+        this.file,
+        printable(`invalid YAML: ${message}`),
+        line !== undefined ? { line, col } : undefined,
+      );
+    }
     for (const e of this.doc.errors) {
       const pos = e.linePos?.[0];
       const first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-      bag.error(this.file, `invalid YAML: ${first}`, pos ? { line: pos.line, col: pos.col } : undefined);
+      bag.error(
+        this.file,
+        printable(`invalid YAML: ${first}`),
+        pos ? { line: pos.line, col: pos.col } : undefined,
+      );
     }
   }
 
@@ -152,11 +214,67 @@ export class YamlFile {
 
   /** A locator for values below `prefix`. */
   locator(prefix: readonly PathPart[] = []): Locate {
-    return (path = []) => this.locate([...prefix, ...path]);
+    return (path = [], key = false) => {
+      const full = [...prefix, ...path];
+      return key && full.length > 0 ? this.locateKey(full) : this.locate(full);
+    };
   }
+}
+
+/** A locator for the values below `prefix` of another locator. */
+export function within(at: Locate, prefix: readonly PathPart[]): Locate {
+  return (path = [], key = false) => at([...prefix, ...path], key);
 }
 
 /** A locator that always answers the same place (a CSV row, a JSONL line). */
 export function fixedLocator(where: Where): Locate {
   return () => where;
+}
+
+/** The 1-based line and column of a character offset in a text. */
+function lineCol(text: string, offset: number): { line: number; col: number } {
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, col: before[before.length - 1].length + 1 };
+}
+
+/**
+ * Where JSON.parse failed. Newer V8 messages carry no offset, so find the shortest prefix that
+ * fails for a reason other than ending early: the error is at its last character.
+ */
+function jsonErrorOffset(text: string): number | undefined {
+  const failsInside = (k: number): boolean => {
+    try {
+      JSON.parse(text.slice(0, k));
+      return false;
+    } catch (err) {
+      const message = (err as Error).message;
+      if (/end of (JSON )?(input|data)/i.test(message)) return false;
+      const at = /position (\d+)/.exec(message);
+      // An error reported at the very end of the prefix only means the prefix stops early.
+      return !at || Number(at[1]) < k;
+    }
+  };
+  if (!failsInside(text.length)) return undefined;
+  let lo = 1;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (failsInside(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo - 1;
+}
+
+/** Why a text is not JSON, positioned; undefined when it parses. */
+export function jsonProblem(text: string): ParseProblem | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (err) {
+    const message = (err as Error).message;
+    const offset = /position (\d+)/.exec(message)?.[1] ?? jsonErrorOffset(text);
+    const pos = offset !== undefined ? lineCol(text, Number(offset)) : {};
+    const reason = message.replace(/ in JSON at position \d+.*$/, '').replace(/\s+/g, ' ');
+    return { message: `invalid JSON: ${reason}`, ...pos };
+  }
 }

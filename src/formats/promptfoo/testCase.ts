@@ -1,9 +1,21 @@
 // One promptfoo TestCase (or the defaultTest) checked field by field (spec §1.5) into a form the
 // defaultTest merge can work on. Field names of promptfoo stop here.
 import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
+import { checkPromptTemplate } from '../../template/render.js';
 import { graderSpec, parseAssertions } from './assertions.js';
-import { brief, didYouMean, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
-import type { Locate, Where } from './source.js';
+import {
+  brief,
+  didYouMean,
+  errorAt,
+  isFileRef,
+  isRecord,
+  isRefObject,
+  type LoadContext,
+  notYet,
+  warnAt,
+} from './context.js';
+import { isGlobPattern } from './glob.js';
+import { type Locate, type Where, within } from './source.js';
 import type { RawTest } from './testFiles.js';
 
 /** A test after field checks, before the defaultTest merge. */
@@ -60,8 +72,12 @@ function parseOptions(ctx: LoadContext, value: unknown, at: Locate, out: ParsedT
     const where = at(['options', key]);
     if (key in REFUSED_OPTIONS) errorAt(ctx, where, notYet(REFUSED_OPTIONS[key]));
     else if (key === 'prefix' || key === 'suffix') {
-      if (typeof v === 'string') out[key] = v;
-      else if (v !== undefined && v !== null) errorAt(ctx, where, `\`options.${key}\` must be a string`);
+      if (typeof v === 'string') {
+        // Concatenated onto the prompt before rendering, so a broken tag here breaks every job.
+        const problem = checkPromptTemplate(v);
+        if (problem) errorAt(ctx, where, `\`options.${key}\`: ${problem}`);
+        else out[key] = v;
+      } else if (v !== undefined && v !== null) errorAt(ctx, where, `\`options.${key}\` must be a string`);
     } else if (key === 'disableVarExpansion' || key === 'disableDefaultAsserts') {
       out[key] = v === true;
     } else if (key === 'provider') {
@@ -79,6 +95,14 @@ function stringList(ctx: LoadContext, value: unknown, where: Where, name: string
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value;
   errorAt(ctx, where, `${name} must be an array of strings, got ${brief(value)}`);
   return undefined;
+}
+
+/** Whether a `vars:` string names vars files (promptfoo globs it, with or without `file://`). */
+function isVarsFileRef(value: unknown): boolean {
+  return (
+    typeof value === 'string' &&
+    (isFileRef(value) || /\.(?:ya?ml|json)$/i.test(value) || isGlobPattern(value))
+  );
 }
 
 /** Whether any vars-in-assert warning has been given (once per load, like promptfoo). */
@@ -103,11 +127,15 @@ export function parseTest(
     errorAt(ctx, at(), `${name} must be a mapping (a test case), got ${brief(value)}`);
     return undefined;
   }
+  // A `$ref` pointer has been refused where the file was parsed; nothing more to say about it.
+  if (isRefObject(value)) return undefined;
   const test: ParsedTest = { options: {}, gradingOptions: {}, at };
   for (const key of Object.keys(value)) {
-    if (!TEST_KEYS.includes(key)) {
-      warnAt(ctx, at([key]), `unknown test field "${key}" is ignored${didYouMean(key, TEST_KEYS)}`);
-    }
+    if (TEST_KEYS.includes(key)) continue;
+    const hint = didYouMean(key, TEST_KEYS);
+    // `asserts:` instead of `assert:` would drop every check and leave a green test.
+    if (hint) errorAt(ctx, at([key], true), `unknown test field "${key}"${hint}`);
+    else warnAt(ctx, at([key], true), `unknown test field "${key}" is ignored`);
   }
   if (value.description !== undefined && value.description !== null) {
     if (isRecord(value.description) || Array.isArray(value.description)) {
@@ -115,10 +143,11 @@ export function parseTest(
     } else test.description = String(value.description);
   }
   if (value.vars !== undefined && value.vars !== null) {
-    if (typeof value.vars === 'string' || Array.isArray(value.vars)) {
+    const refs = typeof value.vars === 'string' ? [value.vars] : Array.isArray(value.vars) ? value.vars : [];
+    if (refs.length > 0 && refs.every(isVarsFileRef)) {
       errorAt(ctx, at(['vars']), notYet('loading `vars` from files (vars: file://…)'));
     } else if (!isRecord(value.vars)) {
-      errorAt(ctx, at(['vars']), `\`vars\` must be a mapping, got ${brief(value.vars)}`);
+      errorAt(ctx, at(['vars']), `\`vars\` must be a mapping (or file:// paths), got ${brief(value.vars)}`);
     } else {
       test.vars = value.vars;
       if ('assert' in value.vars && !warnings.varsAssert) {
@@ -132,12 +161,21 @@ export function parseTest(
     }
   }
   if (value.assert !== undefined && value.assert !== null) {
-    test.asserts = parseAssertions(ctx, value.assert, (sub = []) => at(['assert', ...sub]), `${name}.assert`);
+    test.asserts = parseAssertions(ctx, value.assert, within(at, ['assert']), `${name}.assert`);
   }
   if (value.threshold !== undefined && value.threshold !== null) {
-    if (typeof value.threshold === 'number' && Number.isFinite(value.threshold))
-      test.threshold = value.threshold;
-    else errorAt(ctx, at(['threshold']), `\`threshold\` must be a number, got ${brief(value.threshold)}`);
+    const t = value.threshold;
+    // A case's score is a weighted mean of scores in [0, 1]: a threshold outside that range would
+    // make the case always pass or never pass, whatever the model said.
+    if (typeof t !== 'number' || !Number.isFinite(t)) {
+      errorAt(ctx, at(['threshold']), `\`threshold\` must be a finite number, got ${brief(t)}`);
+    } else if (t < 0 || t > 1) {
+      errorAt(
+        ctx,
+        at(['threshold']),
+        `\`threshold\` must be between 0 and 1 (scores are in [0, 1]), got ${t}`,
+      );
+    } else test.threshold = t;
   }
   if (value.metadata !== undefined && value.metadata !== null) {
     if (isRecord(value.metadata)) test.metadata = value.metadata;

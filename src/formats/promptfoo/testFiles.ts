@@ -1,10 +1,20 @@
 // Where tests come from (spec §1.4): inline lists, test files, globs, `{path}` objects. Each test
 // is returned raw (promptfoo's TestCase shape) with a locator for its diagnostics.
 import { extname } from 'node:path';
-import { brief, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
+import { reportJsonRefs } from './config.js';
+import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet, warnAt } from './context.js';
 import { type CsvWarnings, parseCsvRows, testFromCsvRow } from './csv.js';
 import { globFiles, isGlobPattern } from './glob.js';
-import { displayPath, fixedLocator, type Locate, UnreadableFile, type Where, YamlFile } from './source.js';
+import {
+  displayPath,
+  fixedLocator,
+  jsonProblem,
+  type Locate,
+  UnreadableFile,
+  type Where,
+  within,
+  YamlFile,
+} from './source.js';
 
 /** A test as written, with where it was written. */
 export interface RawTest {
@@ -63,51 +73,22 @@ function matchFiles(ctx: LoadContext, ref: string, where: Where): string[] {
   return matches;
 }
 
-/**
- * Where JSON.parse failed. Newer V8 messages carry no offset, so find the shortest prefix that
- * fails for a reason other than ending early: the error is at its last character.
- */
-function jsonErrorOffset(text: string): number | undefined {
-  const failsInside = (k: number): boolean => {
-    try {
-      JSON.parse(text.slice(0, k));
-      return false;
-    } catch (err) {
-      const message = (err as Error).message;
-      if (/end of (JSON )?(input|data)/i.test(message)) return false;
-      const at = /position (\d+)/.exec(message);
-      // An error reported at the very end of the prefix only means the prefix stops early.
-      return !at || Number(at[1]) < k;
-    }
-  };
-  if (!failsInside(text.length)) return undefined;
-  let lo = 1;
-  let hi = text.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (failsInside(mid)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo - 1;
+/** A YAML/JSON file's syntax errors and `$ref` pointers reported; the parsed file either way. */
+function parsed(ctx: LoadContext, file: string, text: string, opts: { json?: boolean } = {}): YamlFile {
+  const yaml = new YamlFile(file, text, opts);
+  yaml.reportErrors(ctx.bag);
+  reportJsonRefs(ctx, yaml);
+  return yaml;
 }
 
 function jsonFile(ctx: LoadContext, abs: string, text: string): YamlFile | undefined {
-  try {
-    JSON.parse(text);
-  } catch (err) {
-    const message = (err as Error).message;
-    const offset = /position (\d+)/.exec(message)?.[1] ?? jsonErrorOffset(text);
-    const pos = offset !== undefined ? lineCol(text, Number(offset)) : {};
-    const reason = message.replace(/ in JSON at position \d+.*$/, '').replace(/\s+/g, ' ');
-    errorAt(ctx, { file: displayPath(abs), ...pos }, `invalid JSON: ${reason}`);
+  const problem = jsonProblem(text);
+  if (problem) {
+    const { message, ...pos } = problem;
+    errorAt(ctx, { file: displayPath(abs), ...pos }, message);
     return undefined;
   }
-  return new YamlFile(displayPath(abs), text, { json: true });
-}
-
-function lineCol(text: string, offset: number): { line: number; col: number } {
-  const before = text.slice(0, offset).split('\n');
-  return { line: before.length, col: before[before.length - 1].length + 1 };
+  return parsed(ctx, displayPath(abs), text, { json: true });
 }
 
 /** The items of a file holding one test or a list of tests. */
@@ -146,8 +127,7 @@ function standaloneFile(ctx: LoadContext, abs: string, where: Where): RawTest[] 
   if (ext === '.json' || ext === '.yaml' || ext === '.yml') {
     const text = read(ctx, abs, where);
     if (text === undefined) return [];
-    const yaml = new YamlFile(file, text);
-    yaml.reportErrors(ctx.bag);
+    const yaml = parsed(ctx, file, text);
     if (ext === '.json') {
       return requireObjects(ctx, itemsOf(yaml), file).map((t, i) => {
         const value = t.value as Record<string, unknown>;
@@ -173,32 +153,36 @@ function standaloneFile(ctx: LoadContext, abs: string, where: Where): RawTest[] 
   if (ext === '.jsonl') {
     const text = read(ctx, abs, where);
     if (text === undefined) return [];
-    const out: RawTest[] = [];
-    text.split('\n').forEach((line, lineIndex) => {
-      if (!line.trim()) return;
-      const at = fixedLocator({ file, line: lineIndex + 1 });
-      const value = parseJsonLine(ctx, line, at());
-      if (value === undefined) return;
-      if (!isRecord(value)) {
-        errorAt(ctx, at(), `Test case ${out.length + 1} in JSONL test file must be an object`);
-        return;
-      }
-      // The single-string form overwrites any description (spec §1.4).
-      out.push({ value: { ...value, description: `Row #${out.length + 1}` }, at });
-    });
-    return out;
+    // The single-string form overwrites any description (spec §1.4).
+    return jsonlTests(ctx, text, file).map((t, i) => ({
+      ...t,
+      value: { ...(t.value as Record<string, unknown>), description: `Row #${i + 1}` },
+    }));
   }
   errorAt(ctx, where, `Unsupported file type for test file: ${ctx.files.relative(abs)}`);
   return [];
 }
 
-function parseJsonLine(ctx: LoadContext, line: string, where: Where): unknown {
-  try {
-    return JSON.parse(line);
-  } catch (err) {
-    errorAt(ctx, where, `invalid JSON: ${(err as Error).message}`);
-    return undefined;
-  }
+/** The test cases of a JSONL file, one per non-empty line, each positioned at its line. */
+function jsonlTests(ctx: LoadContext, text: string, file: string): RawTest[] {
+  const out: RawTest[] = [];
+  text.split('\n').forEach((line, lineIndex) => {
+    if (!line.trim()) return;
+    const lineNo = lineIndex + 1;
+    const at = fixedLocator({ file, line: lineNo });
+    const problem = jsonProblem(line);
+    if (problem) {
+      errorAt(ctx, { file, line: lineNo, col: problem.col }, problem.message);
+      return;
+    }
+    const value: unknown = JSON.parse(line);
+    if (!isRecord(value)) {
+      errorAt(ctx, at(), `the test case on line ${lineNo} of ${file} must be an object, got ${brief(value)}`);
+      return;
+    }
+    out.push({ value, at });
+  });
+  return out;
 }
 
 /** promptfoo's glob loader: YAML/JSON/JSONL files hold test cases, CSV files hold rows. */
@@ -212,30 +196,22 @@ function globbedFile(ctx: LoadContext, abs: string, where: Where): RawTest[] {
   }
   const text = read(ctx, abs, where);
   if (text === undefined) return [];
-  if (ext === '.jsonl') {
-    const out: RawTest[] = [];
-    text.split('\n').forEach((line, i) => {
-      if (!line.trim()) return;
-      const at = fixedLocator({ file, line: i + 1 });
-      const value = parseJsonLine(ctx, line, at());
-      if (value !== undefined) out.push({ value, at });
-    });
-    return requireObjects(ctx, out, file);
-  }
-  let yaml: YamlFile | undefined;
-  if (ext === '.json') yaml = jsonFile(ctx, abs, text);
-  else {
-    yaml = new YamlFile(file, text);
-    yaml.reportErrors(ctx.bag);
-  }
+  if (ext === '.jsonl') return jsonlTests(ctx, text, file);
+  const yaml = ext === '.json' ? jsonFile(ctx, abs, text) : parsed(ctx, file, text);
   return yaml ? requireObjects(ctx, itemsOf(yaml), file) : [];
 }
 
 function fromReference(ctx: LoadContext, ref: string, where: Where, standalone: boolean): RawTest[] {
   if (refuseSpecial(ctx, ref, where)) return [];
-  return matchFiles(ctx, ref, where).flatMap((abs) =>
-    standalone ? standaloneFile(ctx, abs, where) : globbedFile(ctx, abs, where),
-  );
+  return matchFiles(ctx, ref, where).flatMap((abs) => {
+    const errorsBefore = ctx.bag.errors.length;
+    const tests = standalone ? standaloneFile(ctx, abs, where) : globbedFile(ctx, abs, where);
+    // An empty file is legal but almost never meant; a broken one has already been reported.
+    if (tests.length === 0 && ctx.bag.errors.length === errorsBefore) {
+      warnAt(ctx, where, `no test cases in ${ctx.files.relative(abs)}`);
+    }
+    return tests;
+  });
 }
 
 function fromPathObject(ctx: LoadContext, value: Record<string, unknown>, at: Locate): RawTest[] {
@@ -248,7 +224,7 @@ function fromPathObject(ctx: LoadContext, value: Record<string, unknown>, at: Lo
 
 /** Reads the config's `tests` value into raw tests, in promptfoo's order. */
 export function loadTestSources(ctx: LoadContext, value: unknown, at: Locate): RawTest[] {
-  if (value === undefined || value === null) return [];
+  if (value === undefined || value === null || isRefObject(value)) return [];
   if (typeof value === 'string') {
     const yamlList = /ya?ml$/.test(value);
     return fromReference(ctx, value, at(), !yamlList);
@@ -268,9 +244,11 @@ export function loadTestSources(ctx: LoadContext, value: unknown, at: Locate): R
   }
   const out: RawTest[] = [];
   value.forEach((item, i) => {
-    const itemAt: Locate = (sub = []) => at([i, ...sub]);
+    const itemAt = within(at, [i]);
     if (typeof item === 'string') {
       out.push(...fromReference(ctx, item, itemAt(), false));
+    } else if (isRefObject(item)) {
+      // Refused where the file was parsed.
     } else if (isRecord(item) && 'path' in item) {
       out.push(...fromPathObject(ctx, item, itemAt));
     } else {
@@ -285,7 +263,8 @@ export function loadDefaultTestFile(ctx: LoadContext, ref: string, where: Where)
   const abs = ctx.files.resolve(ref);
   const text = read(ctx, abs, where);
   if (text === undefined) return undefined;
-  const yaml = new YamlFile(displayPath(abs), text);
-  yaml.reportErrors(ctx.bag);
+  const yaml =
+    extname(abs).toLowerCase() === '.json' ? jsonFile(ctx, abs, text) : parsed(ctx, displayPath(abs), text);
+  if (!yaml || yaml.unreadable) return undefined;
   return { value: yaml.value ?? {}, at: yaml.locator([]) };
 }

@@ -1,7 +1,7 @@
 import type { AssertionSpec } from '../../core/types.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
-import { describeShape, hasTemplate, not, parseCommaList, truncate, verdict } from './util.js';
+import { describeShape, hasTemplate, not, parseCommaList, truncate, verdict, writtenType } from './util.js';
 
 /** A needle promptfoo accepts for `contains`/`icontains`: a non-empty string or a number. */
 function needle(type: string, value: unknown): string {
@@ -20,10 +20,19 @@ function prefix(value: unknown): string {
   );
 }
 
+/**
+ * Load-time check of a single needle. A missing or empty literal value would make every job an
+ * error at score time (promptfoo §11 #22), so it is reported at load; a template value can only
+ * be judged once rendered.
+ */
 function singleValueProblem(type: string, spec: AssertionSpec, numbersAllowed: boolean): string | undefined {
   const v = spec.value;
-  if (v === undefined || typeof v === 'string') return undefined;
-  if (numbersAllowed && typeof v === 'number') return undefined;
+  const name = writtenType(type, spec);
+  if (v === undefined || v === '') return `${name} needs a non-empty value, got ${emptyShape(v)}`;
+  if (typeof v === 'string') return undefined;
+  if (numbersAllowed && typeof v === 'number') {
+    return Number.isNaN(v) ? `${name} needs a non-empty value, got NaN` : undefined;
+  }
   const wanted = numbersAllowed ? 'a string or number' : 'a string';
   return `"${type}" needs ${wanted} value, got ${describeShape(v)}`;
 }
@@ -55,26 +64,39 @@ function needleList(type: string, value: unknown): string[] {
 }
 
 /**
- * Load-time shape check of a contains-any/all value. Emptiness (no items, an empty item) is left to
- * score time, where it makes the job an error, as an empty `contains` value does (promptfoo §11 #22).
+ * Load-time check of a contains-any/all value: its shape, and that it names something to look for
+ * ("any of nothing" always fails and "all of nothing" always passes, whatever the model said).
+ * A templated string is judged only once rendered.
  */
 function listValueProblem(type: string, spec: AssertionSpec): string | undefined {
   const v = spec.value;
-  if (v === undefined) return undefined;
+  const name = writtenType(type, spec);
+  if (v === undefined || v === '') return `${name} needs a non-empty value, got ${emptyShape(v)}`;
   if (typeof v === 'string') {
     if (hasTemplate(v)) return undefined;
+    let items: string[];
     try {
-      parseCommaList(v, type);
+      items = parseCommaList(v, type);
     } catch (err) {
       return err instanceof Error ? err.message : String(err);
     }
-    return undefined;
+    return items.length === 0 ? `${name} needs at least one item, got ${JSON.stringify(v)}` : undefined;
   }
   if (!Array.isArray(v))
     return `"${type}" needs an array or a comma-separated string value, got ${describeShape(v)}`;
+  if (v.length === 0) return `${name} needs a non-empty list, got an empty list`;
   const bad = v.findIndex((item) => typeof item !== 'string' && typeof item !== 'number');
-  if (bad === -1) return undefined;
-  return `"${type}" item ${bad + 1} must be a string or a number, got ${describeShape(v[bad])}`;
+  if (bad !== -1) {
+    return `"${type}" item ${bad + 1} must be a string or a number, got ${describeShape(v[bad])}`;
+  }
+  const empty = v.indexOf('');
+  if (empty !== -1) return `"${type}" item ${empty + 1} must be non-empty, got an empty string`;
+  return undefined;
+}
+
+/** "no value" or "an empty string", for the messages about a missing needle. */
+function emptyShape(value: unknown): string {
+  return value === '' ? 'an empty string' : describeShape(value);
 }
 
 function scoreContains(input: ScoreInput): ScoreResult {

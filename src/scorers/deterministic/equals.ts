@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AssertionSpec } from '../../core/types.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
-import { not, truncate, verdict } from './util.js';
+import { not, truncate, verdict, writtenType } from './util.js';
 
 type NormalizationForm = 'NFC' | 'NFD' | 'NFKC' | 'NFKD';
 const FORMS: ReadonlySet<string> = new Set(['NFC', 'NFD', 'NFKC', 'NFKD']);
@@ -55,6 +55,8 @@ export const equalsScorer: Scorer = {
   validate(spec) {
     const { problem } = normalization(spec);
     if (problem) return problem;
+    // Without a value every output would be compared with "undefined"; an empty string is legal.
+    if (spec.value === undefined) return `${writtenType('equals', spec)} needs a value, got no value`;
     if (typeof spec.value === 'function' || typeof spec.value === 'symbol') {
       return '"equals" needs a string, number, boolean, object or array value';
     }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { ScorerInputError } from '../types.js';
@@ -20,25 +21,36 @@ const byObject = new WeakMap<object, Entry>();
 let ajv: Ajv | undefined;
 let loading: Promise<Ajv> | undefined;
 
+/** What createAjv needs of the module, however it was loaded (import or require). */
+type AjvModule = { Ajv: typeof import('ajv').Ajv };
+
+function createAjv(mod: AjvModule): Ajv {
+  // Strict schema checks as in promptfoo (unknown keywords are schema errors); type-strictness
+  // warnings would only be logged, so they are off rather than printed mid-run.
+  ajv = new mod.Ajv({
+    strictSchema: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    logger: false,
+    // Schemas are compiled independently; registering their $id would make two cases that share
+    // an $id but differ in content collide.
+    addUsedSchema: false,
+    formats: schemaFormats,
+  });
+  loading = Promise.resolve(ajv);
+  return ajv;
+}
+
 /** ajv is loaded on first use: most suites never validate a schema, and ajv is slow to import. */
 function loadAjv(): Promise<Ajv> {
-  loading ??= import('ajv').then((mod) => {
-    // Strict schema checks as in promptfoo (unknown keywords are schema errors); type-strictness
-    // warnings would only be logged, so they are off rather than printed mid-run.
-    ajv = new mod.Ajv({
-      strictSchema: true,
-      strictTypes: false,
-      strictTuples: false,
-      strictRequired: false,
-      logger: false,
-      // Schemas are compiled independently; registering their $id would make two cases that share
-      // an $id but differ in content collide.
-      addUsedSchema: false,
-      formats: schemaFormats,
-    });
-    return ajv;
-  });
+  loading ??= import('ajv').then((mod) => ajv ?? createAjv(mod));
   return loading;
+}
+
+/** The same instance, loaded synchronously: load-time validation cannot await. */
+function loadAjvSync(): Ajv {
+  return ajv ?? createAjv(createRequire(import.meta.url)('ajv') as AjvModule);
 }
 
 /** True when an assertion value asks for schema validation (promptfoo: not undefined, null or ""). */
@@ -61,7 +73,7 @@ function schemaFrom(value: unknown, type: string): object | boolean {
   if (typeof value === 'string') {
     try {
       // 'error' level: warnings (unknown tags) would be printed mid-run; errors still throw.
-      schema = parseYaml(value, { logLevel: 'error' });
+      schema = parseYaml(value, { logLevel: 'error', merge: true });
     } catch (err) {
       const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
       throw new ScorerInputError(`Invalid JSON schema: "${type}" value is not valid YAML or JSON (${why})`);
@@ -138,15 +150,25 @@ export async function schemaValidator(value: unknown, type: string): Promise<Sch
   return unwrap(entry);
 }
 
-/** Load-time shape check of a schema value; compilation waits for score time (ajv loads lazily). */
+/**
+ * Load-time check of a schema value: its shape, and (for a literal schema) that ajv compiles it,
+ * so `{type: objekt}` is reported before any model is called rather than as an error per job.
+ * The compiled schema stays in the cache for score time; a templated string waits until then.
+ */
 export function schemaValueProblem(value: unknown, type: string): string | undefined {
   if (!hasSchema(value)) return undefined;
   if (typeof value === 'string' && hasTemplate(value)) return undefined;
+  let key: string;
   try {
-    cacheKey(value, type);
+    key = cacheKey(value, type);
     schemaFrom(value, type);
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
-  return undefined;
+  let entry = byText.get(key);
+  if (!entry) {
+    entry = compile(loadAjvSync(), value, type);
+    remember(key, value, entry);
+  }
+  return 'error' in entry ? entry.error : undefined;
 }

@@ -1,6 +1,6 @@
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
-import { describeShape, not, truncate, verdict } from './util.js';
+import { describeShape, not, truncate, verdict, writtenType } from './util.js';
 
 const CACHE_LIMIT = 512;
 /** Compiled patterns (or their syntax error), keyed by source: suites reuse a few patterns many times. */
@@ -46,7 +46,10 @@ export const regexScorer: Scorer = {
   description: 'Output matches the JavaScript regular expression (no flags, unanchored)',
   validate(spec) {
     const v = spec.value;
-    if (v === undefined || typeof v === 'string') return undefined;
+    // No pattern would make every job an error at score time; say so before anything runs.
+    if (v === undefined) return `${writtenType('regex', spec)} needs a non-empty value, got no value`;
+    if (v === '') return `${writtenType('regex', spec)} needs a non-empty value, got an empty string`;
+    if (typeof v === 'string') return undefined;
     return `"regex" needs a string value, got ${describeShape(v)}`;
   },
   score: scoreRegex,

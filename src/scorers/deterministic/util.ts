@@ -1,3 +1,4 @@
+import type { AssertionSpec } from '../../core/types.js';
 import type { ScoreResult } from '../types.js';
 import { ScorerInputError } from '../types.js';
 
@@ -30,6 +31,11 @@ export function describeShape(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   const t = typeof value;
   return t === 'object' ? 'an object' : `a ${t}`;
+}
+
+/** The type as the user wrote it (`not-contains`), for load-time messages. */
+export function writtenType(type: string, spec: AssertionSpec): string {
+  return spec.negate ? `not-${type}` : type;
 }
 
 /** True when a string still holds template syntax, so load-time checks cannot judge it. */

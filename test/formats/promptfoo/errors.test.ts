@@ -72,20 +72,34 @@ tests:
     );
   });
 
-  it('warns about ignored top-level keys and likely typos', async () => {
+  it('warns about ignored top-level keys and keeps other keys quietly ($ref targets)', async () => {
     const suite = await loadText(`
 prompts: ["{{q}}"]
 providers: [echo]
 evaluateOptions: {maxConcurrency: 2}
-test:
+tests:
   - vars: {q: one}
 customKey: {anything: 1}
 `);
     assert.deepEqual(
       suite.warnings.map((d) => `${d.line}:${d.col} ${d.message}`),
+      ['4:1 `evaluateOptions` is ignored by assay: pass the equivalent command-line flags instead'],
+    );
+  });
+
+  it('rejects a top-level key that is a likely typo (a green run that tested nothing)', async () => {
+    const diags = await errorsOf(`
+prompt: ["{{q}}"]
+providers: [echo]
+test:
+  - vars: {q: one}
+    assert: [{type: contains, value: one}]
+`);
+    assert.deepEqual(
+      diags.map((d) => `${d.line}:${d.col} ${d.message}`),
       [
-        '4:1 `evaluateOptions` is ignored by assay: pass the equivalent command-line flags instead',
-        '5:1 unknown top-level key "test" is ignored (did you mean "tests"?)',
+        '2:1 unknown top-level key "prompt" (did you mean "prompts"?)',
+        '4:1 unknown top-level key "test" (did you mean "tests"?)',
       ],
     );
   });

@@ -73,9 +73,10 @@ tests:
       'prompts: ["{{doc}}"]\nproviders: [echo]\ntests:\n  - vars: {doc: "file://docs/*.txt", plain: file://docs/a.txt}\n',
       { 'docs/a.txt': 'A', 'docs/b.txt': 'B' },
     );
+    // Each case gets the file's text (§2.3), loaded at suite load.
     assert.deepEqual(varsOf(suite.cases), [
-      { doc: 'file://docs/a.txt', plain: 'file://docs/a.txt' },
-      { doc: 'file://docs/b.txt', plain: 'file://docs/a.txt' },
+      { doc: 'A', plain: 'A' },
+      { doc: 'B', plain: 'A' },
     ]);
     const diags = await errorsOf(
       'prompts: ["{{doc}}"]\nproviders: [echo]\ntests:\n  - vars: {doc: "file://none/*.txt"}\n',

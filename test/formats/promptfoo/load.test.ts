@@ -253,6 +253,7 @@ tests:
   - vars: {q: one}
     assert:
       - type: contains
+        value: x
       - value: foo
 `);
     assert.equal(diags.length, 1);
@@ -264,7 +265,7 @@ tests:
       diags[0].message,
       /Hint: in YAML, keep all of an assertion's properties under the same list item/,
     );
-    assert.equal(diags[0].line, 8);
+    assert.equal(diags[0].line, 9);
     assert.equal(diags[0].col, 9);
   });
 
@@ -326,7 +327,7 @@ tests:
         value: {a: 1}
 `);
     assert.equal(diags.length, 1);
-    assert.match(diags[0].message, /^contains: "contains" needs a string or number value/);
+    assert.match(diags[0].message, /^tests\[0\]\.assert\[0\]: "contains" needs a string or number value/);
     assert.equal(diags[0].line, 7);
   });
 
@@ -347,8 +348,8 @@ tests:
     assert.deepEqual(
       diags.map((d) => d.message),
       [
-        'assertion `threshold` must be a number, got "0.5"',
-        'assertion `weight` must be a number, got "heavy"',
+        'assertion `threshold` must be a finite number, got "0.5"',
+        'assertion `weight` must be a finite number, got "heavy"',
         'assertion `metric` must be a string, got 3',
         'Invalid assertion at tests[0].assert[1]: expected an object, but got string ("not an object")',
       ],
@@ -404,12 +405,12 @@ tests:
   - vars:
       q: one
       assert: [{type: contains, value: one}]
-    asserts: []
+    owner: qa-team
 `);
     assert.deepEqual(
       suite.warnings.map((w) => w.message),
       [
-        'unknown test field "asserts" is ignored (did you mean "assert"?)',
+        'unknown test field "owner" is ignored',
         "Found 'assert' key in vars. This is likely a mistake in your configuration: 'assert' should be unindented so it is under the test itself, not vars",
       ],
     );

@@ -1,0 +1,86 @@
+// What a `file://` var value becomes (promptfoo §2.3), given the file's bytes: text trimmed, YAML
+// as a JSON string, an image as a data URL. Reading the file (and remembering that it was read)
+// is the caller's job, so a suite's content hash covers every file its prompts will see.
+import { extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+/** The outcome of turning a var file into a var value. */
+export type VarFileValue =
+  | { value: string }
+  /** A kind of file promptfoo reads in a way assay does not yet (a script, a PDF, media). */
+  | { unsupported: string }
+  /** The file is of a supported kind but its content is broken (invalid YAML). */
+  | { invalid: string };
+
+const IMAGE_TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.gif': 'image/gif',
+  '.bmp': 'image/bmp',
+  '.webp': 'image/webp',
+  '.svg': 'image/svg+xml',
+  '.tif': 'image/tiff',
+  '.tiff': 'image/tiff',
+  '.ico': 'image/x-icon',
+  '.avif': 'image/avif',
+  '.heic': 'image/heic',
+};
+const MEDIA = new Set([
+  '.mp4',
+  '.webm',
+  '.ogg',
+  '.mov',
+  '.avi',
+  '.wmv',
+  '.mkv',
+  '.m4v',
+  '.mp3',
+  '.wav',
+  '.flac',
+  '.aac',
+  '.m4a',
+  '.opus',
+  '.oga',
+  '.wma',
+  '.aiff',
+]);
+const SCRIPTS = new Set(['.js', '.ts', '.mjs', '.cjs', '.py']);
+
+/** The image type the bytes announce, for the formats whose signature is unambiguous. */
+function sniffImage(bytes: Buffer): string | undefined {
+  const starts = (signature: number[], at = 0): boolean => signature.every((b, i) => bytes[at + i] === b);
+  if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (starts([0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (starts([0x47, 0x49, 0x46, 0x38]) && (bytes[4] === 0x37 || bytes[4] === 0x39) && bytes[5] === 0x61) {
+    return 'image/gif';
+  }
+  if (starts([0x52, 0x49, 0x46, 0x46]) && starts([0x57, 0x45, 0x42, 0x50], 8)) return 'image/webp';
+  return undefined;
+}
+
+/**
+ * The var value promptfoo (newer versions) gives a `file://` var: images become a
+ * `data:<mime>;base64,…` URL (the extension's type, corrected by the file's signature, since a
+ * `.jpg` that is really a PNG is common), YAML is parsed and JSON-stringified, and anything else
+ * is the file's text, trimmed (so JSON stays a string). Scripts, PDFs and media are not read.
+ */
+export function varFileValue(path: string, bytes: Buffer): VarFileValue {
+  const ext = extname(path).toLowerCase();
+  if (SCRIPTS.has(ext)) return { unsupported: 'a var computed by a script' };
+  if (ext === '.pdf') return { unsupported: 'a PDF var' };
+  if (MEDIA.has(ext)) return { unsupported: 'a video or audio var' };
+  const imageType = IMAGE_TYPES[ext];
+  if (imageType !== undefined) {
+    return { value: `data:${sniffImage(bytes) ?? imageType};base64,${bytes.toString('base64')}` };
+  }
+  const text = bytes.toString('utf8');
+  if (ext === '.yaml' || ext === '.yml') {
+    try {
+      return { value: JSON.stringify(parseYaml(text, { merge: true, logLevel: 'error' })) ?? '' };
+    } catch (err) {
+      return { invalid: `invalid YAML: ${(err as Error).message.split('\n')[0]}` };
+    }
+  }
+  return { value: text.trim() };
+}
