@@ -42,6 +42,9 @@ interface JobContext {
   env: Record<string, string | undefined>;
   cache?: ResponseCache;
   hardSignal?: AbortSignal;
+  /** What scorers may know of the provider (id and config, e.g. its declared tools). */
+  providerInfo: { id: string; config: Record<string, unknown> };
+  basePath: string;
 }
 
 export interface RunOutcome {
@@ -71,6 +74,8 @@ export async function runSuite(
         env: options.env,
         cache: r.provider.cacheable === false ? undefined : options.cache,
         hardSignal: options.hardSignal,
+        providerInfo: { id: r.spec.id, config: r.spec.config ?? {} },
+        basePath: suite.basePath,
       },
     ]),
   );
@@ -234,6 +239,8 @@ async function executeJob(
     prompt: text,
     env,
     response,
+    provider: ctx.providerInfo,
+    basePath: ctx.basePath,
   });
   return {
     result: {

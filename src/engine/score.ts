@@ -16,7 +16,10 @@ export interface ScoringContext {
     finishReason?: string;
     usage?: TokenUsage;
     cached?: boolean;
+    logProbs?: number[];
   };
+  provider?: { id: string; config: Record<string, unknown> };
+  basePath?: string;
 }
 
 /** The outcome of scoring one output against a case's assertions. */
@@ -68,6 +71,8 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     vars: ctx.vars,
     prompt: ctx.prompt,
     response: ctx.response,
+    provider: ctx.provider,
+    basePath: ctx.basePath,
   });
   const weight = spec.weight ?? 1;
   const verdict: Verdict = {

@@ -21,6 +21,8 @@ export interface ProviderResponse {
   usage?: TokenUsage;
   cost?: number;
   latencyMs: number;
+  /** Token log-probabilities, when requested (`logprobs: true`) and returned. */
+  logProbs?: number[];
   /** HTTP attempts made (1 = no retry). */
   attempts?: number;
   cached?: boolean;

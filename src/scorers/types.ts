@@ -18,7 +18,13 @@ export interface ScoreInput {
     finishReason?: string;
     usage?: TokenUsage;
     cached?: boolean;
+    /** Token log-probabilities of the output, when the provider returned them. */
+    logProbs?: number[];
   };
+  /** The provider that produced the output: its id and config (e.g. `tools` for tool-call checks). */
+  provider?: { id: string; config: Record<string, unknown> };
+  /** The suite's folder: relative `file://` paths in assertion values resolve against it. */
+  basePath?: string;
 }
 
 /** A scorer's judgement, before the engine adds weight and metric. */
