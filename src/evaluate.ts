@@ -15,6 +15,7 @@ import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, repairTail } from './runlog/resume.js';
 import type { RunManifest } from './runlog/types.js';
 import { newRunId, RunWriter } from './runlog/writer.js';
+import { closePythonWorker } from './scorers/code/index.js';
 import { assayVersion } from './version.js';
 
 export const DEFAULT_MAX_CONCURRENCY = 8;
@@ -194,6 +195,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     writer.close();
     cache?.close();
     for (const r of resolved) await r.provider.close?.();
+    await closePythonWorker();
   }
   const card = scorecard.build();
   writer.writeJson('scorecard.json', card);

@@ -173,6 +173,8 @@ export interface Verdict {
   error?: string;
   /** The expected value after template rendering, when it differs from the spec's. */
   renderedValue?: unknown;
+  /** Metrics reported by the scorer itself (e.g. a script's `namedScores`). */
+  namedScores?: Record<string, number>;
 }
 
 /** Everything recorded about one job. One line of results.jsonl. */

@@ -20,6 +20,7 @@ export interface ScoringContext {
   };
   provider?: { id: string; config: Record<string, unknown> };
   basePath?: string;
+  test?: { description?: string; metadata?: Record<string, unknown> };
 }
 
 /** The outcome of scoring one output against a case's assertions. */
@@ -73,6 +74,7 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     response: ctx.response,
     provider: ctx.provider,
     basePath: ctx.basePath,
+    test: ctx.test,
   });
   const weight = spec.weight ?? 1;
   const verdict: Verdict = {
@@ -85,6 +87,8 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   };
   if (spec.metric !== undefined) verdict.metric = renderMetricName(spec.metric, ctx);
   if (value !== spec.value && typeof value === 'string') verdict.renderedValue = value;
+  if (result.namedScores && Object.keys(result.namedScores).length > 0)
+    verdict.namedScores = result.namedScores;
   return verdict;
 }
 
@@ -95,6 +99,18 @@ function renderMetricName(metric: string, ctx: ScoringContext): string {
   } catch {
     return metric;
   }
+}
+
+function addMetric(
+  sums: Map<string, { sum: number; weight: number }>,
+  name: string,
+  value: number,
+  weight: number,
+): void {
+  const m = sums.get(name) ?? { sum: 0, weight: 0 };
+  m.sum += value * weight;
+  m.weight += weight;
+  sums.set(name, m);
 }
 
 /** Combines verdicts into a case outcome (promptfoo's rules, see the spec §6.1–6.2). */
@@ -111,14 +127,12 @@ export function aggregate(verdicts: Verdict[], threshold: number | undefined): C
       allPass = false;
       failReason = v.reason;
     }
-    if (v.metric !== undefined) {
-      // Weight-0 assertions still report their raw score in their metric (promptfoo's F1/MAPE recipes rely on it).
-      const w = v.weight === 0 ? 1 : v.weight;
-      const m = metricSums.get(v.metric) ?? { sum: 0, weight: 0 };
-      m.sum += v.score * w;
-      m.weight += w;
-      metricSums.set(v.metric, m);
-    }
+    // Weight-0 assertions still report their raw score in their metric (promptfoo's F1/MAPE recipes rely on it).
+    const w = v.weight === 0 ? 1 : v.weight;
+    if (v.metric !== undefined) addMetric(metricSums, v.metric, v.score, w);
+    // A scorer's own metrics (a script's namedScores) are merged in with the assertion's weight.
+    if (v.namedScores)
+      for (const [name, value] of Object.entries(v.namedScores)) addMetric(metricSums, name, value, w);
   }
   const score = totalWeight > 0 ? weighted / totalWeight : 0;
   let pass = allPass;

@@ -1,5 +1,7 @@
 // Registers assay's built-in scorers. Import this module before validating or scoring a suite.
 import './deterministic/index.js';
+import './code/index.js';
+import './text/index.js';
 
 export { getScorer, registerScorer, resolveAssertionType, scorerTypes } from './registry.js';
 export type { ScoreInput, ScoreResult, Scorer } from './types.js';

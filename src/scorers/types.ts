@@ -23,6 +23,8 @@ export interface ScoreInput {
   };
   /** The provider that produced the output: its id and config (e.g. `tools` for tool-call checks). */
   provider?: { id: string; config: Record<string, unknown> };
+  /** The case being scored (scripts see it as `context.test`). */
+  test?: { description?: string; metadata?: Record<string, unknown> };
   /** The suite's folder: relative `file://` paths in assertion values resolve against it. */
   basePath?: string;
 }
@@ -32,6 +34,8 @@ export interface ScoreResult {
   pass: boolean;
   score: number;
   reason: string;
+  /** Metrics the scorer reports itself (scripts may return them); merged into the case's named scores. */
+  namedScores?: Record<string, number>;
 }
 
 /**

@@ -31,6 +31,12 @@ registerScorer({
   }),
 });
 
+registerScorer({
+  type: 'test:named',
+  description: 'reports its own metrics, as scripts can',
+  score: () => ({ pass: true, score: 1, reason: 'ok', namedScores: { f1: 0.5 } }),
+});
+
 function fixed(pass: boolean, score: number, extra: Partial<AssertionSpec> = {}): AssertionSpec {
   return { type: 'test:fixed', value: { pass, score }, ...extra };
 }
@@ -115,6 +121,15 @@ describe('scoreCase (promptfoo aggregation rules)', () => {
       ctx,
     );
     assert.deepEqual(o.namedScores, { acc: 0.75, f1: 0.5 });
+  });
+
+  it("merges a scorer's own named scores into the case's, weighted like metrics", async () => {
+    const o = await scoreCase(
+      makeCase([{ type: 'test:named', weight: 3 }, fixed(true, 1, { metric: 'f1', weight: 1 })]),
+      ctx,
+    );
+    assert.deepEqual(o.namedScores, { f1: (0.5 * 3 + 1 * 1) / 4 });
+    assert.deepEqual(o.verdicts[0].namedScores, { f1: 0.5 });
   });
 
   it('renders string values and metric names as templates against the vars', async () => {

@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { closest } from '../../core/suggest.js';
 import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
 import { isKnownProviderId } from '../../providers/registry.js';
+import { parseScriptRef, scriptFileProblem } from '../../scorers/code/script-ref.js';
 import { getScorer, resolveAssertionType, scorerTypes } from '../../scorers/registry.js';
 import { checkTemplate } from '../../template/render.js';
 import { isPromptfooAssertionType } from './assertionTypes.js';
@@ -29,6 +30,8 @@ const MISSING_TYPE_HINT =
   "      value: file://script.py   # no '-' before 'value'";
 
 const SCRIPT_TYPES = new Set(['javascript', 'python', 'ruby']);
+/** Script types assay runs (ruby is refused as an unsupported type). */
+const RUNNABLE_SCRIPT_TYPES = new Set(['javascript', 'python']);
 const SCRIPT_FILE = /\.(?:[cm]?[jt]sx?|py|rb)(?::[\w.]+)?$/;
 
 /** Reads a `provider` value (id string or `{id, label, config}`) as a ProviderSpec. */
@@ -97,8 +100,37 @@ function loadFileValue(ctx: LoadContext, ref: string, where: Where): { ok: boole
   }
 }
 
-/** Loads `file://` expected values (§2.5) for non-script types; other values are kept. */
-function expectedValue(ctx: LoadContext, type: string, value: unknown, where: Where): unknown {
+/**
+ * Checks the file a script assertion names (`file://x.py[:fn]`, §2.5): it must exist, and it joins
+ * the suite's files so the content hash changes when the script does. The value itself is kept as
+ * written; the scorer resolves it against the suite's folder, as this check does.
+ */
+function checkScriptFile(ctx: LoadContext, written: string, value: unknown, where: Where): void {
+  if (typeof value !== 'string') return;
+  const ref = parseScriptRef(value.trim());
+  // A file of the wrong kind is the scorer's `validate` to report, in its own words.
+  if (!ref || scriptFileProblem(ref, written)) return;
+  const abs = ctx.files.resolve(ref.path);
+  try {
+    ctx.files.read(abs);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    errorAt(ctx, where, `${written} script file ${ctx.files.relative(abs)}: ${err.message}`);
+  }
+}
+
+/**
+ * Loads `file://` expected values (§2.5) for non-script types and checks script files; other
+ * values are kept. `written` is the type as the user wrote it (`not-python`), for messages.
+ */
+function expectedValue(
+  ctx: LoadContext,
+  type: string,
+  written: string,
+  value: unknown,
+  where: Where,
+): unknown {
+  if (RUNNABLE_SCRIPT_TYPES.has(type)) checkScriptFile(ctx, written, value, where);
   if (SCRIPT_TYPES.has(type)) return value;
   if (typeof value === 'string' && value.startsWith('file://')) {
     const loaded = loadFileValue(ctx, value, where);
@@ -221,7 +253,7 @@ export function parseAssertion(
   const spec: AssertionSpec = { type: resolved?.type ?? raw.type, source: where };
   if (resolved?.negate) spec.negate = true;
   if (raw.value !== undefined) {
-    spec.value = expectedValue(ctx, spec.type, raw.value, at(['value']));
+    spec.value = expectedValue(ctx, spec.type, raw.type, raw.value, at(['value']));
     if (!valueTemplatesOk(ctx, spec.value, at, context)) ok = false;
   }
   for (const key of ['threshold', 'weight'] as const) {

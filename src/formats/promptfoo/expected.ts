@@ -28,7 +28,8 @@ const THRESHOLD_TYPES = new Set([
   'similar',
   'starts-with',
 ]);
-const JS_FILE = /^(?!.*\.d\.ts$).*\.(?:cjs|cts|js|jsx|mjs|mts|ts|tsx)$/;
+// A JS/TS file, optionally naming a function (`check.js:grade`, as older promptfoo accepted).
+const JS_FILE = /^(?!.*\.d\.ts(?::|$)).*\.(?:cjs|cts|js|jsx|mjs|mts|ts|tsx)(?::[^:]*)?$/;
 
 let typeRegex: RegExp | undefined;
 function assertionRegex(): RegExp {
@@ -44,8 +45,10 @@ export function assertionFromString(expected: string): RawAssertion {
     if (expected.startsWith(prefix))
       return { type: 'javascript', value: expected.slice(prefix.length).trim() };
   }
+  // promptfoo strips `file://` here, which leaves a bare path that then runs as inline code and
+  // always fails; assay keeps the prefix so the file runs, as the user meant.
   if (expected.startsWith('file://') && JS_FILE.test(expected.slice('file://'.length))) {
-    return { type: 'javascript', value: expected.slice('file://'.length).trim() };
+    return { type: 'javascript', value: expected };
   }
   if (expected.startsWith('grade:')) return { type: 'llm-rubric', value: expected.slice('grade:'.length) };
   if (expected.startsWith('llm-rubric:')) {
@@ -54,7 +57,7 @@ export function assertionFromString(expected: string): RawAssertion {
   if (expected.startsWith('python:'))
     return { type: 'python', value: expected.slice('python:'.length).trim() };
   if (expected.startsWith('file://') && (expected.endsWith('.py') || expected.includes('.py:'))) {
-    return { type: 'python', value: expected.slice('file://'.length).trim() };
+    return { type: 'python', value: expected };
   }
 
   const match = assertionRegex().exec(expected);

@@ -110,11 +110,11 @@ describe('CSV rows (§3)', () => {
   });
 
   it('validates __expected types like any assertion', async () => {
-    const diags = await errorsOf(CONFIG, { 't.csv': 'q,__expected\na,latency:500\nb,grade:is polite\n' });
+    const diags = await errorsOf(CONFIG, { 't.csv': 'q,__expected\na,meteor:hello\nb,grade:is polite\n' });
     assert.deepEqual(
       diags.map((d) => `${d.line} ${d.message}`),
       [
-        '2 tests[0].assert[0]: assertion type "latency" is a promptfoo type assay does not support yet',
+        '2 tests[0].assert[0]: assertion type "meteor" is a promptfoo type assay does not support yet',
         '3 tests[1].assert[0]: assertion type "llm-rubric" is a promptfoo type assay does not support yet',
       ],
     );
@@ -129,11 +129,26 @@ describe('__expected grammar (§3.3)', () => {
     });
     assert.deepEqual(assertionFromString('fn:x'), { type: 'javascript', value: 'x' });
     assert.deepEqual(assertionFromString('eval:x'), { type: 'javascript', value: 'x' });
-    assert.deepEqual(assertionFromString('file://check.js'), { type: 'javascript', value: 'check.js' });
+    // promptfoo strips `file://` from script files (which then run as inline code and always fail,
+    // §10 #9); assay keeps it so the file runs.
+    assert.deepEqual(assertionFromString('file://check.js'), {
+      type: 'javascript',
+      value: 'file://check.js',
+    });
+    assert.deepEqual(assertionFromString('file://check.mjs:grade'), {
+      type: 'javascript',
+      value: 'file://check.mjs:grade',
+    });
     assert.deepEqual(assertionFromString('grade: be nice'), { type: 'llm-rubric', value: ' be nice' });
     assert.deepEqual(assertionFromString('llm-rubric:x'), { type: 'llm-rubric', value: 'x' });
     assert.deepEqual(assertionFromString('python: x == 1'), { type: 'python', value: 'x == 1' });
-    assert.deepEqual(assertionFromString('file://check.py:fn'), { type: 'python', value: 'check.py:fn' });
+    assert.deepEqual(assertionFromString('file://check.py:fn'), {
+      type: 'python',
+      value: 'file://check.py:fn',
+    });
+    assert.deepEqual(assertionFromString('file://check.py'), { type: 'python', value: 'file://check.py' });
+    // A file that is no script stays an `equals` value.
+    assert.deepEqual(assertionFromString('file://data.json'), { type: 'equals', value: 'file://data.json' });
   });
 
   it('parses types, thresholds and values', () => {

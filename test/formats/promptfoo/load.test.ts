@@ -301,7 +301,7 @@ tests:
     assert:
       - type: llm-rubric
         value: is polite
-      - type: not-levenshtein
+      - type: not-meteor
         value: x
       - type: select-best
         value: best
@@ -310,7 +310,7 @@ tests:
       diags.map((d) => d.message),
       [
         'tests[0].assert[0]: assertion type "llm-rubric" is a promptfoo type assay does not support yet',
-        'tests[0].assert[1]: assertion type "not-levenshtein" is a promptfoo type assay does not support yet',
+        'tests[0].assert[1]: assertion type "not-meteor" is a promptfoo type assay does not support yet',
         'tests[0].assert[2]: assertion type "select-best" is a promptfoo type assay does not support yet',
       ],
     );

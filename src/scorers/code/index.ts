@@ -1,0 +1,14 @@
+// Registers the code assertions (`javascript`, `python`). The engine calls closePythonWorker()
+// when a run ends.
+import { registerScorer } from '../registry.js';
+import { javascriptScorer } from './javascript.js';
+import { pythonScorer } from './python.js';
+
+registerScorer(javascriptScorer);
+registerScorer(pythonScorer);
+
+export type { ScriptContext } from './context.js';
+export type { ScriptScoreResult } from './normalize.js';
+export { normalizeJavascriptResult, normalizePythonResult } from './normalize.js';
+export { closePythonWorker, pythonExecutable, pythonWorkerPid } from './python-worker.js';
+export { javascriptScorer, pythonScorer };

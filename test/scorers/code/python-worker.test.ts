@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { pythonScript } from '../../../src/scorers/code/python.js';
+import {
+  callPython,
+  closePythonWorker,
+  pythonExecutable,
+  pythonWorkerPid,
+} from '../../../src/scorers/code/python-worker.js';
+import { CODE_DIR, scoreWith } from './support.js';
+
+after(() => closePythonWorker());
+
+const inline = (code: string, args: unknown[]) =>
+  callPython({ kind: 'inline', code: pythonScript(code), fn: 'main', header: 3, args });
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  // An exited orphan may linger as a zombie until init reaps it; on Linux that counts as gone.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+async function waitUntilGone(pid: number, ms = 5000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (!isRunning(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return !isRunning(pid);
+}
+
+/** Runs a test body with an environment variable set, restoring it afterwards. */
+async function withEnv(name: string, value: string, body: () => Promise<void>): Promise<void> {
+  const before = process.env[name];
+  await closePythonWorker();
+  process.env[name] = value;
+  try {
+    await body();
+  } finally {
+    if (before === undefined) delete process.env[name];
+    else process.env[name] = before;
+    await closePythonWorker();
+  }
+}
+
+describe('python worker', () => {
+  it('answers 500 concurrent requests, each with its own result', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 500 }, (_, i) =>
+        inline("output * 2 if context['i'] % 2 else str(output)", [i, { i }]),
+      ),
+    );
+    replies.forEach((reply, i) => {
+      assert.deepEqual(reply, { ok: true, result: i % 2 ? i * 2 : String(i) });
+    });
+  });
+
+  it('is one process for many assertions, started lazily', async () => {
+    await closePythonWorker();
+    assert.equal(pythonWorkerPid(), undefined);
+    await inline('1', ['x', {}]);
+    const pid = pythonWorkerPid();
+    assert.ok(pid);
+    await Promise.all(Array.from({ length: 50 }, () => inline('1', ['x', {}])));
+    assert.equal(pythonWorkerPid(), pid);
+  });
+
+  it('restarts after the worker is killed', async () => {
+    await inline('1', ['x', {}]);
+    const pid = pythonWorkerPid();
+    assert.ok(pid);
+    process.kill(pid, 'SIGKILL');
+    assert.ok(await waitUntilGone(pid));
+    assert.deepEqual(await inline('output + 1', [1, {}]), { ok: true, result: 2 });
+    const next = pythonWorkerPid();
+    assert.ok(next && next !== pid);
+  });
+
+  it('re-sends the requests in flight when the worker is killed mid-run', async () => {
+    await inline('1', ['x', {}]);
+    const pid = pythonWorkerPid();
+    assert.ok(pid);
+    const slow = inline('__import__("time").sleep(0.3) or output', ['slow', {}]);
+    const queued = Array.from({ length: 5 }, (_, i) => inline('output', [i, {}]));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    process.kill(pid, 'SIGKILL');
+    assert.deepEqual(await slow, { ok: true, result: 'slow' });
+    assert.deepEqual(
+      await Promise.all(queued),
+      [0, 1, 2, 3, 4].map((i) => ({ ok: true, result: i })),
+    );
+  });
+
+  it('fails the assertion that brings the worker down, and only that one', async () => {
+    const crash = callPython({ kind: 'file', path: `${CODE_DIR}/asserts.py`, fn: 'crash', args: ['x', {}] });
+    const others = Array.from({ length: 3 }, (_, i) => inline('output', [i, {}]));
+    const reply = await crash;
+    assert.equal(reply.ok, false);
+    assert.match(
+      reply.ok ? '' : reply.error,
+      /^the Python worker died while running this assertion \(exit code 7\)/,
+    );
+    assert.deepEqual(
+      await Promise.all(others),
+      [0, 1, 2].map((i) => ({ ok: true, result: i })),
+    );
+    // Through the scorer it is a failed verdict, as any Python error is.
+    const o = await scoreWith([{ type: 'python', value: 'file://asserts.py:crash' }], 'x');
+    assert.equal(o.status, 'fail');
+    assert.match(o.reason, /^Error running Python script file:\/\/asserts\.py: the Python worker died/);
+  });
+
+  it('closePythonWorker() stops the process; the next assertion starts a new one', async () => {
+    await inline('1', ['x', {}]);
+    const pid = pythonWorkerPid();
+    assert.ok(pid);
+    await closePythonWorker();
+    assert.equal(pythonWorkerPid(), undefined);
+    assert.equal(isRunning(pid), false);
+    await closePythonWorker();
+    assert.deepEqual(await inline('2', ['x', {}]), { ok: true, result: 2 });
+  });
+
+  it('a missing interpreter is a job error that says Python is needed', async () => {
+    await withEnv('ASSAY_PYTHON', '/nonexistent/python3', async () => {
+      const o = await scoreWith([{ type: 'python', value: 'True' }], 'x');
+      assert.equal(o.status, 'error');
+      assert.equal(
+        o.reason,
+        'python: Python 3 is needed to run python assertions, but "/nonexistent/python3" was not found. Install Python 3, or set ASSAY_PYTHON (or PROMPTFOO_PYTHON) to its path.',
+      );
+    });
+  });
+
+  it('an interpreter that exits at once is a job error with its exit code', async () => {
+    await withEnv('ASSAY_PYTHON', 'false', async () => {
+      const o = await scoreWith([{ type: 'python', value: 'file://asserts.py' }], 'x');
+      assert.equal(o.status, 'error');
+      assert.match(
+        o.reason,
+        /^python: Python 3 is needed to run python assertions, but "false" exited before it was ready \(exit code 1\)/,
+      );
+    });
+  });
+
+  it('uses ASSAY_PYTHON, else PROMPTFOO_PYTHON, else python3', () => {
+    assert.equal(pythonExecutable({}), 'python3');
+    assert.equal(pythonExecutable({ PROMPTFOO_PYTHON: '/opt/py' }), '/opt/py');
+    assert.equal(
+      pythonExecutable({ PROMPTFOO_PYTHON: '/opt/py', ASSAY_PYTHON: '/usr/bin/python3.12' }),
+      '/usr/bin/python3.12',
+    );
+  });
+
+  it('never keeps Node alive, and exits when Node does', () => {
+    // A process that uses the worker and never closes it must still exit; the worker must follow.
+    const moduleUrl = new URL('../../../src/scorers/code/python-worker.js', import.meta.url).href;
+    const sourceUrl = new URL('../../../src/scorers/code/python.js', import.meta.url).href;
+    const script = `
+      const { callPython, pythonWorkerPid } = await import(${JSON.stringify(moduleUrl)});
+      const { pythonScript } = await import(${JSON.stringify(sourceUrl)});
+      const reply = await callPython({ kind: 'inline', code: pythonScript('output'), fn: 'main', header: 3, args: ['hi', {}] });
+      console.log(JSON.stringify({ reply, pid: pythonWorkerPid() }));
+    `;
+    const started = Date.now();
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 15000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    assert.ok(Date.now() - started < 10000);
+    const { reply, pid } = JSON.parse(child.stdout) as { reply: unknown; pid: number };
+    assert.deepEqual(reply, { ok: true, result: 'hi' });
+    return waitUntilGone(pid).then((gone) => assert.ok(gone, `worker ${pid} outlived its parent`));
+  });
+
+  it('exits when Node dies even while user code is stuck in a loop', async () => {
+    const moduleUrl = new URL('../../../src/scorers/code/python-worker.js', import.meta.url).href;
+    const sourceUrl = new URL('../../../src/scorers/code/python.js', import.meta.url).href;
+    const script = `
+      const { callPython, pythonWorkerPid } = await import(${JSON.stringify(moduleUrl)});
+      const { pythonScript } = await import(${JSON.stringify(sourceUrl)});
+      await callPython({ kind: 'inline', code: pythonScript('1'), fn: 'main', header: 3, args: ['x', {}] });
+      callPython({ kind: 'inline', code: pythonScript('while True:\\n    pass'), fn: 'main', header: 3, args: ['x', {}] });
+      setTimeout(() => { console.log(pythonWorkerPid()); process.exit(0); }, 200);
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 15000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    const pid = Number(child.stdout.trim());
+    assert.ok(pid > 0);
+    assert.ok(await waitUntilGone(pid, 5000), `worker ${pid} outlived its parent`);
+  });
+});
