@@ -142,7 +142,7 @@ export function createOpenAiProvider(
         return {
           output: null,
           error: redact(failureMessage(outcome)),
-          fatal: isAuthFailure(outcome),
+          fatal: isAuthFailure(outcome) || isUnreachable(outcome),
           latencyMs,
           attempts: outcome.attempts,
         };
@@ -161,6 +161,16 @@ export function createOpenAiProvider(
     const text = describeFailure(f);
     return f.kind === 'network' || f.kind === 'timeout' ? `${text} (${shownBaseUrl})` : text;
   }
+}
+
+/**
+ * Nothing listens at the endpoint, or its name does not resolve, even after every retry: every
+ * other job would fail the same way, so the run stops instead of collecting identical errors.
+ */
+function isUnreachable(f: HttpFailure): boolean {
+  return (
+    f.kind === 'network' && (f.code === 'ECONNREFUSED' || f.code === 'ENOTFOUND' || f.code === 'EAI_AGAIN')
+  );
 }
 
 function isAuthFailure(f: HttpFailure): boolean {

@@ -391,6 +391,32 @@ describe('assay eval against an OpenAI-compatible server', () => {
     assert.equal(readRun(runDir).manifest.status, 'aborted');
   });
 
+  it('stops at once when nothing listens at the endpoint (exit 3, provider unreachable)', async () => {
+    const { createServer } = await import('node:net');
+    // Find a free port, then close it so connections are refused.
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address() as { port: number };
+        server.close(() => resolve(address.port));
+      });
+    });
+    const suite = writeSuite(join(tmp.dir, 'refused'), 100, `http://127.0.0.1:${port}/v1`);
+    const { cwd, code, stdout } = await inFreshCwd([
+      'eval',
+      suite,
+      '-j',
+      '2',
+      '--max-retries',
+      '1',
+      '--no-progress',
+    ]);
+    assert.equal(code, 3);
+    assert.match(stdout, /Run aborted: .*ECONNREFUSED/);
+    const { results } = readRun(onlyRun(cwd));
+    assert.ok(results.length <= 4, `stopped early (${results.length} results)`);
+  });
+
   it('a provider that stays down yields error results and exit 3, with the reason kept', async () => {
     const base = `${mock.url}/_/status=503/v1`;
     const suite = writeSuite(join(tmp.dir, 'down'), 3, base);
