@@ -1,0 +1,79 @@
+/** How each measured tool is invoked: assay on the machine's Node, promptfoo on the peer's Node 22. */
+import { execFileSync } from 'node:child_process';
+import { join, relative } from 'node:path';
+import { ROOT } from './paths.js';
+import { type Peer, peerEnv } from './peer.js';
+import type { Workload } from './workloads.js';
+
+/** `off`: no cache; `fill`: a first run that fills the cache; `reuse`: a run served from it. */
+export type CacheMode = 'off' | 'fill' | 'reuse';
+
+/** A command-line tool under measurement. */
+export interface Tool {
+  name: 'assay' | 'promptfoo';
+  command: string;
+  env: NodeJS.ProcessEnv;
+  /** Arguments for the cold-start row. */
+  versionArgs(): string[];
+  /** Arguments for one eval; undefined when the tool cannot do this cache mode. */
+  evalArgs(w: Workload, config: string, out: string, cache: CacheMode): string[] | undefined;
+  /** The command as shown in RESULTS.md (paths relative to the repository). */
+  display(args: string[]): string;
+}
+
+/** The assay eval flags this build offers (the cache flags are newer than the bench). */
+export interface AssayFeatures {
+  noCache: boolean;
+  cachePath: boolean;
+}
+
+/** Reads `assay eval --help` to see which cache flags exist. */
+export function assayFeatures(bin: string): AssayFeatures {
+  const help = execFileSync(process.execPath, [bin, 'eval', '--help'], { encoding: 'utf8' });
+  return { noCache: help.includes('--no-cache'), cachePath: help.includes('--cache-path') };
+}
+
+/** assay, run from `bin` (the bench's snapshot of the checkout's bin/assay.js). */
+export function assayTool(workDir: string, features: AssayFeatures, bin: string): Tool {
+  const runsDir = join(workDir, 'runs');
+  const cacheFile = join(workDir, 'cache.sqlite');
+  return {
+    name: 'assay',
+    command: process.execPath,
+    env: { ...process.env, NO_COLOR: '1' },
+    versionArgs: () => [bin, '--version'],
+    evalArgs(w, config, out, cache) {
+      const args = [bin, 'eval', '-c', config, '-o', out, '--no-progress', '--runs-dir', runsDir];
+      if (w.concurrency !== undefined) args.push('-j', String(w.concurrency));
+      if (cache === 'off') {
+        if (features.noCache) args.push('--no-cache');
+      } else {
+        if (!features.cachePath) return undefined;
+        args.push('--cache-path', cacheFile);
+      }
+      return args;
+    },
+    display: (args) => `node ${args.map(rel).join(' ')}`,
+  };
+}
+
+/** promptfoo from bench/.peers/, offline (see peer.ts), never writing its database. */
+export function promptfooTool(peer: Peer, workDir: string): Tool {
+  return {
+    name: 'promptfoo',
+    command: peer.node,
+    env: peerEnv(peer, join(workDir, 'pfhome')),
+    versionArgs: () => [peer.entry, '--version'],
+    evalArgs(w, config, out, cache) {
+      const args = [peer.entry, 'eval', '-c', config, '-o', out, '--no-write'];
+      if (cache === 'off') args.push('--no-cache');
+      if (w.concurrency !== undefined) args.push('-j', String(w.concurrency));
+      return args;
+    },
+    display: (args) => `NODE22 ${args.map(rel).join(' ').replace(rel(peer.entry), 'PROMPTFOO')}`,
+  };
+}
+
+function rel(arg: string): string {
+  return arg.startsWith('/') ? relative(ROOT, arg) : arg;
+}

@@ -1,0 +1,137 @@
+/** The benchmark's workloads (issue 3's list), at full size or at `--quick` size. */
+
+/** Which provider a workload's suite uses. */
+export type ProviderKind = 'echo' | 'mock';
+
+/** One row of the benchmark table. */
+export interface Workload {
+  /** Name used by `--only`. */
+  name: string;
+  /** What the row measures, as shown in the table. */
+  title: string;
+  /** `version`: the cold start (`--version`); `eval`: one eval per run; `cached`: fill once, then timed reruns. */
+  kind: 'version' | 'eval' | 'cached';
+  tests: number;
+  provider: ProviderKind;
+  /** The mock's path-prefix fault settings (`latency_ms=200`), '' for none. */
+  faults: string;
+  /** `-j` for both tools; undefined keeps each tool's default. */
+  concurrency: number | undefined;
+  /** Timed runs for assay and for promptfoo. */
+  runs: { assay: number; peer: number };
+  /** One untimed run of each tool first. */
+  warmup: boolean;
+}
+
+/** The fault mix of the fault workload (the mock's `Retry-After` defaults to 1 s). */
+export const FAULTS = 'fail_429=0.1&fail_500=0.05&fail_reset=0.02';
+
+/** Every workload name, in table order. */
+export const WORKLOAD_NAMES = [
+  'version',
+  'echo-1k',
+  'echo-10k',
+  'echo-100k',
+  'mock0-10k',
+  'mock200-1k',
+  'cached-10k',
+  'faults-1k',
+];
+
+/** Builds the workload list; `runs` overrides every default run count. */
+export function workloads(quick: boolean, runs: number | undefined): Workload[] {
+  const short = (n: number): { assay: number; peer: number } => ({ assay: runs ?? n, peer: runs ?? n });
+  const r = quick ? 1 : 3;
+  const list: Workload[] = [
+    {
+      name: 'version',
+      title: 'cold start: `--version`',
+      kind: 'version',
+      tests: 0,
+      provider: 'echo',
+      faults: '',
+      concurrency: undefined,
+      runs: short(quick ? 3 : 10),
+      warmup: true,
+    },
+    {
+      name: 'echo-1k',
+      title: 'echo provider, default -j',
+      kind: 'eval',
+      tests: quick ? 100 : 1000,
+      provider: 'echo',
+      faults: '',
+      concurrency: undefined,
+      runs: short(r),
+      warmup: !quick,
+    },
+    {
+      name: 'echo-10k',
+      title: 'echo provider, default -j',
+      kind: 'eval',
+      tests: quick ? 1000 : 10_000,
+      provider: 'echo',
+      faults: '',
+      concurrency: undefined,
+      runs: short(r),
+      warmup: false,
+    },
+    {
+      name: 'echo-100k',
+      title: 'echo provider, default -j',
+      kind: 'eval',
+      tests: 100_000,
+      provider: 'echo',
+      faults: '',
+      concurrency: undefined,
+      // promptfoo needs minutes here (if it finishes at all): one run.
+      runs: { assay: runs ?? 3, peer: runs ?? 1 },
+      warmup: false,
+    },
+    {
+      name: 'mock0-10k',
+      title: 'mock, 0 ms latency, -j 50',
+      kind: 'eval',
+      tests: quick ? 1000 : 10_000,
+      provider: 'mock',
+      faults: '',
+      concurrency: 50,
+      runs: short(r),
+      warmup: false,
+    },
+    {
+      name: 'mock200-1k',
+      title: 'mock, 200 ms latency, -j 50',
+      kind: 'eval',
+      tests: quick ? 100 : 1000,
+      provider: 'mock',
+      faults: 'latency_ms=200',
+      concurrency: 50,
+      runs: short(r),
+      warmup: false,
+    },
+    {
+      name: 'cached-10k',
+      title: 'cached rerun of mock 0 ms, -j 50',
+      kind: 'cached',
+      tests: quick ? 1000 : 10_000,
+      provider: 'mock',
+      faults: '',
+      concurrency: 50,
+      runs: short(r),
+      warmup: false,
+    },
+    {
+      name: 'faults-1k',
+      title: 'mock, 10% 429 + 5% 500 + 2% resets, -j 50',
+      kind: 'eval',
+      tests: quick ? 100 : 1000,
+      provider: 'mock',
+      faults: FAULTS,
+      concurrency: 50,
+      runs: short(r),
+      warmup: false,
+    },
+  ];
+  return quick ? list.filter((w) => w.name !== 'echo-100k') : list;
+}
