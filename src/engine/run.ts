@@ -201,15 +201,7 @@ async function executeJob(
     outputValue = response.output;
   }
   const base = {
-    key: job.key,
-    caseId: job.caseId,
-    caseIndex: job.caseIndex,
-    description: testCase.description,
-    promptId: job.promptId,
-    promptLabel: prompt.label,
-    providerId: job.providerId,
-    trial: job.trial,
-    vars: testCase.vars,
+    ...identity(job, testCase, prompt, startedAt),
     prompt: { text, messages },
     latencyMs: Math.round(response.latencyMs * 1000) / 1000,
     usage: response.usage,
@@ -218,7 +210,6 @@ async function executeJob(
     cached: response.cached,
     attempts: response.attempts,
     metadata: Object.keys(testCase.metadata).length > 0 ? testCase.metadata : undefined,
-    startedAt,
   };
   if (response.error !== undefined) {
     const result: JobResult = {
@@ -298,13 +289,8 @@ export function buildPrompt(
   return { text, messages: promptToMessages(text) };
 }
 
-function errorResult(
-  job: Job,
-  testCase: Case,
-  prompt: PromptTemplate,
-  startedAt: string,
-  message: string,
-): JobResult {
+/** The fields that say which job a result belongs to. */
+function identity(job: Job, testCase: Case, prompt: PromptTemplate, startedAt: string) {
   return {
     key: job.key,
     caseId: job.caseId,
@@ -315,6 +301,19 @@ function errorResult(
     providerId: job.providerId,
     trial: job.trial,
     vars: testCase.vars,
+    startedAt,
+  };
+}
+
+function errorResult(
+  job: Job,
+  testCase: Case,
+  prompt: PromptTemplate,
+  startedAt: string,
+  message: string,
+): JobResult {
+  return {
+    ...identity(job, testCase, prompt, startedAt),
     prompt: { text: '', messages: [] },
     status: 'error',
     output: null,
@@ -323,6 +322,5 @@ function errorResult(
     reason: message,
     error: message,
     latencyMs: 0,
-    startedAt,
   };
 }

@@ -1,6 +1,6 @@
-import type { AssertionSpec, Case, JobStatus, TokenUsage, Verdict } from '../core/types.js';
+import type { AssertionSpec, Case, JobStatus, Verdict } from '../core/types.js';
 import { getScorer } from '../scorers/registry.js';
-import { ScorerInputError } from '../scorers/types.js';
+import { type ScoreInput, ScorerInputError } from '../scorers/types.js';
 import { renderAssertionValue } from '../template/render.js';
 
 /** What the engine knows about an output when it scores it. */
@@ -10,14 +10,7 @@ export interface ScoringContext {
   vars: Record<string, unknown>;
   prompt: string;
   env?: Record<string, string | undefined>;
-  response: {
-    latencyMs?: number;
-    cost?: number;
-    finishReason?: string;
-    usage?: TokenUsage;
-    cached?: boolean;
-    logProbs?: number[];
-  };
+  response: ScoreInput['response'];
   provider?: { id: string; config: Record<string, unknown> };
   basePath?: string;
   test?: { description?: string; metadata?: Record<string, unknown> };

@@ -349,7 +349,7 @@ describe('sharding and merge', () => {
     assert.match(different.stderr, /a different suite/);
     const twice = await runCli(['merge', d1, d1, '--runs-dir', join(tmp.dir, 'm')], { env: cleanEnv });
     assert.equal(twice.code, 2);
-    assert.match(twice.stderr, /shard 1 is given twice/);
+    assert.match(twice.stderr, /shard [12] is given twice/);
   });
 
   it('--shard takes i/n or k8s/n with JOB_COMPLETION_INDEX, and refuses nonsense', async () => {
