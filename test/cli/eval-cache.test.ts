@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JobResult } from '../../src/core/types.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
+import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-evalcache-');
@@ -19,17 +20,13 @@ after(async () => {
 
 let n = 0;
 function writeSuite(tests: number, faults = ''): string {
-  const dir = join(tmp.dir, `suite-${n++}`);
-  mkdirSync(dir, { recursive: true });
-  const rows = ['word,__expected'];
-  for (let i = 0; i < tests; i++) rows.push(`w${i},contains:w${i}`);
-  writeFileSync(join(dir, 'tests.csv'), `${rows.join('\n')}\n`);
-  const base = faults ? `${mock.url}/_/${faults}/v1` : mock.baseUrl;
-  writeFileSync(
-    join(dir, 'promptfooconfig.yaml'),
-    `prompts: ['Repeat {{word}}']\nproviders:\n  - id: openai:chat:m\n    config: { apiBaseUrl: '${base}', temperature: 0.7 }\ntests: file://tests.csv\n`,
-  );
-  return dir;
+  const baseUrl = faults ? `${mock.url}/_/${faults}/v1` : mock.baseUrl;
+  return writeWordSuite(join(tmp.dir, `suite-${n++}`), {
+    tests,
+    baseUrl,
+    prompt: 'Repeat',
+    providerConfig: { temperature: 0.7 },
+  });
 }
 
 /** Runs eval with a given cache file; returns the exit code, stdout, the results and how many requests the server saw. */

@@ -8,6 +8,7 @@ import type { RunManifest } from '../../src/runlog/types.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { fixture } from '../support/paths.js';
+import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-cli-');
@@ -336,16 +337,14 @@ describe('assay eval against an OpenAI-compatible server', () => {
 
   /** A suite of `n` tests; every third expects a word the echoing server will not say. */
   function writeSuite(dir: string, n: number, baseUrl: string): string {
-    mkdirSync(dir, { recursive: true });
-    const rows = ['word,__expected,__description'];
-    for (let i = 0; i < n; i++)
-      rows.push(i % 3 === 0 ? `w${i},contains:absent${i},row ${i}` : `w${i},contains:w${i},row ${i}`);
-    writeFileSync(join(dir, 'tests.csv'), `${rows.join('\n')}\n`);
-    writeFileSync(
-      join(dir, 'promptfooconfig.yaml'),
-      `prompts: ['Please repeat {{word}}']\nproviders:\n  - id: openai:chat:test-model\n    config:\n      apiBaseUrl: ${baseUrl}\ntests: file://tests.csv\n`,
-    );
-    return dir;
+    return writeWordSuite(dir, {
+      tests: n,
+      baseUrl,
+      prompt: 'Please repeat',
+      model: 'test-model',
+      describe: true,
+      fails: (i) => i % 3 === 0,
+    });
   }
 
   it('1,000 tests through 10% 429s and 5% 500s: no error results, exact verdicts, nothing lost', async () => {

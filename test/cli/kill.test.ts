@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +10,7 @@ import { readResults } from '../../src/runlog/reader.js';
 import { childEnv, cleanEnv } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { repoRoot } from '../support/paths.js';
+import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-kill-');
@@ -28,15 +29,12 @@ function lineCount(path: string): number {
 
 describe('a run killed with SIGKILL', () => {
   it('leaves a manifest and a results.jsonl holding every job completed before the kill', async () => {
-    const suite = join(tmp.dir, 'suite');
-    mkdirSync(suite, { recursive: true });
-    const rows = ['word,__expected'];
-    for (let i = 0; i < 400; i++) rows.push(`w${i},contains:w${i}`);
-    writeFileSync(join(suite, 'tests.csv'), `${rows.join('\n')}\n`);
-    writeFileSync(
-      join(suite, 'promptfooconfig.yaml'),
-      `prompts: ['Echo {{word}}']\nproviders:\n  - id: openai:chat:slow\n    config: { apiBaseUrl: '${mock.url}/_/latency_ms=15/v1' }\ntests: file://tests.csv\n`,
-    );
+    const suite = writeWordSuite(join(tmp.dir, 'suite'), {
+      tests: 400,
+      baseUrl: `${mock.url}/_/latency_ms=15/v1`,
+      prompt: 'Echo',
+      model: 'slow',
+    });
     const runsDir = join(tmp.dir, 'runs');
     const child = spawn(
       process.execPath,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +10,7 @@ import type { RunManifest } from '../../src/runlog/types.js';
 import { childEnv, cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { repoRoot } from '../support/paths.js';
+import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-resume-');
@@ -26,17 +27,13 @@ let counter = 0;
 
 /** A suite of `n` tests against the mock (with a fault/latency prefix); every fifth test fails by design. */
 function writeSuite(n: number, faults: string): string {
-  const dir = join(tmp.dir, `suite-${counter++}`);
-  mkdirSync(dir, { recursive: true });
-  const rows = ['word,__expected'];
-  for (let i = 0; i < n; i++) rows.push(i % 5 === 0 ? `w${i},contains:nope${i}` : `w${i},contains:w${i}`);
-  writeFileSync(join(dir, 'tests.csv'), `${rows.join('\n')}\n`);
-  const base = faults ? `${mock.url}/_/${faults}/v1` : mock.baseUrl;
-  writeFileSync(
-    join(dir, 'promptfooconfig.yaml'),
-    `prompts: ['Repeat {{word}}']\nproviders:\n  - id: openai:chat:m\n    config: { apiBaseUrl: '${base}' }\ntests: file://tests.csv\n`,
-  );
-  return dir;
+  const baseUrl = faults ? `${mock.url}/_/${faults}/v1` : mock.baseUrl;
+  return writeWordSuite(join(tmp.dir, `suite-${counter++}`), {
+    tests: n,
+    baseUrl,
+    prompt: 'Repeat',
+    fails: (i) => i % 5 === 0,
+  });
 }
 
 function runs(runsDir: string): string[] {

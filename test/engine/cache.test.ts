@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -13,6 +12,7 @@ import {
   ResponseCache,
 } from '../../src/engine/cache.js';
 import type { ProviderResponse } from '../../src/providers/types.js';
+import { runNode } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-cache-');
@@ -387,22 +387,6 @@ describe('ResponseCache', () => {
 
 // The compiled module, wherever this compiled test lives (dist/ or another --outDir).
 const moduleUrl = new URL('../../src/engine/cache.js', import.meta.url).href;
-
-function runNode(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 describe('two processes sharing one cache', () => {
   it('both write concurrently (distinct and overlapping keys); every entry lands and reads back', async () => {

@@ -28,18 +28,15 @@ export interface CliRun {
   stderr: string;
 }
 
-/**
- * Runs the real `assay` executable as a child process. Asynchronous, so a mock server in the
- * test's own process keeps answering while the CLI runs.
- */
-export function runCli(
+/** Runs `node` with arguments as a child process, collecting its output (asynchronously). */
+export function runNode(
   args: string[],
-  opts: { cwd?: string; env?: Record<string, string | undefined> } = {},
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repoRoot, 'bin', 'assay.js'), ...args], {
-      cwd: opts.cwd ?? repoRoot,
-      env: childEnv(opts.env),
+    const child = spawn(process.execPath, args, {
+      cwd: opts.cwd,
+      env: opts.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -52,6 +49,20 @@ export function runCli(
     });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+/**
+ * Runs the real `assay` executable as a child process. Asynchronous, so a mock server in the
+ * test's own process keeps answering while the CLI runs.
+ */
+export function runCli(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<CliRun> {
+  return runNode([join(repoRoot, 'bin', 'assay.js'), ...args], {
+    cwd: opts.cwd ?? repoRoot,
+    env: childEnv(opts.env),
   });
 }
 
