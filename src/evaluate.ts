@@ -3,8 +3,16 @@ import { ScorecardBuilder } from './analysis/scorecard.js';
 import { InputError } from './core/errors.js';
 import { redactObject, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
-import type { Job, JobResult, ProviderSpec, Suite } from './core/types.js';
+import {
+  type Diagnostic,
+  type Job,
+  type JobResult,
+  type ProviderSpec,
+  SELF_GRADER,
+  type Suite,
+} from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
+import { GraderPool, graderSpecFor } from './engine/graders.js';
 import { countJobs, type PlanOptions, planJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
@@ -16,6 +24,7 @@ import { dropErrorResults, repairTail } from './runlog/resume.js';
 import type { RunManifest } from './runlog/types.js';
 import { newRunId, RunWriter } from './runlog/writer.js';
 import { closePythonWorker } from './scorers/code/index.js';
+import { getScorer } from './scorers/registry.js';
 import { assayVersion } from './version.js';
 
 export const DEFAULT_MAX_CONCURRENCY = 8;
@@ -32,6 +41,8 @@ export interface EvaluateOptions {
   suite?: Suite;
   /** Provider ids or labels replacing the suite's providers (`-p`). */
   providers?: string[];
+  /** `--grader`: the grader for model-graded assertions that name no provider of their own. */
+  grader?: ProviderSpec;
   maxConcurrency?: number;
   repeat?: number;
   /** Run only this share of the jobs (`--shard i/n`). */
@@ -93,6 +104,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const resolved = await Promise.all(
     providers.map(async (spec) => ({ spec, provider: await createProvider(spec, providerContext) })),
   );
+  checkGraders(suite, options.grader);
   const described = redactObject(
     resolved.map((r) => ({ key: providerKey(r.spec), ...r.provider.describe() })),
   );
@@ -113,6 +125,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       files: suite.source.files,
       cases: suite.cases.length,
       prompts: suite.prompts.map((p) => ({ id: p.id, label: p.label })),
+      scoring: suite.scoring,
+      ...(suite.native ? { native: suite.native } : {}),
     },
     providers: described,
     options: { repeat, maxConcurrency, ...(shard ? { shard } : {}) },
@@ -122,7 +136,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     startedAt: new Date().toISOString(),
   };
 
-  const scorecard = new ScorecardBuilder();
+  const scorecard = new ScorecardBuilder(suite.scoring);
   const progress: Progress = { done: 0, planned, pass: 0, fail: 0, error: 0 };
   const count = (result: JobResult): void => {
     scorecard.add(result);
@@ -167,6 +181,14 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest);
   }
   const resumedJobs = done.size;
+  const graders = new GraderPool({
+    override: options.grader,
+    suiteDefault: suite.grader,
+    providerContext,
+    cache,
+    hardSignal: options.hardSignal,
+    secrets,
+  });
   const allowedErrors = errorAllowance(options.maxErrors, planned);
 
   let outcome: Awaited<ReturnType<typeof runSuite>>;
@@ -179,6 +201,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       signal: options.signal,
       hardSignal: options.hardSignal,
       cache,
+      graders,
       include: (job: Job) => (!shard || inShard(job.key, shard)) && !done.has(job.key),
       stopWhen: () =>
         progress.error > allowedErrors
@@ -195,6 +218,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     writer.close();
     cache?.close();
     for (const r of resolved) await r.provider.close?.();
+    await graders.close();
     await closePythonWorker();
   }
   const card = scorecard.build();
@@ -209,6 +233,44 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     counts: card.counts,
   });
   return { runDir: writer.dir, manifest: readManifest(writer.dir), scorecard: card, suite, resumedJobs };
+}
+
+/**
+ * Refuses, before anything runs, a suite with a model-graded assertion and no grader for it: a
+ * surprise call to a paid default API is worse than an error. Also checks grader ids are known.
+ */
+export function checkGraders(suite: Suite, override: ProviderSpec | undefined): void {
+  const problems: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const c of suite.cases) {
+    for (const spec of c.asserts) {
+      const scorer = getScorer(spec.type);
+      if (!scorer?.graded && !scorer?.usesGrader) continue;
+      const graderSpec = graderSpecFor(spec, override, suite.grader);
+      const where = spec.source ?? c.source ?? { file: suite.source.path };
+      if (!graderSpec) {
+        if (!scorer.graded) continue;
+        const key = `none\u0000${spec.type}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        problems.push({
+          ...where,
+          severity: 'error',
+          message: `${spec.type} needs a grader model and none is configured: give --grader PROVIDER, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion`,
+        });
+      } else if (graderSpec.id !== SELF_GRADER && !isKnownProviderId(graderSpec.id)) {
+        const key = `unknown\u0000${graderSpec.id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        problems.push({
+          ...where,
+          severity: 'error',
+          message: `grader "${graderSpec.id}": unknown provider; expected one of: ${providerPatterns().join(', ')}`,
+        });
+      }
+    }
+  }
+  if (problems.length > 0) throw new InputError(problems);
 }
 
 /** Jobs a plan will run (in one shard, when sharded), without materialising them. */

@@ -1,6 +1,17 @@
-import type { Counts, FailureNote, Scorecard, ScorecardCell } from '../core/scorecard.js';
-import type { JobResult } from '../core/types.js';
-import { wilson } from './stats.js';
+import type { Breakdown, Counts, FailureNote, Scorecard, ScorecardCell } from '../core/scorecard.js';
+import type { JobResult, SuiteScoring } from '../core/types.js';
+import { type MeanAccumulator, meanInterval, weightedMeanInterval, wilson } from './stats.js';
+
+interface GroupAcc extends Counts {
+  scores: MeanAccumulator;
+}
+
+/** The group a result falls in for a metadata key (`(none)` when the case has no such key). */
+export function groupValue(r: JobResult, key: string): string {
+  const v = r.metadata?.[key];
+  if (v === undefined || v === null || v === '') return '(none)';
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
 
 const MAX_FAILURES_LISTED = 50;
 
@@ -33,10 +44,32 @@ export class ScorecardBuilder {
   private tokens = 0;
   private cost = 0;
   private cached = 0;
+  /** Per breakdown key, per group value: counts and score sums. */
+  private groups = new Map<string, Map<string, GroupAcc>>();
+
+  constructor(private readonly scoring: SuiteScoring = {}) {
+    const keys = new Set(scoring.breakdowns ?? []);
+    if (scoring.weightedScore) keys.add(scoring.weightedScore.groupBy);
+    for (const k of keys) this.groups.set(k, new Map());
+  }
 
   /** Adds one job result. */
   add(r: JobResult): void {
     count(this.counts, r.status);
+    for (const [key, groups] of this.groups) {
+      const value = groupValue(r, key);
+      let g = groups.get(value);
+      if (!g) {
+        g = { ...emptyCounts(), scores: { n: 0, sum: 0, sumSq: 0 } };
+        groups.set(value, g);
+      }
+      count(g, r.status);
+      if (r.status !== 'skip') {
+        g.scores.n++;
+        g.scores.sum += r.score;
+        g.scores.sumSq += r.score * r.score;
+      }
+    }
     const cellKey = `${r.promptId}\u0000${r.providerId}`;
     let cell = this.cells.get(cellKey);
     if (!cell) {
@@ -128,7 +161,55 @@ export class ScorecardBuilder {
       cost: this.cost,
       latencyMsMean: this.counts.total > 0 ? this.latencySum / this.counts.total : 0,
       cached: this.cached,
+      ...this.buildGroups(),
     };
+  }
+
+  private buildGroups(): Pick<Scorecard, 'breakdowns' | 'weightedScore'> {
+    const out: Pick<Scorecard, 'breakdowns' | 'weightedScore'> = {};
+    const breakdowns: Breakdown[] = (this.scoring.breakdowns ?? []).map((by) => ({
+      by,
+      groups: [...(this.groups.get(by) ?? new Map<string, GroupAcc>()).entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([value, g]) => ({
+          value,
+          total: g.total,
+          pass: g.pass,
+          fail: g.fail,
+          error: g.error,
+          skip: g.skip,
+          passRate: wilson(g.pass, g.total - g.skip),
+          meanScore: meanInterval(g.scores),
+        })),
+    }));
+    if (breakdowns.length > 0) out.breakdowns = breakdowns;
+    const ws = this.scoring.weightedScore;
+    if (ws) {
+      const groups = [...(this.groups.get(ws.groupBy) ?? new Map<string, GroupAcc>()).entries()].map(
+        ([value, g]) => ({ value, g, weight: ws.weights[value] ?? ws.defaultWeight ?? 0 }),
+      );
+      // Listed groups keep the order the suite gives them; others follow, sorted.
+      const order = Object.keys(ws.weights);
+      const rank = (v: string): number => {
+        const i = order.indexOf(v);
+        return i < 0 ? order.length : i;
+      };
+      groups.sort((a, b) => rank(a.value) - rank(b.value) || (a.value < b.value ? -1 : 1));
+      out.weightedScore = {
+        name: ws.name,
+        groupBy: ws.groupBy,
+        scale: ws.scale ?? 1,
+        score: weightedMeanInterval(groups.map((x) => ({ weight: x.weight, acc: x.g.scores }))),
+        groups: groups.map((x) => ({
+          value: x.value,
+          weight: x.weight,
+          meanScore: meanInterval(x.g.scores),
+          pass: x.g.pass,
+          total: x.g.total,
+        })),
+      };
+    }
+    return out;
   }
 }
 
@@ -140,8 +221,9 @@ function count(c: Counts, status: JobResult['status']): void {
 /** Computes the scorecard of a stream of results (e.g. a run log). */
 export async function computeScorecard(
   results: AsyncIterable<JobResult> | Iterable<JobResult>,
+  scoring?: SuiteScoring,
 ): Promise<Scorecard> {
-  const builder = new ScorecardBuilder();
+  const builder = new ScorecardBuilder(scoring);
   for await (const r of results) builder.add(r);
   return builder.build();
 }

@@ -7,10 +7,11 @@ import { DEFAULT_MAX_CONCURRENCY, type ErrorBudget, evaluate, type Progress } fr
 import { loadSuite } from '../formats/detect.js';
 import { DEFAULT_RETRY_POLICY } from '../providers/types.js';
 import { renderProgress, renderResultLine, renderSummary } from '../report/console.js';
-import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/outputs.js';
+import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/formats.js';
 import { ensureDir } from '../runlog/dirs.js';
 import { findLatestUnfinishedRun } from '../runlog/resume.js';
 import { guard, intFlag, parseFlags, useColor } from './common.js';
+import { checkExpectedHash, graderFrom, loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
 
 const USAGE = `Usage: assay eval [SUITE] [options]
 
@@ -21,7 +22,9 @@ Options:
   -c, --config FILE          the suite (same as the SUITE argument)
   -p, --provider ID          run with this provider instead of the suite's (repeatable); a name
                              matching a suite provider keeps its config
-  -j, --max-concurrency N    jobs in flight at once (default ${DEFAULT_MAX_CONCURRENCY})
+      --grader ID            the grader model for model-graded assertions that name none
+      --expect-hash HASH     refuse to run unless the suite's own hash (pramana) is HASH
+${SUITE_FLAGS_USAGE}  -j, --max-concurrency N    jobs in flight at once (default ${DEFAULT_MAX_CONCURRENCY})
       --repeat N             run every job N times (trials)
   -o, --output FILE          also write results to FILE: .json, .jsonl or .csv (repeatable)
       --output-format NAME   the format of the -o files (default: from each file's extension)
@@ -52,6 +55,9 @@ export async function evalCommand(args: string[]): Promise<number> {
   return guard(async () => {
     const { values, positionals } = parseFlags(normaliseResumeFlag(args), {
       config: { type: 'string', short: 'c' },
+      ...SUITE_FLAGS,
+      grader: { type: 'string' },
+      'expect-hash': { type: 'string' },
       provider: { type: 'string', short: 'p', multiple: true },
       'max-concurrency': { type: 'string', short: 'j' },
       repeat: { type: 'string' },
@@ -110,7 +116,9 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
 
     const suitePath = values.config ?? positionals[0];
-    const suite = await loadSuite(suitePath);
+    const grader = graderFrom(values.grader);
+    const suite = await loadSuite(suitePath, loadOptionsFrom(values));
+    checkExpectedHash(suite, values['expect-hash']);
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     const runsDir = resolve(values['runs-dir'] ?? '.assay/runs');
     const resume =
@@ -144,6 +152,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       result = await evaluate({
         suite,
         providers: values.provider,
+        grader,
         maxConcurrency,
         repeat,
         shard,

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { renderSummary } from '../report/console.js';
-import { resolveOutputFormat } from '../report/outputs.js';
+import { resolveOutputFormat } from '../report/formats.js';
 import { mergeRuns } from '../runlog/merge.js';
 import { guard, parseFlags, useColor } from './common.js';
 import { exitCode, writeOutputs } from './eval.js';

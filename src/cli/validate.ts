@@ -1,19 +1,27 @@
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { countJobs } from '../engine/plan.js';
 import { loadSuite } from '../formats/detect.js';
+import { checkGraders } from '../evaluate.js';
 import { guard, parseFlags } from './common.js';
+import { graderFrom, loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
 
-const USAGE = `Usage: assay validate [SUITE] [-c FILE]
+const USAGE = `Usage: assay validate [SUITE] [-c FILE] [options]
 
-Loads and checks a suite (files, prompts, providers, tests, assertion types and values) without
-calling any model. Every problem is printed as file:line:col: message. Exit 0 if valid, 2 if not.
-`;
+Loads and checks a suite (files, prompts, providers, tests, assertion types and values, graders)
+without calling any model. Every problem is printed as file:line:col: message. Exit 0 if valid,
+2 if not.
+
+Options:
+      --grader ID            the grader model for model-graded assertions that name none
+${SUITE_FLAGS_USAGE}`;
 
 /** `assay validate`: load and check a suite, call nothing. */
 export async function validateCommand(args: string[]): Promise<number> {
   return guard(async () => {
     const { values, positionals } = parseFlags(args, {
       config: { type: 'string', short: 'c' },
+      ...SUITE_FLAGS,
+      grader: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -26,7 +34,9 @@ export async function validateCommand(args: string[]): Promise<number> {
       );
     }
     const path = values.config ?? positionals[0];
-    const suite = await loadSuite(path);
+    const grader = graderFrom(values.grader);
+    const suite = await loadSuite(path, loadOptionsFrom(values));
+    checkGraders(suite, grader);
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     const jobs = countJobs(suite, suite.providers, { repeat: 1 });
     process.stdout.write(

@@ -47,6 +47,31 @@ export interface FailureNote {
   reason: string;
 }
 
+/** One value of a breakdown key (e.g. category = math). */
+export interface GroupSummary extends Counts {
+  value: string;
+  /** Pass rate over the group's non-skipped jobs, with its Wilson interval. */
+  passRate: Rate;
+  /** Mean job score with a 95% t interval. */
+  meanScore: Rate;
+}
+
+/** Results broken down by one case metadata key. */
+export interface Breakdown {
+  by: string;
+  groups: GroupSummary[];
+}
+
+/** A weighted aggregate of group mean scores (see WeightedScoreSpec), in [0, 1] with a 95% interval. */
+export interface WeightedScore {
+  name: string;
+  groupBy: string;
+  /** Multiply by this for display (100 for a score out of 100). */
+  scale: number;
+  score: Rate;
+  groups: { value: string; weight: number; meanScore: Rate; pass: number; total: number }[];
+}
+
 export interface Scorecard {
   counts: Counts;
   passRate: Rate;
@@ -60,4 +85,7 @@ export interface Scorecard {
   cost: number;
   latencyMsMean: number;
   cached: number;
+  /** Breakdowns by case metadata keys (SuiteScoring.breakdowns). */
+  breakdowns?: Breakdown[];
+  weightedScore?: WeightedScore;
 }

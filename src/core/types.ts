@@ -68,7 +68,7 @@ export interface AssertionSpec {
   weight?: number;
   /** Named metric this assertion's score contributes to. */
   metric?: string;
-  /** Grader provider for model-graded assertions. */
+  /** Grader provider for model-graded assertions (`{ id: SELF_GRADER }`: the provider under test). */
   grader?: ProviderSpec;
   /** Scorer-specific options. */
   options?: Record<string, unknown>;
@@ -115,10 +115,33 @@ export interface SuiteSource {
   files: string[];
 }
 
+/**
+ * A weighted aggregate of group mean scores (ÈwéBench's ÈwéScore): each group's mean case score,
+ * weighted, re-normalised over the groups that have results.
+ */
+export interface WeightedScoreSpec {
+  /** Shown in reports, e.g. `ÈwéScore`. */
+  name: string;
+  /** The case metadata key whose values are the groups. */
+  groupBy: string;
+  /** Weight per group value; groups not listed weigh `defaultWeight` (default 0: left out). */
+  weights: Record<string, number>;
+  defaultWeight?: number;
+  /** Reports multiply the [0, 1] figure by this (ÈwéBench reports out of 100). Default 1. */
+  scale?: number;
+}
+
+/** How a suite's results are summarised beyond pass/fail counts. Parameters, never format branches. */
 export interface SuiteScoring {
-  groupBy?: string;
-  groupWeights?: Record<string, number>;
-  passThreshold?: number;
+  /** Case metadata keys to break results down by (e.g. `category`, `difficulty`), each with CIs. */
+  breakdowns?: string[];
+  weightedScore?: WeightedScoreSpec;
+  /**
+   * When a provider call fails, the job is an `error`; if this is set, the engine also scores this
+   * text (`{error}` replaced by the message) against the case's assertions and records that score,
+   * so a format whose own tool scores error text (ÈwéBench's `[ERROR] …`) reproduces its numbers.
+   */
+  scoreErrorsAs?: string;
 }
 
 /** A whole suite, in assay's model. */
@@ -134,12 +157,18 @@ export interface Suite {
   providers: ProviderSpec[];
   cases: Case[];
   scoring: SuiteScoring;
+  /** Default grader for model-graded assertions; `{ id: SELF_GRADER }` means the provider under test. */
   grader?: ProviderSpec;
+  /** Format-specific facts recorded in the run manifest for native outputs (e.g. a suite version). */
+  native?: Record<string, unknown>;
   /** Environment overrides declared by the suite (visible to templates and providers). */
   env?: Record<string, string>;
   /** Warnings found while loading; the suite is still runnable. */
   warnings: Diagnostic[];
 }
+
+/** Provider id meaning "the provider under test" where a grader is expected (a model judging itself). */
+export const SELF_GRADER = 'assay:self';
 
 /** A unit of work: one case × prompt × provider × trial. */
 export interface Job {
@@ -175,6 +204,10 @@ export interface Verdict {
   renderedValue?: unknown;
   /** Metrics reported by the scorer itself (e.g. a script's `namedScores`). */
   namedScores?: Record<string, number>;
+  /** The scorer could not judge and says so (e.g. no embeddings available): left out of the case score. */
+  skipped?: boolean;
+  /** Scorer-specific facts (a matched term, a judge's raw reply) that native outputs reproduce. */
+  details?: Record<string, unknown>;
 }
 
 /** Everything recorded about one job. One line of results.jsonl. */

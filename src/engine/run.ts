@@ -1,10 +1,20 @@
 import { setMaxListeners } from 'node:events';
 import { messageText, promptToMessages } from '../core/messages.js';
 import { redactText } from '../core/redact.js';
-import type { Case, Job, JobResult, Message, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
+import type {
+  AssertionSpec,
+  Case,
+  Job,
+  JobResult,
+  Message,
+  PromptTemplate,
+  ProviderSpec,
+  Suite,
+} from '../core/types.js';
 import type { Provider, ProviderRequest, ProviderResponse } from '../providers/types.js';
 import { renderPrompt } from '../template/render.js';
 import { cacheKey, type ResponseCache } from './cache.js';
+import type { GraderPool } from './graders.js';
 import { type PlanOptions, planJobs, providerKey } from './plan.js';
 import { scoreCase } from './score.js';
 
@@ -32,6 +42,8 @@ export interface RunOptions extends PlanOptions {
   stopWhen?: () => string | undefined;
   /** Response cache: a hit replaces the provider call; successful answers are stored. */
   cache?: ResponseCache;
+  /** Graders for model-graded assertions. */
+  graders?: GraderPool;
 }
 
 /** What executing one job needs besides the job itself. */
@@ -45,6 +57,9 @@ interface JobContext {
   /** What scorers may know of the provider (id and config, e.g. its declared tools). */
   providerInfo: { id: string; config: Record<string, unknown> };
   basePath: string;
+  graders?: GraderPool;
+  /** See SuiteScoring.scoreErrorsAs. */
+  scoreErrorsAs?: string;
 }
 
 export interface RunOutcome {
@@ -76,6 +91,8 @@ export async function runSuite(
         hardSignal: options.hardSignal,
         providerInfo: { id: r.spec.id, config: r.spec.config ?? {} },
         basePath: suite.basePath,
+        graders: options.graders,
+        scoreErrorsAs: suite.scoring.scoreErrorsAs,
       },
     ]),
   );
@@ -211,6 +228,16 @@ async function executeJob(
     attempts: response.attempts,
     metadata: Object.keys(testCase.metadata).length > 0 ? testCase.metadata : undefined,
   };
+  const scoring = {
+    vars: testCase.vars,
+    prompt: text,
+    env,
+    response,
+    provider: ctx.providerInfo,
+    basePath: ctx.basePath,
+    test: { description: testCase.description, metadata: testCase.metadata },
+    grader: ctx.graders ? (spec: AssertionSpec) => ctx.graders!.resolve(spec, ctx.provider) : undefined,
+  };
   if (response.error !== undefined) {
     const result: JobResult = {
       ...base,
@@ -221,19 +248,17 @@ async function executeJob(
       reason: response.error,
       error: response.error,
     };
+    if (ctx.scoreErrorsAs !== undefined && !response.fatal) {
+      // The job stays an error; the score is what the format's own tool would give its error text.
+      const errorText = ctx.scoreErrorsAs.replace('{error}', response.error);
+      const outcome = await scoreCase(testCase, { ...scoring, output: errorText, outputValue: errorText });
+      result.score = outcome.score;
+      result.verdicts = outcome.verdicts;
+      result.output = errorText;
+    }
     return { result, fatal: response.fatal ? `${job.providerId}: ${response.error}` : undefined };
   }
-  const outcome = await scoreCase(testCase, {
-    output: response.output,
-    outputValue,
-    vars: testCase.vars,
-    prompt: text,
-    env,
-    response,
-    provider: ctx.providerInfo,
-    basePath: ctx.basePath,
-    test: { description: testCase.description, metadata: testCase.metadata },
-  });
+  const outcome = await scoreCase(testCase, { ...scoring, output: response.output, outputValue });
   return {
     result: {
       ...base,

@@ -1,6 +1,6 @@
 import type { AssertionSpec, Case, JobStatus, Verdict } from '../core/types.js';
 import { getScorer } from '../scorers/registry.js';
-import { type ScoreInput, ScorerInputError } from '../scorers/types.js';
+import { type Grader, type ScoreInput, ScorerInputError } from '../scorers/types.js';
 import { renderAssertionValue } from '../template/render.js';
 
 /** What the engine knows about an output when it scores it. */
@@ -14,6 +14,8 @@ export interface ScoringContext {
   provider?: { id: string; config: Record<string, unknown> };
   basePath?: string;
   test?: { description?: string; metadata?: Record<string, unknown> };
+  /** The grader for an assertion (its own, `--grader`, the suite's), or undefined when none is configured. */
+  grader?: (spec: AssertionSpec) => Promise<Grader | undefined>;
 }
 
 /** The outcome of scoring one output against a case's assertions. */
@@ -57,6 +59,9 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   const scorer = getScorer(spec.type);
   if (!scorer) throw new ScorerInputError(`unknown assertion type "${spec.type}"`);
   const value = renderAssertionValue(spec.value, ctx.vars, ctx.env);
+  const grader = scorer.graded || scorer.usesGrader ? await ctx.grader?.(spec) : undefined;
+  if (scorer.graded && !grader)
+    throw new ScorerInputError('no grader configured (give --grader, or a provider for this assertion)');
   const result = await scorer.score({
     output: ctx.output ?? '',
     outputValue: ctx.outputValue,
@@ -68,6 +73,7 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     provider: ctx.provider,
     basePath: ctx.basePath,
     test: ctx.test,
+    grader,
   });
   const weight = spec.weight ?? 1;
   const verdict: Verdict = {
@@ -82,6 +88,11 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   if (value !== spec.value && typeof value === 'string') verdict.renderedValue = value;
   if (result.namedScores && Object.keys(result.namedScores).length > 0)
     verdict.namedScores = result.namedScores;
+  if (result.skip) {
+    verdict.skipped = true;
+    verdict.pass = true;
+  }
+  if (result.details) verdict.details = result.details;
   return verdict;
 }
 
@@ -106,8 +117,14 @@ function addMetric(
   sums.set(name, m);
 }
 
-/** Combines verdicts into a case outcome (promptfoo's rules, see the spec §6.1–6.2). */
-export function aggregate(verdicts: Verdict[], threshold: number | undefined): CaseOutcome {
+/**
+ * Combines verdicts into a case outcome (promptfoo's rules, see the spec §6.1–6.2). Skipped verdicts
+ * (a scorer that could not judge) are left out; a case whose every verdict skipped is `skip`.
+ */
+export function aggregate(all: Verdict[], threshold: number | undefined): CaseOutcome {
+  const verdicts = all.filter((v) => !v.skipped);
+  if (verdicts.length === 0 && all.length > 0)
+    return { status: 'skip', score: 0, reason: all[0].reason, verdicts: all };
   let weighted = 0;
   let totalWeight = 0;
   let allPass = true;
@@ -134,7 +151,7 @@ export function aggregate(verdicts: Verdict[], threshold: number | undefined): C
     pass = score >= threshold;
     reason = `Aggregate score ${score.toFixed(2)} ${pass ? '≥' : '<'} ${threshold} threshold`;
   }
-  const outcome: CaseOutcome = { status: pass ? 'pass' : 'fail', score, reason, verdicts };
+  const outcome: CaseOutcome = { status: pass ? 'pass' : 'fail', score, reason, verdicts: all };
   if (metricSums.size > 0) {
     outcome.namedScores = {};
     for (const [name, m] of metricSums) outcome.namedScores[name] = m.weight > 0 ? m.sum / m.weight : 0;

@@ -3,8 +3,50 @@ import { resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Suite } from '../core/types.js';
 
+/** What the command line may tell a loader. A loader refuses options that do not apply to its format. */
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
+  /** `--tier`: which tiers of a tiered suite to run (pramana). */
+  tiers?: string[];
+  /** `--category`: which categories to run (ÈwéBench). */
+  categories?: string[];
+  /** `--mode`: a format's scoring mode, e.g. `compat` (reproduce the upstream tool) or `fixed`. */
+  mode?: string;
+}
+
+/** The option names of LoadOptions that select or change what a format loads, with their flags. */
+const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env'>, string> = {
+  tiers: '--tier',
+  categories: '--category',
+  mode: '--mode',
+};
+
+/**
+ * One input format. Detection must be cheap (a file name, a glance at the text); `load` may pull in
+ * the format's parser. Formats are tried in the order of `FORMATS`.
+ */
+export interface SuiteFormat {
+  name: string;
+  /** What a user should have given, for "not a suite" messages. */
+  expects: string;
+  /** LoadOptions (besides env) this format understands; others are refused with exit 2. */
+  options: Exclude<keyof LoadOptions, 'env'>[];
+  /** The file (or the folder itself) to load when `dir` is a suite of this format. */
+  detectDir?(dir: string): string | undefined;
+  /** Whether this file is a suite of this format. */
+  detectFile?(path: string, text: string): boolean;
+  load(path: string, options: LoadOptions): Promise<Suite>;
+}
+
+/** Each format module exports `format: SuiteFormat`; modules load on first use. */
+const FORMATS: (() => Promise<SuiteFormat>)[] = [async () => (await import('./promptfoo/format.js')).format];
+
+let formats: SuiteFormat[] | undefined;
+
+/** Every known format, in detection order. */
+export async function suiteFormats(): Promise<SuiteFormat[]> {
+  formats ??= await Promise.all(FORMATS.map((f) => f()));
+  return formats;
 }
 
 /**
@@ -13,20 +55,22 @@ export interface LoadOptions {
  */
 export async function loadSuite(path: string | undefined, options: LoadOptions = {}): Promise<Suite> {
   const target = resolve(path ?? '.');
+  const shown = path ?? '.';
   let isDir: boolean;
   try {
     isDir = statSync(target).isDirectory();
   } catch {
-    throw new InputError({ file: path ?? '.', message: 'no such file or folder', severity: 'error' });
+    throw new InputError({ file: shown, message: 'no such file or folder', severity: 'error' });
   }
-  const promptfoo = await import('./promptfoo/index.js');
+  const all = await suiteFormats();
   if (isDir) {
-    const config = promptfoo.findPromptfooConfig(target);
-    if (config) return promptfoo.loadPromptfooSuite(config, options);
+    for (const f of all) {
+      const found = f.detectDir?.(target);
+      if (found) return loadWith(f, found, options);
+    }
     throw new InputError({
-      file: path ?? '.',
-      message:
-        'no suite found in this folder (expected promptfooconfig.yaml, promptfooconfig.yml or promptfooconfig.json)',
+      file: shown,
+      message: `no suite found in this folder; expected one of: ${all.map((f) => f.expects).join('; ')}`,
       severity: 'error',
     });
   }
@@ -40,11 +84,26 @@ export async function loadSuite(path: string | undefined, options: LoadOptions =
       severity: 'error',
     });
   }
-  if (promptfoo.looksLikePromptfooConfig(target, text)) return promptfoo.loadPromptfooSuite(target, options);
+  for (const f of all) if (f.detectFile?.(target, text)) return loadWith(f, target, options);
   throw new InputError({
     file: target,
-    message:
-      'not a suite assay recognises: expected a promptfoo config (a YAML/JSON mapping with prompts, providers and tests)',
+    message: `not a suite assay recognises; expected one of: ${all.map((f) => f.expects).join('; ')}`,
     severity: 'error',
   });
+}
+
+function loadWith(format: SuiteFormat, path: string, options: LoadOptions): Promise<Suite> {
+  const refused = (Object.keys(FORMAT_FLAGS) as (keyof typeof FORMAT_FLAGS)[]).filter(
+    (k) => options[k] !== undefined && !format.options.includes(k),
+  );
+  if (refused.length > 0) {
+    throw new InputError(
+      refused.map((k) => ({
+        file: path,
+        message: `${FORMAT_FLAGS[k]} does not apply to a ${format.name} suite`,
+        severity: 'error' as const,
+      })),
+    );
+  }
+  return format.load(path, options);
 }

@@ -28,6 +28,19 @@ export interface ProviderResponse {
   cached?: boolean;
 }
 
+export interface EmbeddingRequest {
+  texts: string[];
+  signal?: AbortSignal;
+}
+
+export interface EmbeddingResponse {
+  /** One vector per input text, in order. */
+  embeddings?: number[][];
+  error?: string;
+  usage?: TokenUsage;
+  latencyMs: number;
+}
+
 /** A model endpoint. One instance per provider spec, shared by all jobs of a run. */
 export interface Provider {
   readonly id: string;
@@ -37,6 +50,8 @@ export interface Provider {
   /** False for providers whose answers cost nothing to recompute (echo): they bypass the response cache. */
   readonly cacheable?: boolean;
   call(request: ProviderRequest): Promise<ProviderResponse>;
+  /** Embeddings for texts (`/v1/embeddings`), for providers that offer them. Never throws: returns `error`. */
+  embed?(request: EmbeddingRequest): Promise<EmbeddingResponse>;
   /** Releases connections. */
   close?(): Promise<void>;
 }

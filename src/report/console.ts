@@ -84,6 +84,37 @@ export function renderSummary(
     for (const r of rows) lines.push(fmt(r));
   }
 
+  for (const b of card.breakdowns ?? []) {
+    lines.push('');
+    lines.push(paint(style, 'bold', `By ${b.by}`));
+    const header = [b.by, 'pass', 'fail', 'error', 'skip', 'pass rate (95% CI)', 'mean score (95% CI)'];
+    const rows = b.groups.map((g) => [
+      oneLine(g.value, 40),
+      String(g.pass),
+      String(g.fail),
+      String(g.error),
+      String(g.skip),
+      formatRate(g.passRate),
+      formatMean(g.meanScore, 1),
+    ]);
+    lines.push(...table(header, rows, new Set([1, 2, 3, 4]), style));
+  }
+
+  if (card.weightedScore) {
+    const ws = card.weightedScore;
+    lines.push('');
+    lines.push(paint(style, 'bold', `${ws.name} by ${ws.groupBy}`));
+    const header = [ws.groupBy, 'score (95% CI)', 'passed', 'weight'];
+    const rows = ws.groups.map((g) => [
+      oneLine(g.value, 40),
+      formatMean(g.meanScore, ws.scale),
+      `${g.pass}/${g.total}`,
+      g.weight.toFixed(2),
+    ]);
+    lines.push(...table(header, rows, new Set([2, 3]), style));
+    lines.push(`${paint(style, 'bold', ws.name)}: ${formatMean(ws.score, ws.scale)}`);
+  }
+
   if (card.metrics.length > 0) {
     lines.push('');
     lines.push(paint(style, 'bold', 'Metrics'));
@@ -123,6 +154,20 @@ export function renderSummary(
   lines.push('');
   lines.push(paint(style, 'dim', `Run written to ${runDir}`));
   return `${lines.join('\n')}\n`;
+}
+
+/** `0.734 (0.61–0.86)`, or on a scale: `73.4 (61.0–85.9)`. */
+export function formatMean(m: Rate, scale: number): string {
+  if (m.n === 0) return '—';
+  const digits = scale >= 10 ? 1 : 3;
+  const f = (x: number): string => (x * scale).toFixed(digits);
+  return `${f(m.value)} (${f(m.low)}–${f(m.high)})`;
+}
+
+function table(header: string[], rows: string[][], numeric: Set<number>, style: ConsoleStyle): string[] {
+  const widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]].length)));
+  const fmt = (r: string[]): string => `  ${r.map((v, i) => pad(v, widths[i], numeric.has(i))).join('  ')}`;
+  return [paint(style, 'dim', fmt(header)), ...rows.map(fmt)];
 }
 
 /** One line per finished job, for `--verbose`. */

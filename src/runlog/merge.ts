@@ -71,7 +71,7 @@ export async function mergeRuns(runDirs: string[], runsDir: string): Promise<Mer
   };
   delete merged.resumedAt;
   const writer = RunWriter.create(resolve(runsDir), merged);
-  const builder = new ScorecardBuilder();
+  const builder = new ScorecardBuilder(first.suite.scoring);
   const keys = new Set<string>();
   try {
     for (const { dir } of manifests) {

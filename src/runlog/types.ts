@@ -1,4 +1,5 @@
 import type { Counts } from '../core/scorecard.js';
+import type { SuiteScoring } from '../core/types.js';
 
 export type RunStatus = 'running' | 'complete' | 'aborted' | 'interrupted';
 
@@ -19,6 +20,10 @@ export interface RunManifest {
     files: string[];
     cases: number;
     prompts: { id: string; label: string }[];
+    /** How results are summarised (breakdowns, weighted score): analysis recomputes scorecards from it. */
+    scoring?: SuiteScoring;
+    /** Format-specific facts for native outputs (Suite.native). */
+    native?: Record<string, unknown>;
   };
   providers: Record<string, unknown>[];
   options: { repeat: number; maxConcurrency: number; shard?: { index: number; count: number } };

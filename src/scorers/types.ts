@@ -1,4 +1,4 @@
-import type { AssertionSpec, TokenUsage } from '../core/types.js';
+import type { AssertionSpec, Message, TokenUsage } from '../core/types.js';
 
 /** What a scorer sees for one assertion on one output. */
 export interface ScoreInput {
@@ -27,6 +27,37 @@ export interface ScoreInput {
   test?: { description?: string; metadata?: Record<string, unknown> };
   /** The suite's folder: relative `file://` paths in assertion values resolve against it. */
   basePath?: string;
+  /** The grader resolved for this assertion (set only for scorers marked `graded` or `usesGrader`). */
+  grader?: Grader;
+}
+
+/** What a grader answered. */
+export interface GraderReply {
+  output: string;
+  usage?: TokenUsage;
+  cost?: number;
+  cached?: boolean;
+}
+
+/**
+ * A model that judges outputs: the assertion's own provider, `--grader`, the suite's default
+ * grader, or the provider under test. Calls go through retries and the response cache.
+ */
+export interface Grader {
+  /** The grader's provider id (for reasons and reports). */
+  id: string;
+  /** Asks the grader; throws GraderError when it cannot answer after retries. */
+  complete(messages: Message[], params?: Record<string, unknown>): Promise<GraderReply>;
+  /** Embeds texts; undefined when the provider offers no embeddings. Throws GraderError on failure. */
+  embed?: (texts: string[]) => Promise<number[][]>;
+}
+
+/** The grader could not be asked or answered unusably: the job becomes an error with this reason. */
+export class GraderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GraderError';
+  }
 }
 
 /** A scorer's judgement, before the engine adds weight and metric. */
@@ -36,6 +67,10 @@ export interface ScoreResult {
   reason: string;
   /** Metrics the scorer reports itself (scripts may return them); merged into the case's named scores. */
   namedScores?: Record<string, number>;
+  /** The scorer cannot judge here (and says why in `reason`): the verdict is left out of the case score. */
+  skip?: boolean;
+  /** Scorer-specific facts for native outputs (kept on the verdict). */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -49,8 +84,10 @@ export interface Scorer {
   description: string;
   /** Checks a spec at load time; returns a problem in one sentence, or undefined. */
   validate?(spec: AssertionSpec): string | undefined;
-  /** Needs a grader provider. */
+  /** Needs a grader provider: a suite without one is refused before anything runs. */
   graded?: boolean;
+  /** Uses a grader when one is resolvable but does not require it (e.g. embeddings that may be absent). */
+  usesGrader?: boolean;
   score(input: ScoreInput): ScoreResult | Promise<ScoreResult>;
 }
 

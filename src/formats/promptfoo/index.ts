@@ -1,6 +1,6 @@
 // Loads a promptfoo config (and every file it references) into assay's Suite.
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { shortHash } from '../../core/hash.js';
 import { assignCaseIds } from '../../core/ids.js';
@@ -29,38 +29,7 @@ export interface LoadPromptfooOptions {
   env?: Record<string, string | undefined>;
 }
 
-const CONFIG_NAMES = ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json'];
-
-/** The promptfoo config in a directory (`promptfooconfig.yaml`, `.yml`, `.json`, in that order). */
-export function findPromptfooConfig(dir: string): string | undefined {
-  for (const name of CONFIG_NAMES) {
-    const path = join(dir, name);
-    if (existsSync(path)) return path;
-  }
-  return undefined;
-}
-
-/** Whether a file looks like a promptfoo config: a YAML/JSON mapping with its top-level keys. */
-export function looksLikePromptfooConfig(path: string, text: string): boolean {
-  if (!['.yaml', '.yml', '.json'].includes(extname(path).toLowerCase())) return false;
-  if (CONFIG_NAMES.includes(basename(path))) return true;
-  // A cheap look at top-level keys, so detection does not parse every YAML file fully.
-  const keys = new Set<string>();
-  if (extname(path).toLowerCase() === '.json') {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (isRecord(value)) for (const k of Object.keys(value)) keys.add(k);
-    } catch {
-      return false;
-    }
-  } else {
-    for (const m of text.matchAll(/^(?:"([^"]+)"|'([^']+)'|([A-Za-z_$][\w$-]*))\s*:/gm))
-      keys.add(m[1] ?? m[2] ?? m[3]);
-  }
-  const hasTests = keys.has('tests') || keys.has('defaultTest') || keys.has('scenarios');
-  const hasProviders = keys.has('providers') || keys.has('targets');
-  return (keys.has('prompts') && (hasProviders || hasTests)) || (hasProviders && hasTests);
-}
+export { findPromptfooConfig, looksLikePromptfooConfig } from './format.js';
 
 function validateRefs(
   ctx: LoadContext,

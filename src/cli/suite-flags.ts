@@ -1,0 +1,62 @@
+import { InputError } from '../core/errors.js';
+import type { ProviderSpec } from '../core/types.js';
+import type { LoadOptions } from '../formats/detect.js';
+import { isKnownProviderId, providerPatterns } from '../providers/registry.js';
+
+/** Flags that choose what part of a suite loads, shared by `eval`, `validate` and `hash`. */
+export const SUITE_FLAGS = {
+  tier: { type: 'string', multiple: true },
+  category: { type: 'string', multiple: true },
+  mode: { type: 'string' },
+} as const;
+
+/** Help text for SUITE_FLAGS. */
+export const SUITE_FLAGS_USAGE = `      --tier NAME            a tiered suite's tier to run (pramana: cheap, moderate, comprehensive;
+                             repeatable)
+      --category NAME        run only this category (ÈwéBench; repeatable)
+      --mode compat|fixed    scoring mode of formats whose tool has known defects (ÈwéBench):
+                             compat reproduces the tool's numbers, fixed corrects them
+`;
+
+/** LoadOptions from parsed SUITE_FLAGS values. */
+export function loadOptionsFrom(values: { tier?: string[]; category?: string[]; mode?: string }): LoadOptions {
+  const options: LoadOptions = {};
+  if (values.tier?.length) options.tiers = values.tier;
+  if (values.category?.length) options.categories = values.category;
+  if (values.mode !== undefined) {
+    if (values.mode !== 'compat' && values.mode !== 'fixed')
+      throw new InputError(`--mode ${values.mode}: expected compat or fixed`);
+    options.mode = values.mode;
+  }
+  return options;
+}
+
+/** `--grader ID`: a provider id assay knows. */
+export function graderFrom(value: string | undefined): ProviderSpec | undefined {
+  if (value === undefined) return undefined;
+  if (!isKnownProviderId(value))
+    throw new InputError(`--grader ${value}: unknown provider; expected one of: ${providerPatterns().join(', ')}`);
+  return { id: value };
+}
+
+/** `--expect-hash`: refuses a suite whose own hash is not the one pinned. */
+export function checkExpectedHash(
+  suite: { source: { path: string; nativeHash?: string }; format: string },
+  expected: string | undefined,
+): void {
+  if (expected === undefined) return;
+  const actual = suite.source.nativeHash;
+  if (actual === undefined)
+    throw new InputError({
+      file: suite.source.path,
+      message: `--expect-hash: a ${suite.format} suite has no suite hash to check`,
+      severity: 'error',
+    });
+  const norm = (h: string): string => (h.startsWith('sha256:') ? h : `sha256:${h}`).toLowerCase();
+  if (norm(actual) !== norm(expected))
+    throw new InputError({
+      file: suite.source.path,
+      message: `suite hash is ${actual}, but --expect-hash pins ${expected}: the suite's files changed (or this is another suite)`,
+      severity: 'error',
+    });
+}

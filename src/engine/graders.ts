@@ -1,0 +1,120 @@
+import { canonicalJson, sha256 } from '../core/hash.js';
+import { redactText } from '../core/redact.js';
+import { type AssertionSpec, type Message, type ProviderSpec, SELF_GRADER } from '../core/types.js';
+import { createProvider } from '../providers/registry.js';
+import type { Provider, ProviderContext } from '../providers/types.js';
+import { type Grader, GraderError, type GraderReply } from '../scorers/types.js';
+import { cacheKey, type ResponseCache } from './cache.js';
+import { providerKey } from './plan.js';
+
+export interface GraderPoolOptions {
+  /** `--grader`: replaces the suite's default grader (an assertion's own provider still wins). */
+  override?: ProviderSpec;
+  /** The suite's default grader. */
+  suiteDefault?: ProviderSpec;
+  providerContext: ProviderContext;
+  cache?: ResponseCache;
+  hardSignal?: AbortSignal;
+  secrets?: string[];
+}
+
+/**
+ * Which grader judges an assertion: its own provider, else `--grader`, else the suite's default.
+ * Undefined when none is configured. `SELF_GRADER` stands for the provider under test.
+ */
+export function graderSpecFor(
+  spec: AssertionSpec,
+  override: ProviderSpec | undefined,
+  suiteDefault: ProviderSpec | undefined,
+): ProviderSpec | undefined {
+  return spec.grader ?? override ?? suiteDefault;
+}
+
+/**
+ * Builds grader providers on first use and shares one instance per grader spec for the run.
+ * Grader calls go through the same retries and response cache as the calls under test.
+ */
+export class GraderPool {
+  private readonly providers = new Map<string, Promise<Provider>>();
+  private readonly graders = new Map<Provider, Grader>();
+
+  constructor(private readonly options: GraderPoolOptions) {}
+
+  /** The grader for an assertion of a job whose provider is `self`, or undefined when none is configured. */
+  async resolve(spec: AssertionSpec, self: Provider): Promise<Grader | undefined> {
+    const graderSpec = graderSpecFor(spec, this.options.override, this.options.suiteDefault);
+    if (!graderSpec) return undefined;
+    const provider = graderSpec.id === SELF_GRADER ? self : await this.provider(graderSpec);
+    let grader = this.graders.get(provider);
+    if (!grader) {
+      grader = this.wrap(provider);
+      this.graders.set(provider, grader);
+    }
+    return grader;
+  }
+
+  private provider(spec: ProviderSpec): Promise<Provider> {
+    const key = providerKey(spec);
+    let p = this.providers.get(key);
+    if (!p) {
+      p = createProvider(spec, this.options.providerContext);
+      this.providers.set(key, p);
+    }
+    return p;
+  }
+
+  private wrap(provider: Provider): Grader {
+    const { cache, hardSignal } = this.options;
+    const identity = provider.describe();
+    const useCache = provider.cacheable !== false ? cache : undefined;
+    const scrub = (text: string): string => redactText(text, this.options.secrets ?? []);
+    const grader: Grader = {
+      id: provider.id,
+      complete: async (messages: Message[], params: Record<string, unknown> = {}): Promise<GraderReply> => {
+        const key = useCache ? cacheKey(identity, { messages, params }, 0) : undefined;
+        const hit = key ? useCache?.get(key) : undefined;
+        if (hit) return { output: hit.output ?? '', usage: hit.usage, cost: hit.cost, cached: true };
+        const text = messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+        const response = await provider.call({ prompt: text, messages, params, signal: hardSignal });
+        if (response.error !== undefined)
+          throw new GraderError(scrub(`grader ${provider.id} failed: ${response.error}`));
+        if (response.output === null || response.output === undefined)
+          throw new GraderError(`grader ${provider.id} returned no output`);
+        if (key) useCache?.set(key, response);
+        return { output: response.output, usage: response.usage, cost: response.cost };
+      },
+    };
+    const embed = provider.embed?.bind(provider);
+    if (embed) {
+      grader.embed = async (texts: string[]): Promise<number[][]> => {
+        const key = useCache ? sha256(canonicalJson({ v: 1, embed: identity, texts })) : undefined;
+        const hit = key ? useCache?.get(key) : undefined;
+        if (hit?.output) return JSON.parse(hit.output) as number[][];
+        const response = await embed({ texts, signal: hardSignal });
+        if (response.error !== undefined || !response.embeddings)
+          throw new GraderError(
+            scrub(`embeddings from ${provider.id} failed: ${response.error ?? 'no embeddings returned'}`),
+          );
+        if (response.embeddings.length !== texts.length)
+          throw new GraderError(
+            `embeddings from ${provider.id}: asked for ${texts.length}, got ${response.embeddings.length}`,
+          );
+        if (key)
+          useCache?.set(key, { output: JSON.stringify(response.embeddings), latencyMs: response.latencyMs });
+        return response.embeddings;
+      };
+    }
+    return grader;
+  }
+
+  /** Closes the grader providers this pool created (never the providers under test). */
+  async close(): Promise<void> {
+    for (const p of this.providers.values()) {
+      try {
+        await (await p).close?.();
+      } catch {
+        // A grader that failed to build has nothing to close.
+      }
+    }
+  }
+}
