@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { computeScorecard } from '../../src/analysis/scorecard.js';
+import { meanInterval, t975, weightedMeanInterval } from '../../src/analysis/stats.js';
+import type { JobResult, JobStatus } from '../../src/core/types.js';
+import { renderSummary } from '../../src/report/console.js';
+import type { RunManifest } from '../../src/runlog/types.js';
+
+function r(status: JobStatus, score: number, metadata: Record<string, unknown>): JobResult {
+  return {
+    key: `${Math.random()}`,
+    caseId: 'c',
+    caseIndex: 0,
+    promptId: 'p',
+    promptLabel: 'Prompt',
+    providerId: 'echo',
+    trial: 0,
+    vars: {},
+    prompt: { text: '', messages: [] },
+    status,
+    output: '',
+    verdicts: [],
+    score,
+    reason: status,
+    latencyMs: 1,
+    startedAt: '',
+    metadata,
+  };
+}
+
+const close = (a: number, b: number, eps = 1e-3): void => assert.ok(Math.abs(a - b) < eps, `${a} ≠ ${b}`);
+
+describe('t975', () => {
+  it('gives the Student t table values and tends to z', () => {
+    close(t975(1), 12.706);
+    close(t975(10), 2.228);
+    close(t975(30), 2.042);
+    close(t975(60), 2.0003, 2e-3);
+    close(t975(1e9), 1.96);
+    close(t975(2.5), (4.303 + 3.182) / 2);
+  });
+});
+
+describe('meanInterval', () => {
+  it('is mean ± t·s/√n, clamped to [0, 1]', () => {
+    // scores 0.2, 0.4, 0.6: mean 0.4, s = 0.2, n = 3 → half = 4.303 × 0.2 / √3
+    const m = meanInterval({ n: 3, sum: 1.2, sumSq: 0.04 + 0.16 + 0.36 });
+    close(m.value, 0.4);
+    close(m.high - m.value, (4.303 * 0.2) / Math.sqrt(3));
+    close(m.low, 0);
+    assert.equal(meanInterval({ n: 0, sum: 0, sumSq: 0 }).n, 0);
+  });
+  it('uses the [0, 1] variance bound for a single score instead of a zero-width interval', () => {
+    const m = meanInterval({ n: 1, sum: 1, sumSq: 1 });
+    assert.equal(m.value, 1);
+    assert.ok(m.low < 1);
+  });
+});
+
+describe('weightedMeanInterval', () => {
+  it('re-normalises weights over groups with results and widens with fewer observations', () => {
+    const a = { n: 4, sum: 2, sumSq: 1.5 };
+    const b = { n: 4, sum: 4, sumSq: 4 };
+    const w = weightedMeanInterval([
+      { weight: 0.3, acc: a },
+      { weight: 0.1, acc: b },
+      { weight: 0.6, acc: { n: 0, sum: 0, sumSq: 0 } },
+    ]);
+    close(w.value, 0.75 * 0.5 + 0.25 * 1);
+    assert.equal(w.n, 8);
+    assert.ok(w.low < w.value && w.high > w.value);
+    const wide = weightedMeanInterval([{ weight: 1, acc: { n: 2, sum: 1, sumSq: 1 } }]);
+    const narrow = weightedMeanInterval([{ weight: 1, acc: { n: 200, sum: 100, sumSq: 100 } }]);
+    assert.ok(wide.high - wide.low > narrow.high - narrow.low);
+  });
+});
+
+describe('scorecard breakdowns and weighted score', () => {
+  const results = [
+    r('pass', 1, { category: 'math', difficulty: 'easy' }),
+    r('fail', 0, { category: 'math', difficulty: 'hard' }),
+    r('pass', 0.8, { category: 'poetry', difficulty: 'easy' }),
+    r('skip', 0, { category: 'poetry', difficulty: 'easy' }),
+    r('error', 0, { category: 'poetry' }),
+  ];
+
+  it('counts each group, leaves skips out of rates and means, and lists missing keys as (none)', async () => {
+    const card = await computeScorecard(results, { breakdowns: ['category', 'difficulty'] });
+    const [byCategory, byDifficulty] = card.breakdowns ?? [];
+    assert.equal(byCategory.by, 'category');
+    assert.deepEqual(
+      byCategory.groups.map((g) => [g.value, g.total, g.pass, g.fail, g.error, g.skip]),
+      [
+        ['math', 2, 1, 1, 0, 0],
+        ['poetry', 3, 1, 0, 1, 1],
+      ],
+    );
+    const poetry = byCategory.groups[1];
+    close(poetry.passRate.value, 0.5);
+    close(poetry.meanScore.value, 0.4);
+    assert.deepEqual(
+      byDifficulty.groups.map((g) => g.value),
+      ['(none)', 'easy', 'hard'],
+    );
+    assert.equal(card.weightedScore, undefined);
+  });
+
+  it('computes the weighted score over groups in the suite order, ignoring unweighted groups', async () => {
+    const card = await computeScorecard(results, {
+      weightedScore: {
+        name: 'Index',
+        groupBy: 'category',
+        weights: { poetry: 3, math: 1, absent: 5 },
+        scale: 100,
+      },
+    });
+    const ws = card.weightedScore;
+    assert.ok(ws);
+    assert.deepEqual(
+      ws.groups.map((g) => [g.value, g.weight, g.pass, g.total]),
+      [
+        ['poetry', 3, 1, 3],
+        ['math', 1, 1, 2],
+      ],
+    );
+    close(ws.score.value, (3 * 0.4 + 1 * 0.5) / 4);
+    assert.equal(ws.scale, 100);
+  });
+
+  it('appears in the console summary', async () => {
+    const card = await computeScorecard(results, {
+      breakdowns: ['category'],
+      weightedScore: { name: 'Index', groupBy: 'category', weights: { math: 1, poetry: 1 }, scale: 100 },
+    });
+    const manifest = {
+      runId: 'r',
+      suite: { name: 's', format: 'x' },
+      options: { repeat: 1 },
+      status: 'complete',
+      plannedJobs: 5,
+    } as unknown as RunManifest;
+    const text = renderSummary(manifest, card, '/tmp/run', { color: false });
+    assert.match(text, /By category/);
+    assert.match(text, /poetry\s+1\s+0\s+1\s+1\s+50\.0% \(/);
+    assert.match(text, /Index by category/);
+    assert.match(text, /Index: 45\.0 \(/);
+  });
+});

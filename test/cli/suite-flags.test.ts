@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runCli } from '../support/cli.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir('assay-suite-flags-');
+after(tmp.cleanup);
+const suite = join(tmp.dir, 'promptfooconfig.yaml');
+writeFileSync(
+  suite,
+  'prompts: ["say {{w}}"]\nproviders: [echo]\ntests:\n  - vars: {w: hi}\n    assert: [{type: contains, value: hi}]\n',
+);
+
+describe('suite flags on a format that does not take them', () => {
+  it('refuses --tier, --category and --mode for a promptfoo suite with exit 2', async () => {
+    const run = await runCli(['validate', suite, '--tier', 'cheap', '--category', 'x', '--mode', 'fixed']);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /--tier does not apply to a promptfoo suite/);
+    assert.match(run.stderr, /--category does not apply to a promptfoo suite/);
+    assert.match(run.stderr, /--mode does not apply to a promptfoo suite/);
+  });
+
+  it('refuses a --mode other than compat or fixed', async () => {
+    const run = await runCli(['validate', suite, '--mode', 'loose']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--mode loose: expected compat or fixed/);
+  });
+
+  it('refuses --expect-hash for a suite without a suite hash, before running anything', async () => {
+    const run = await runCli(['eval', suite, '--expect-hash', 'sha256:00', '--no-progress'], {
+      cwd: tmp.dir,
+    });
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /--expect-hash: a promptfoo suite has no suite hash to check/);
+    assert.doesNotMatch(run.stdout, /jobs:/);
+  });
+
+  it('refuses an unknown --grader', async () => {
+    const run = await runCli(['validate', suite, '--grader', 'nosuch:model']);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--grader nosuch:model: unknown provider/);
+  });
+});
