@@ -29,7 +29,7 @@ registerProvider({
       label: spec.label ?? spec.id,
       describe: () => ({ id: spec.id }),
       async call(request): Promise<ProviderResponse> {
-        (calls[spec.id] ??= []).push(request);
+        calls[spec.id] = [...(calls[spec.id] ?? []), request];
         if (spec.id === 'fake:broken') return { output: null, error: 'HTTP 500 from fake', latencyMs: 1 };
         if (spec.id === 'fake:failing-model') return { output: null, error: 'model down', latencyMs: 1 };
         return { output: `judge:${spec.id}`, latencyMs: 1 };
