@@ -116,7 +116,10 @@ export class GraderPool {
             `embeddings from ${embedder.id}: asked for ${texts.length}, got ${response.embeddings.length}`,
           );
         if (key)
-          useEmbedCache?.set(key, { output: JSON.stringify(response.embeddings), latencyMs: response.latencyMs });
+          useEmbedCache?.set(key, {
+            output: JSON.stringify(response.embeddings),
+            latencyMs: response.latencyMs,
+          });
         return response.embeddings;
       };
     }

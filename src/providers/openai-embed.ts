@@ -17,8 +17,9 @@ export function parseEmbeddings(
     return { error: redact(`malformed embeddings response (not JSON): ${excerpt(text)}`) };
   }
   const data = isRecord(parsed) ? parsed.data : undefined;
-  if (!Array.isArray(data)) return { error: redact(`malformed embeddings response (no data): ${excerpt(text)}`) };
-  const vectors = new Array<number[] | undefined>(count);
+  if (!Array.isArray(data))
+    return { error: redact(`malformed embeddings response (no data): ${excerpt(text)}`) };
+  const vectors = new Array<number[] | undefined>(count).fill(undefined);
   for (let i = 0; i < data.length; i++) {
     const item = data[i];
     const index = isRecord(item) && typeof item.index === 'number' ? item.index : i;
@@ -29,7 +30,7 @@ export function parseEmbeddings(
       return { error: `malformed embeddings response (item ${i} has index ${index} for ${count} inputs)` };
     vectors[index] = vector;
   }
-  const missing = vectors.findIndex((v) => v === undefined);
+  const missing = vectors.indexOf(undefined);
   if (missing >= 0 || data.length !== count)
     return { error: `embeddings response has ${data.length} vectors for ${count} inputs` };
   const response: Omit<EmbeddingResponse, 'latencyMs'> = { embeddings: vectors as number[][] };

@@ -100,20 +100,24 @@ describe('mock OpenAI server', () => {
     assert.notDeepEqual(alpha, beta);
   });
 
-  it('embeds a hashed bag of words: shared words mean high cosine, none mean near zero', TIMEOUT, async () => {
-    const texts = [
-      'The capital of France is Paris.',
-      'Paris is the capital of France',
-      'Bananas grow on tall tropical plants',
-    ];
-    const reply = (await call('/v1/embeddings', { model: 'e', input: texts })).json as {
-      data: { embedding: number[] }[];
-    };
-    const [a, b, c] = reply.data.map((d) => d.embedding);
-    const cos = (x: number[], y: number[]): number => x.reduce((sum, v, i) => sum + v * y[i], 0);
-    assert.ok(cos(a, b) > 0.99, `same words, other order: ${cos(a, b)}`);
-    assert.ok(Math.abs(cos(a, c)) < 0.5, `no shared words: ${cos(a, c)}`);
-  });
+  it(
+    'embeds a hashed bag of words: shared words mean high cosine, none mean near zero',
+    TIMEOUT,
+    async () => {
+      const texts = [
+        'The capital of France is Paris.',
+        'Paris is the capital of France',
+        'Bananas grow on tall tropical plants',
+      ];
+      const reply = (await call('/v1/embeddings', { model: 'e', input: texts })).json as {
+        data: { embedding: number[] }[];
+      };
+      const [a, b, c] = reply.data.map((d) => d.embedding);
+      const cos = (x: number[], y: number[]): number => x.reduce((sum, v, i) => sum + v * y[i], 0);
+      assert.ok(cos(a, b) > 0.99, `same words, other order: ${cos(a, b)}`);
+      assert.ok(Math.abs(cos(a, c)) < 0.5, `no shared words: ${cos(a, c)}`);
+    },
+  );
 
   it('matches scripted answers against the last message when no user message exists', TIMEOUT, async () => {
     const body = { model: 'm', messages: [{ role: 'system', content: 'translate cat to chat' }] };
