@@ -258,15 +258,18 @@ export function checkGraders(suite: Suite, override: ProviderSpec | undefined): 
           severity: 'error',
           message: `${spec.type} needs a grader model and none is configured: give --grader PROVIDER, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion`,
         });
-      } else if (graderSpec.id !== SELF_GRADER && !isKnownProviderId(graderSpec.id)) {
-        const key = `unknown\u0000${graderSpec.id}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        problems.push({
-          ...where,
-          severity: 'error',
-          message: `grader "${graderSpec.id}": unknown provider; expected one of: ${providerPatterns().join(', ')}`,
-        });
+      } else {
+        for (const id of [graderSpec.id, graderSpec.embedding?.id]) {
+          if (id === undefined || id === SELF_GRADER || isKnownProviderId(id)) continue;
+          const key = `unknown\u0000${id}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          problems.push({
+            ...where,
+            severity: 'error',
+            message: `grader "${id}": unknown provider; expected one of: ${providerPatterns().join(', ')}`,
+          });
+        }
       }
     }
   }

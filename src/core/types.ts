@@ -52,6 +52,8 @@ export interface ProviderSpec {
   config?: Record<string, unknown>;
   /** Restricts which prompts this provider runs (prompt refs). */
   prompts?: string[];
+  /** As a grader: a separate provider for embeddings (promptfoo's `{text, embedding}` provider map). */
+  embedding?: ProviderSpec;
   source?: SourceRef;
 }
 

@@ -36,19 +36,32 @@ export function graderSpecFor(
  */
 export class GraderPool {
   private readonly providers = new Map<string, Promise<Provider>>();
-  private readonly graders = new Map<Provider, Grader>();
+  /** Wrapped graders by text provider, then by embedding provider. */
+  private readonly graders = new Map<Provider, Map<Provider, Grader>>();
 
   constructor(private readonly options: GraderPoolOptions) {}
 
-  /** The grader for an assertion of a job whose provider is `self`, or undefined when none is configured. */
+  /**
+   * The grader for an assertion of a job whose provider is `self`, or undefined when none is
+   * configured. A spec with an `embedding` provider answers `complete` with its own provider and
+   * `embed` with the embedding one.
+   */
   async resolve(spec: AssertionSpec, self: Provider): Promise<Grader | undefined> {
     const graderSpec = graderSpecFor(spec, this.options.override, this.options.suiteDefault);
     if (!graderSpec) return undefined;
-    const provider = graderSpec.id === SELF_GRADER ? self : await this.provider(graderSpec);
-    let grader = this.graders.get(provider);
+    const build = (s: ProviderSpec): Promise<Provider> =>
+      s.id === SELF_GRADER ? Promise.resolve(self) : this.provider(s);
+    const text = await build(graderSpec);
+    const embedding = graderSpec.embedding ? await build(graderSpec.embedding) : text;
+    let byEmbedding = this.graders.get(text);
+    if (!byEmbedding) {
+      byEmbedding = new Map();
+      this.graders.set(text, byEmbedding);
+    }
+    let grader = byEmbedding.get(embedding);
     if (!grader) {
-      grader = this.wrap(provider);
-      this.graders.set(provider, grader);
+      grader = this.wrap(text, embedding);
+      byEmbedding.set(embedding, grader);
     }
     return grader;
   }
@@ -63,13 +76,16 @@ export class GraderPool {
     return p;
   }
 
-  private wrap(provider: Provider): Grader {
+  private wrap(provider: Provider, embedder: Provider): Grader {
     const { cache, hardSignal } = this.options;
     const identity = provider.describe();
     const useCache = provider.cacheable !== false ? cache : undefined;
+    const embedIdentity = embedder.describe();
+    const useEmbedCache = embedder.cacheable !== false ? cache : undefined;
     const scrub = (text: string): string => redactText(text, this.options.secrets ?? []);
     const grader: Grader = {
       id: provider.id,
+      embeddingId: embedder.id,
       complete: async (messages: Message[], params: Record<string, unknown> = {}): Promise<GraderReply> => {
         const key = useCache ? cacheKey(identity, { messages, params }, 0) : undefined;
         const hit = key ? useCache?.get(key) : undefined;
@@ -84,23 +100,26 @@ export class GraderPool {
         return { output: response.output, usage: response.usage, cost: response.cost };
       },
     };
-    const embed = provider.embed?.bind(provider);
+    const embed = embedder.embed?.bind(embedder);
     if (embed) {
       grader.embed = async (texts: string[]): Promise<number[][]> => {
-        const key = useCache ? sha256(canonicalJson({ v: 1, embed: identity, texts })) : undefined;
-        const hit = key ? useCache?.get(key) : undefined;
+        const key = useEmbedCache ? sha256(canonicalJson({ v: 1, embed: embedIdentity, texts })) : undefined;
+        const hit = key ? useEmbedCache?.get(key) : undefined;
         if (hit?.output) return JSON.parse(hit.output) as number[][];
         const response = await embed({ texts, signal: hardSignal });
         if (response.error !== undefined || !response.embeddings)
           throw new GraderError(
-            scrub(`embeddings from ${provider.id} failed: ${response.error ?? 'no embeddings returned'}`),
+            scrub(`embeddings from ${embedder.id} failed: ${response.error ?? 'no embeddings returned'}`),
           );
         if (response.embeddings.length !== texts.length)
           throw new GraderError(
-            `embeddings from ${provider.id}: asked for ${texts.length}, got ${response.embeddings.length}`,
+            `embeddings from ${embedder.id}: asked for ${texts.length}, got ${response.embeddings.length}`,
           );
         if (key)
-          useCache?.set(key, { output: JSON.stringify(response.embeddings), latencyMs: response.latencyMs });
+          useEmbedCache?.set(key, {
+            output: JSON.stringify(response.embeddings),
+            latencyMs: response.latencyMs,
+          });
         return response.embeddings;
       };
     }

@@ -1,6 +1,8 @@
 /**
  * `openai:chat:<model>` / `openai:<model>`: chat completions on OpenAI or any OpenAI-compatible
  * server (vLLM, llama.cpp, LM Studio, Ollama's /v1, the test mock).
+ * `openai:embedding:<model>` / `openai:embeddings:<model>`: embeddings (`POST {base}/embeddings`),
+ * as promptfoo names them; such a provider embeds texts but answers no chat.
  */
 import { performance } from 'node:perf_hooks';
 import { InputError } from '../core/errors.js';
@@ -13,8 +15,17 @@ import {
   type RetryOptions,
   requestWithRetry,
 } from './http.js';
+import { parseEmbeddings } from './openai-embed.js';
 import { costOf, priceFor } from './prices.js';
-import type { Provider, ProviderContext, ProviderRequest, ProviderResponse, RetryPolicy } from './types.js';
+import type {
+  EmbeddingRequest,
+  EmbeddingResponse,
+  Provider,
+  ProviderContext,
+  ProviderRequest,
+  ProviderResponse,
+  RetryPolicy,
+} from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -55,7 +66,8 @@ export function createOpenAiProvider(
   hooks: Omit<RetryOptions, 'connections'> = {},
 ): Provider {
   const config: Config = spec.config ?? {};
-  const model = spec.id.replace(/^openai:/, '').replace(/^chat:/, '');
+  const embeddingModel = /^openai:embeddings?:/.exec(spec.id);
+  const model = spec.id.replace(/^openai:/, '').replace(/^(?:chat|embeddings?):/, '');
   const baseUrl = resolveBaseUrl(config, ctx.env);
   const keyEnvar = nonEmpty(config.apiKeyEnvar) ?? 'OPENAI_API_KEY';
   const apiKey =
@@ -83,10 +95,13 @@ export function createOpenAiProvider(
     new InputError({ ...(spec.source ?? { file: '' }), severity: 'error', message });
   if (!model) throw invalid(`provider id "${spec.id}" names no model (expected openai:chat:<model>)`);
   let endpoint: { origin: string; path: string };
+  let embeddingsPath: string;
   try {
     const url = new URL(`${baseUrl}/chat/completions`);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
     endpoint = { origin: url.origin, path: url.pathname + url.search };
+    const embeddingsUrl = new URL(`${baseUrl}/embeddings`);
+    embeddingsPath = embeddingsUrl.pathname + embeddingsUrl.search;
   } catch {
     throw invalid(
       `invalid base URL "${redact(baseUrl)}" for ${spec.id}: expected http(s)://host[:port]/path`,
@@ -107,12 +122,20 @@ export function createOpenAiProvider(
   }
   const pricing = resolvePricing(config, model, endpoint.origin);
 
-  return {
+  const provider: Provider = {
     id: spec.id,
     label: spec.label ?? spec.id,
     describe: () => ({ id: spec.id, model, baseUrl: shownBaseUrl, params: { ...params } }),
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       const started = performance.now();
+      if (embeddingModel) {
+        return {
+          output: null,
+          error: `${spec.id} is an embeddings model: it cannot answer a chat (use openai:chat:<model> for that)`,
+          latencyMs: 0,
+          attempts: 0,
+        };
+      }
       if (setupError) {
         return {
           output: null,
@@ -153,6 +176,28 @@ export function createOpenAiProvider(
       // Pools are shared per origin across providers; closeAllPools() releases them.
     },
   };
+  if (embeddingModel) {
+    provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
+      if (setupError) return { error: setupError, latencyMs: 0 };
+      const started = performance.now();
+      const outcome = await requestWithRetry(
+        {
+          origin: endpoint.origin,
+          path: embeddingsPath,
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ model, input: request.texts, ...passthrough }),
+          signal: request.signal,
+        },
+        policy,
+        retryOptions,
+      );
+      const latencyMs = performance.now() - started;
+      if (!outcome.ok) return { error: redact(failureMessage(outcome)), latencyMs };
+      return { ...parseEmbeddings(outcome.body, request.texts.length, redact), latencyMs };
+    };
+  }
+  return provider;
 
   function failureMessage(f: HttpFailure): string {
     if (isAuthFailure(f)) {

@@ -16,8 +16,9 @@ const entries: ProviderEntry[] = [
     load: async () => (await import('./echo.js')).createEchoProvider,
   },
   {
+    // Also `openai:embedding:<model>` (embeddings only); the pattern text stays short for messages.
     pattern: 'openai:chat:<model> | openai:<model>',
-    matches: (id) => /^openai:(chat:)?[^:\s]+$/.test(id),
+    matches: (id) => /^openai:(?:chat:|embeddings?:)?[^:\s]+$/.test(id),
     load: async () => (await import('./openai.js')).createOpenAiProvider,
   },
 ];

@@ -48,6 +48,8 @@ export interface Grader {
   id: string;
   /** Asks the grader; throws GraderError when it cannot answer after retries. */
   complete(messages: Message[], params?: Record<string, unknown>): Promise<GraderReply>;
+  /** The provider that embeds (the same as `id` unless a separate embedding provider was given). */
+  embeddingId?: string;
   /** Embeds texts; undefined when the provider offers no embeddings. Throws GraderError on failure. */
   embed?: (texts: string[]) => Promise<number[][]>;
 }

@@ -85,7 +85,7 @@ describe('mock OpenAI server', () => {
     assert.equal(b.choices[0].finish_reason, 'stop');
   });
 
-  it('returns deterministic 64-dimension unit embeddings', TIMEOUT, async () => {
+  it('returns deterministic 256-dimension unit embeddings', TIMEOUT, async () => {
     const first = (await call('/v1/embeddings', { model: 'e', input: ['alpha', 'beta'] })).json as {
       data: { embedding: number[]; index: number }[];
     };
@@ -94,10 +94,35 @@ describe('mock OpenAI server', () => {
     };
     assert.equal(first.data.length, 2);
     const [alpha, beta] = first.data.map((d) => d.embedding);
-    assert.equal(alpha.length, 64);
+    assert.equal(alpha.length, 256);
     assert.ok(Math.abs(Math.hypot(...alpha) - 1) < 1e-9);
     assert.deepEqual(again.data[0].embedding, alpha);
     assert.notDeepEqual(alpha, beta);
+  });
+
+  it(
+    'embeds a hashed bag of words: shared words mean high cosine, none mean near zero',
+    TIMEOUT,
+    async () => {
+      const texts = [
+        'The capital of France is Paris.',
+        'Paris is the capital of France',
+        'Bananas grow on tall tropical plants',
+      ];
+      const reply = (await call('/v1/embeddings', { model: 'e', input: texts })).json as {
+        data: { embedding: number[] }[];
+      };
+      const [a, b, c] = reply.data.map((d) => d.embedding);
+      const cos = (x: number[], y: number[]): number => x.reduce((sum, v, i) => sum + v * y[i], 0);
+      assert.ok(cos(a, b) > 0.99, `same words, other order: ${cos(a, b)}`);
+      assert.ok(Math.abs(cos(a, c)) < 0.5, `no shared words: ${cos(a, c)}`);
+    },
+  );
+
+  it('matches scripted answers against the last message when no user message exists', TIMEOUT, async () => {
+    const body = { model: 'm', messages: [{ role: 'system', content: 'translate cat to chat' }] };
+    const reply = (await call('/v1/chat/completions', body)).json as unknown as ChatReply;
+    assert.equal(reply.choices[0].message.content, 'chat for cat');
   });
 
   it('lists models and 404s unknown routes', TIMEOUT, async () => {

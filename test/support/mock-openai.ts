@@ -7,6 +7,14 @@
  * Fault draws are seeded by the request (prefix, path, body) and its attempt number (how many
  * earlier requests had the same body), so a rerun meets exactly the same faults.
  *
+ * Scripted answers (`opts.answers`) are regex rules tried against the last user message (or, in a
+ * conversation without one, such as promptfoo's system-only grading prompts, the last message):
+ * that is how tests make the mock answer as a grader would (a JSON verdict, a `Y`, a category).
+ *
+ * Embeddings (`/v1/embeddings`) are a hashed bag of words: each lower-cased word adds ±1 to one of
+ * 256 dimensions chosen by its hash, and the vector is normalised. Texts sharing most words have a
+ * cosine near 1, texts sharing none near 0, so `similar` thresholds behave as with a real model.
+ *
  * Run as a script: `node dist/test/support/mock-openai.js --port 18787 [--answers FILE.json]
  * [--latency-ms N] [--faults 'fail_429=0.1'] [--idle-exit-s N]`; prints `listening <url>`.
  */
@@ -16,7 +24,7 @@ import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** A canned answer: the first rule whose `match` (case-insensitive regex) finds the last user message wins. */
+/** A canned answer: the first rule whose `match` (case-insensitive regex) finds the last user message (else the last message) wins. */
 export interface AnswerRule {
   match: string;
   /** Reply text; `$1`-style groups are substituted. */
@@ -102,7 +110,7 @@ const DEFAULT_FAULTS: FaultSettings = {
   retryAfter: 1,
 };
 const RECORD_LIMIT = 1000;
-const EMBEDDING_DIM = 64;
+const EMBEDDING_DIM = 256;
 const CREATED = 1_700_000_000;
 
 /** Parses fault settings in the path-prefix syntax (`fail_429=0.1&retry_after=none`); throws on unknown keys. */
@@ -372,7 +380,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       return;
     }
     let promptTokens = 0;
-    let lastUser = '';
+    let lastUser: string | undefined;
+    let last = '';
     for (const m of messages) {
       if (!isRecord(m)) {
         sendError(res, 400, 'each message must be an object', 'invalid_request_error');
@@ -381,12 +390,14 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       const text = contentText(m.content);
       promptTokens += wordCount(text);
       if (m.role === 'user') lastUser = text;
+      last = text;
     }
+    const asked = lastUser ?? last;
     const model = typeof body.model === 'string' ? body.model : 'mock-model';
-    let content: string | null = lastUser;
+    let content: string | null = lastUser ?? '';
     let toolCalls: unknown[] | undefined;
     for (const { re, rule } of rules) {
-      const m = re.exec(lastUser);
+      const m = re.exec(asked);
       if (!m) continue;
       if (rule.toolCall) {
         content = null;
@@ -438,7 +449,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     const data = inputs.map((x, index) => {
       const text = typeof x === 'string' ? x : JSON.stringify(x);
       tokens += wordCount(text);
-      return { object: 'embedding', index, embedding: unitVector(text, EMBEDDING_DIM) };
+      return { object: 'embedding', index, embedding: bagOfWordsVector(text, EMBEDDING_DIM) };
     });
     const model = isRecord(body) && typeof body.model === 'string' ? body.model : 'mock-embedding';
     send(
@@ -628,18 +639,18 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-/** A deterministic unit vector derived from a text's hash. */
-function unitVector(text: string, dim: number): number[] {
-  const draw = mulberry32(cyrb53(text) % 4294967296);
-  const v = new Array<number>(dim);
-  let norm = 0;
-  for (let i = 0; i < dim; i++) {
-    v[i] = draw() * 2 - 1;
-    norm += v[i] * v[i];
+/**
+ * A hashed bag-of-words vector: each lower-cased word adds ±1 (sign from the hash) to the dimension
+ * its hash picks; normalised to unit length (all zeros for a text without words).
+ */
+function bagOfWordsVector(text: string, dim: number): number[] {
+  const v = new Array<number>(dim).fill(0);
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const h = cyrb53(word);
+    v[h % dim] += h % (2 * dim) < dim ? 1 : -1;
   }
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < dim; i++) v[i] /= norm;
-  return v;
+  const norm = Math.hypot(...v);
+  return norm > 0 ? v.map((x) => x / norm) : v;
 }
 
 function isMainModule(): boolean {

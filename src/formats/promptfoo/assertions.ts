@@ -4,8 +4,7 @@
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { closest } from '../../core/suggest.js';
-import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
-import { isKnownProviderId } from '../../providers/registry.js';
+import type { AssertionSpec } from '../../core/types.js';
 import { parseScriptRef, scriptFileProblem } from '../../scorers/code/script-ref.js';
 import { getScorer, resolveAssertionType, scorerTypes } from '../../scorers/registry.js';
 import { checkTemplate } from '../../template/render.js';
@@ -20,7 +19,7 @@ import {
   notYet,
   warnAt,
 } from './context.js';
-import { unknownProviderMessage } from './providers.js';
+import { graderSpec, refusedGradedType, rubricPrompt, SCRIPT_FILE } from './graders.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
 
 const MISSING_TYPE_HINT =
@@ -32,36 +31,6 @@ const MISSING_TYPE_HINT =
 const SCRIPT_TYPES = new Set(['javascript', 'python', 'ruby']);
 /** Script types assay runs (ruby is refused as an unsupported type). */
 const RUNNABLE_SCRIPT_TYPES = new Set(['javascript', 'python']);
-const SCRIPT_FILE = /\.(?:[cm]?[jt]sx?|py|rb)(?::[\w.]+)?$/;
-
-/** Reads a `provider` value (id string or `{id, label, config}`) as a ProviderSpec. */
-export function graderSpec(ctx: LoadContext, value: unknown, where: Where): ProviderSpec | undefined {
-  const spec: ProviderSpec | undefined =
-    typeof value === 'string'
-      ? { id: value }
-      : isRecord(value) && typeof value.id === 'string'
-        ? {
-            id: value.id,
-            ...(typeof value.label === 'string' ? { label: value.label } : {}),
-            ...(isRecord(value.config) ? { config: value.config } : {}),
-          }
-        : undefined;
-  if (!spec) {
-    errorAt(
-      ctx,
-      where,
-      isRecord(value) && (value.text !== undefined || value.embedding !== undefined)
-        ? notYet('a grader `provider` with separate text/embedding providers')
-        : `a grader \`provider\` must be a provider id or {id, config}, got ${brief(value)}`,
-    );
-    return undefined;
-  }
-  if (!isKnownProviderId(spec.id)) {
-    errorAt(ctx, where, unknownProviderMessage(spec.id));
-    return undefined;
-  }
-  return { ...spec, source: where };
-}
 
 function loadFileValue(ctx: LoadContext, ref: string, where: Where): { ok: boolean; value?: unknown } {
   const path = ref.slice('file://'.length);
@@ -158,6 +127,11 @@ function resolveType(
   }
   const resolved = resolveAssertionType(written);
   if (resolved) return resolved;
+  const refusal = refusedGradedType(written);
+  if (refusal) {
+    errorAt(ctx, where, `${context}: assertion type "${written}" ${refusal}`);
+    return undefined;
+  }
   if (isPromptfooAssertionType(written) || written === 'and' || written === 'or') {
     errorAt(
       ctx,
@@ -293,6 +267,12 @@ export function parseAssertion(
     if (key === 'transform' || key === 'contextTransform') {
       errorAt(ctx, at([key]), notYet(`an assertion \`${key}\``));
       ok = false;
+      continue;
+    }
+    if (key === 'rubricPrompt') {
+      const loaded = rubricPrompt(ctx, value, at([key]));
+      if (loaded.ok) options[key] = loaded.value;
+      else ok = false;
       continue;
     }
     if (!KNOWN_FIELDS.includes(key)) {

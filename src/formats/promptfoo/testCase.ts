@@ -2,7 +2,7 @@
 // defaultTest merge can work on. Field names of promptfoo stop here.
 import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
 import { checkPromptTemplate } from '../../template/render.js';
-import { graderSpec, parseAssertions } from './assertions.js';
+import { parseAssertions } from './assertions.js';
 import {
   brief,
   didYouMean,
@@ -15,6 +15,7 @@ import {
   warnAt,
 } from './context.js';
 import { isGlobPattern } from './glob.js';
+import { graderSpec, rubricPrompt } from './graders.js';
 import { type Locate, type Where, within } from './source.js';
 import type { RawTest } from './testFiles.js';
 
@@ -82,6 +83,9 @@ function parseOptions(ctx: LoadContext, value: unknown, at: Locate, out: ParsedT
       out[key] = v === true;
     } else if (key === 'provider') {
       if (v !== undefined && v !== null) out.grader = graderSpec(ctx, v, where);
+    } else if (key === 'rubricPrompt') {
+      const loaded = rubricPrompt(ctx, v, where);
+      if (loaded.ok) out.gradingOptions[key] = loaded.value;
     } else if (GRADING_OPTIONS.has(key)) out.gradingOptions[key] = v;
     else if (key === 'runSerially') warnAt(ctx, where, '`runSerially` is ignored by assay');
     else if (key === 'disableConversationVar') {

@@ -299,8 +299,8 @@ providers: [echo]
 tests:
   - vars: {q: one}
     assert:
-      - type: llm-rubric
-        value: is polite
+      - type: moderation
+        value: [harassment]
       - type: not-meteor
         value: x
       - type: select-best
@@ -309,7 +309,7 @@ tests:
     assert.deepEqual(
       diags.map((d) => d.message),
       [
-        'tests[0].assert[0]: assertion type "llm-rubric" is a promptfoo type assay does not support yet',
+        'tests[0].assert[0]: assertion type "moderation" needs a moderation API (OpenAI\'s /moderations or LlamaGuard on Replicate), which assay does not call',
         'tests[0].assert[1]: assertion type "not-meteor" is a promptfoo type assay does not support yet',
         'tests[0].assert[2]: assertion type "select-best" is a promptfoo type assay does not support yet',
       ],

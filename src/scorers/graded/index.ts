@@ -1,0 +1,33 @@
+// Registers the model-graded scorers (promptfoo's llm-rubric family, similarity and RAG checks).
+import { registerScorer } from '../registry.js';
+import { answerRelevanceScorer } from './answer-relevance.js';
+import { closedQaScorer } from './closedqa.js';
+import { contextFaithfulnessScorer, contextRecallScorer, contextRelevanceScorer } from './context.js';
+import { factualityScorer, modelGradedFactualityScorer } from './factuality.js';
+import { gEvalScorer } from './g-eval.js';
+import { llmRubricScorer } from './llm-rubric.js';
+import { similarScorers } from './similar.js';
+
+for (const scorer of [
+  llmRubricScorer,
+  closedQaScorer,
+  factualityScorer,
+  modelGradedFactualityScorer,
+  gEvalScorer,
+  answerRelevanceScorer,
+  contextRecallScorer,
+  contextRelevanceScorer,
+  contextFaithfulnessScorer,
+  ...similarScorers,
+])
+  registerScorer(scorer);
+
+export { readVerdict } from './llm-rubric.js';
+export { SELECT_BEST_PROMPT } from './prompts.js';
+export {
+  askGrader,
+  extractJsonObjects,
+  gradingMessages,
+  renderGradingPrompt,
+  rubricPromptText,
+} from './rubric.js';
