@@ -63,34 +63,32 @@ async function runJavaScript(abs: string, fn: string | undefined, config: unknow
 const PYTHON_RUNNER = `
 import asyncio, importlib.util, json, os, sys, traceback
 path, fn, args_path, out_path = sys.argv[1:5]
-def answer(obj):
-    with open(out_path, 'w', encoding='utf-8') as f:
-        json.dump(obj, f)
-try:
+
+def run():
     sys.path.insert(0, os.path.dirname(path))
     spec = importlib.util.spec_from_file_location('assay_test_generator', path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     if not callable(getattr(module, fn, None)):
-        answer({'missing': fn})
-        sys.exit(0)
+        return {'missing': fn}
     with open(args_path, encoding='utf-8') as f:
         args = json.load(f)
     result = getattr(module, fn)(*args)
     if asyncio.iscoroutine(result):
         result = asyncio.run(result)
     try:
-        text = json.dumps({'result': result})
+        return {'text': json.dumps({'result': result})}
     except (TypeError, ValueError) as e:
-        answer({'error': 'the result is not JSON-serialisable: ' + str(e)})
-        sys.exit(0)
-    with open(out_path, 'w', encoding='utf-8') as f:
-        f.write(text)
+        return {'unserialisable': str(e)}
+
+try:
+    reply = run()
 except BaseException as e:
-    tb = traceback.extract_tb(e.__traceback__)
-    frames = [fr for fr in tb if fr.filename == path]
+    frames = [fr for fr in traceback.extract_tb(e.__traceback__) if fr.filename == path]
     where = ' (line %d)' % frames[-1].lineno if frames else ''
-    answer({'error': '%s: %s%s' % (type(e).__name__, e, where)})
+    reply = {'error': '%s: %s%s' % (type(e).__name__, e, where)}
+with open(out_path, 'w', encoding='utf-8') as f:
+    f.write(reply['text'] if 'text' in reply else json.dumps(reply))
 `;
 
 async function runPython(ctx: LoadContext, abs: string, fn: string, config: unknown): Promise<unknown> {
@@ -125,7 +123,7 @@ async function runPython(ctx: LoadContext, abs: string, fn: string, config: unkn
         `Python 3 is needed to run it, but "${python}" could not be started (${spawnError.message}); install Python 3 or set ASSAY_PYTHON (or PROMPTFOO_PYTHON) to its path`,
       );
     }
-    let reply: { result?: unknown; error?: string; missing?: string };
+    let reply: { result?: unknown; error?: string; missing?: string; unserialisable?: string };
     try {
       reply = JSON.parse(readFileSync(outPath, 'utf8'));
     } catch {
@@ -137,6 +135,9 @@ async function runPython(ctx: LoadContext, abs: string, fn: string, config: unkn
     if (reply.missing !== undefined)
       throw new GeneratorFailure(`it has no function named "${reply.missing}"`);
     if (reply.error !== undefined) throw new GeneratorFailure(`the generator raised ${reply.error}`);
+    if (reply.unserialisable !== undefined) {
+      throw new GeneratorFailure(`its result is not JSON: ${reply.unserialisable}`);
+    }
     return reply.result;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -291,8 +291,8 @@ async function globbedReference(ctx: LoadContext, ref: string, where: Where): Pr
 /** Whether a list entry goes to the standalone reader rather than the glob loader (promptfoo's rule). */
 function isStandaloneEntry(ref: string): boolean {
   const bare = ref.replace(/^file:\/\//, '');
-  const last = ref.lastIndexOf(':');
-  const withoutFn = last > 1 ? ref.slice(0, last) : ref;
+  const last = bare.lastIndexOf(':');
+  const withoutFn = last > 1 ? bare.slice(0, last) : bare;
   return isGeneratorPath(withoutFn) || isWorkbookRef(bare) || bare.includes(':');
 }
 
