@@ -44,6 +44,9 @@ function isToolSchema(path: readonly PathPart[]): boolean {
 /** Replaces `$ref` pointers in parsed documents, reading referenced files through the suite's files. */
 export class RefResolver {
   private readonly documents = new Map<string, RefDocument | undefined>();
+  private readonly reported = new Set<string>();
+  /** Refs that could not be resolved so far: a target holding one cannot be used either. */
+  private failures = 0;
 
   constructor(private readonly ctx: LoadContext) {}
 
@@ -119,16 +122,25 @@ export class RefResolver {
     return out ?? value;
   }
 
+  /** Reports a failed ref once (a cycle is met from several places) and counts it. */
+  private fail(where: Where, message: string): undefined {
+    this.failures++;
+    const key = `${where.file}:${where.line}:${where.col}:${message}`;
+    if (!this.reported.has(key)) {
+      this.reported.add(key);
+      errorAt(this.ctx, where, message);
+    }
+    return undefined;
+  }
+
   /** What a `$ref` points at (itself dereferenced), or undefined after reporting why not. */
   private target(ref: string, path: PathPart[], doc: RefDocument, chain: string[]): unknown {
     const where = doc.locate([...path, '$ref']);
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(ref) && !ref.startsWith('file://')) {
-      errorAt(
-        this.ctx,
+      return this.fail(
         where,
         `$ref "${ref}" points at a remote document; assay fetches nothing while loading a suite, so save it next to the config and refer to it by path`,
       );
-      return undefined;
     }
     const hash = ref.indexOf('#');
     const filePart = (hash === -1 ? ref : ref.slice(0, hash)).replace(/^file:\/\//, '');
@@ -136,17 +148,19 @@ export class RefResolver {
     let target = doc;
     if (filePart !== '') {
       const loaded = this.load(resolve(doc.dir, filePart), ref, where);
-      if (!loaded) return undefined;
+      if (!loaded) {
+        // load() has said why.
+        this.failures++;
+        return undefined;
+      }
       target = loaded;
     }
     const key = `${target.abs}#${pointer}`;
     if (chain.includes(key)) {
-      errorAt(this.ctx, where, `$ref "${ref}" is circular: it contains itself`);
-      return undefined;
+      return this.fail(where, `$ref "${ref}" is circular: it contains itself`);
     }
     if (pointer !== '' && !pointer.startsWith('/')) {
-      errorAt(this.ctx, where, `$ref "${ref}": a JSON pointer after "#" must start with "/"`);
-      return undefined;
+      return this.fail(where, `$ref "${ref}": a JSON pointer after "#" must start with "/"`);
     }
     const tokens = pointer === '' ? [] : pointer.slice(1).split('/').map(decodeToken);
     let value: unknown = target.value;
@@ -160,17 +174,22 @@ export class RefResolver {
           : undefined;
       if (next === undefined) {
         const at = `/${tokens.slice(0, i + 1).join('/')}`;
-        errorAt(
-          this.ctx,
+        return this.fail(
           where,
           `$ref "${ref}" points at nothing: there is no ${at}${filePart ? ` in ${filePart}` : ''}`,
         );
-        return undefined;
       }
       value = next;
     }
-    // The target may hold refs of its own, resolved against its own document.
-    return this.walk(value, tokens, target, [...chain, key]);
+    // The target may hold refs of its own, resolved against its own document; if one of them
+    // fails, so does this ref (its error was given where the inner ref is).
+    const failuresBefore = this.failures;
+    const resolved = this.walk(value, tokens, target, [...chain, key]);
+    if (this.failures > failuresBefore) {
+      this.failures++;
+      return undefined;
+    }
+    return resolved;
   }
 
   private load(abs: string, ref: string, where: Where): RefDocument | undefined {
