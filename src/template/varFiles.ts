@@ -1,5 +1,5 @@
 // What a `file://` var value becomes (promptfoo §2.3), given the file's bytes: text trimmed, YAML
-// as a JSON string, an image as a data URL. Reading the file (and remembering that it was read)
+// as a JSON string, an image as a data URL, a PDF as its extracted text. Reading the file (and remembering that it was read)
 // is the caller's job, so a suite's content hash covers every file its prompts will see.
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 /** The outcome of turning a var file into a var value. */
 export type VarFileValue =
   | { value: string }
-  /** A kind of file promptfoo reads in a way assay does not yet (a script, a PDF, media). */
+  /** A kind of file promptfoo reads in a way assay does not yet (a script, media). */
   | { unsupported: string }
   /** The file is of a supported kind but its content is broken (invalid YAML). */
   | { invalid: string };
@@ -59,16 +59,62 @@ function sniffImage(bytes: Buffer): string | undefined {
   return undefined;
 }
 
+type Unpdf = typeof import('unpdf');
+let unpdf: Promise<Unpdf | undefined> | undefined;
+
+/** The PDF text extractor, loaded on first use; undefined when the optional package is absent. */
+function loadUnpdf(): Promise<Unpdf | undefined> {
+  unpdf ??= import('unpdf').then(
+    (m) => m,
+    () => undefined,
+  );
+  return unpdf;
+}
+
+/** The text of every page of a PDF, pages separated by a blank line, trimmed. */
+async function pdfText(bytes: Buffer): Promise<VarFileValue> {
+  const lib = await loadUnpdf();
+  if (!lib) {
+    return {
+      invalid:
+        'reading a PDF var needs the optional package unpdf, which is not installed: run `npm install unpdf`, or give the text as a .txt file',
+    };
+  }
+  try {
+    // Verbosity 0: pdf.js would otherwise print its warnings to stdout.
+    const doc = await lib.getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
+    try {
+      const { text } = await lib.extractText(doc, { mergePages: false });
+      return { value: text.join('\n\n').trim() };
+    } finally {
+      await doc.destroy();
+    }
+  } catch (err) {
+    return { invalid: `not a readable PDF: ${(err as Error).message}` };
+  }
+}
+
+/** How var files are read. */
+export interface VarFileOptions {
+  /** Give a PDF's raw bytes as text instead of its extracted text (PROMPTFOO_DISABLE_PDF_AS_TEXT). */
+  pdfRaw?: boolean;
+}
+
 /**
  * The var value promptfoo (newer versions) gives a `file://` var: images become a
  * `data:<mime>;base64,…` URL (the extension's type, corrected by the file's signature, since a
- * `.jpg` that is really a PNG is common), YAML is parsed and JSON-stringified, and anything else
- * is the file's text, trimmed (so JSON stays a string). Scripts, PDFs and media are not read.
+ * `.jpg` that is really a PNG is common), YAML is parsed and JSON-stringified, a PDF becomes its
+ * extracted text, and anything else is the file's text, trimmed (so JSON stays a string). Scripts
+ * and media are not read.
  */
-export function varFileValue(path: string, bytes: Buffer): VarFileValue {
+export async function varFileValue(
+  path: string,
+  bytes: Buffer,
+  opts: VarFileOptions = {},
+): Promise<VarFileValue> {
   const ext = extname(path).toLowerCase();
   if (SCRIPTS.has(ext)) return { unsupported: 'a var computed by a script' };
-  if (ext === '.pdf') return { unsupported: 'a PDF var' };
+  if (ext === '.pdf' && !opts.pdfRaw) return pdfText(bytes);
   if (MEDIA.has(ext)) return { unsupported: 'a video or audio var' };
   const imageType = IMAGE_TYPES[ext];
   if (imageType !== undefined) {

@@ -1,9 +1,10 @@
 // The config file itself: parsing with positions, the `env:` block and load-time
 // `{{ env.NAME }}` rendering, and the top-level keys assay refuses or ignores.
 import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
+import { extname, resolve } from 'node:path';
 import { didYouMean, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
 import { renderEnvTemplates } from './envTemplates.js';
+import { dereferenced } from './jsonRefs.js';
 import { jsonProblem, type PathPart, YamlFile } from './source.js';
 
 const KNOWN_KEYS = [
@@ -30,7 +31,6 @@ const KNOWN_KEYS = [
   'basePath',
 ];
 const REFUSED_KEYS: Record<string, string> = {
-  scenarios: '`scenarios`',
   nunjucksFilters: 'custom `nunjucksFilters`',
   extensions: '`extensions` (lifecycle hooks)',
 };
@@ -65,13 +65,20 @@ function findRefs(value: unknown, path: PathPart[], out: PathPart[][]): void {
 }
 
 /**
- * Refuses every JSON `$ref` pointer in a parsed file, at the pointer. The parts of the loader that
- * meet such a mapping later skip it quietly, so each gets one error, not a cascade.
+ * Refuses every JSON `$ref` pointer in a file promptfoo does not dereference (a provider file), at
+ * the pointer. The parts of the loader that meet such a mapping later skip it quietly, so each gets
+ * one error, not a cascade.
  */
 export function reportJsonRefs(ctx: LoadContext, yaml: YamlFile): void {
   const refs: PathPart[][] = [];
   findRefs(yaml.value, [], refs);
-  for (const path of refs) errorAt(ctx, yaml.locate(path), notYet('a JSON `$ref` pointer'));
+  for (const path of refs) {
+    errorAt(
+      ctx,
+      yaml.locate(path),
+      'a JSON `$ref` pointer here is not resolved: promptfoo resolves `$ref` in the config and its test files only; write the value out',
+    );
+  }
 }
 
 /**
@@ -103,7 +110,8 @@ export function parseConfig(
   yaml.reportErrors(ctx.bag);
   // A document that could not be read at all has been reported; "not a mapping" would only echo it.
   if (yaml.unreadable) return undefined;
-  const raw = yaml.value;
+  // `$ref` pointers are replaced before anything reads the config (promptfoo dereferences first).
+  const raw = dereferenced(ctx, yaml, resolve(file));
   if (!isRecord(raw)) {
     errorAt(
       ctx,
@@ -131,7 +139,6 @@ export function parseConfig(
   ctx.env = overlay;
   const config = renderEnvTemplates(raw, overlay);
 
-  reportJsonRefs(ctx, yaml);
   for (const key of Object.keys(raw)) {
     if (key in REFUSED_KEYS && raw[key] !== undefined && raw[key] !== null) {
       errorAt(ctx, yaml.locateKey([key]), notYet(REFUSED_KEYS[key]));

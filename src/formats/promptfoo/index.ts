@@ -18,6 +18,7 @@ import {
   promptRefMatches,
   providerRefMatches,
 } from './refs.js';
+import { scenarioTests } from './scenarios.js';
 import { displayPath, SuiteFiles, type YamlFile } from './source.js';
 import { type ParsedTest, parseTest, type TestWarnings } from './testCase.js';
 import { loadDefaultTestFile, loadTestSources, type RawTest } from './testFiles.js';
@@ -125,8 +126,11 @@ export async function loadPromptfooSuite(
 
   let basePath = configDir;
   if (typeof config.basePath === 'string') basePath = resolve(configDir, config.basePath);
+  const configFiles = ctx.files;
   ctx.files = new SuiteFiles(basePath);
+  // The config and the files its `$ref`s read count in the hash, now relative to the base path.
   ctx.files.read(abs);
+  for (const rel of configFiles.files) ctx.files.read(resolve(configDir, rel));
 
   const errorsBefore = bag.errors.length;
   const loadedPrompts = loadPrompts(ctx, config.prompts, yaml.locator(['prompts']));
@@ -139,7 +143,7 @@ export async function loadPromptfooSuite(
   const rawDefault = loadDefaultTest(ctx, config, yaml);
   const defaultTest = rawDefault && parseTest(ctx, rawDefault, 'defaultTest', true, warnings);
   const errorsBeforeTests = bag.errors.length;
-  const rawTests = loadTestSources(ctx, config.tests, yaml.locator(['tests']));
+  const rawTests = await loadTestSources(ctx, config.tests, yaml.locator(['tests']));
   const testsGiven = config.tests !== undefined && config.tests !== null;
   if (testsGiven && rawTests.length === 0 && bag.errors.length === errorsBeforeTests) {
     // promptfoo would run one empty test, a green run that checked nothing; a `tests` that names
@@ -152,6 +156,13 @@ export async function loadPromptfooSuite(
     const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
     if (test) tests.push({ test, index });
   });
+  const fromScenarios = scenarioTests(
+    ctx,
+    config.scenarios,
+    yaml.locator(['scenarios']),
+    defaultTest?.metadata,
+    warnings,
+  );
 
   const prompts = loadedPrompts ?? [defaultPrompt()];
   const refPrompts = promptsOk ? prompts : undefined;
@@ -161,6 +172,7 @@ export async function loadPromptfooSuite(
     const owner = `Test #${index + 1}${test.description ? ` ("${test.description}")` : ''}`;
     validateRefs(ctx, test, owner, refProviders, refPrompts);
   }
+  for (const { test, name } of fromScenarios) validateRefs(ctx, test, name, refProviders, refPrompts);
   if (refPrompts) {
     for (const provider of providers) {
       for (const ref of provider.prompts ?? []) {
@@ -175,10 +187,10 @@ export async function loadPromptfooSuite(
     }
   }
 
-  // No tests: promptfoo runs one empty test (which still gets the defaultTest).
+  // No tests and no scenarios: promptfoo runs one empty test (which still gets the defaultTest).
   const sources: ParsedTest[] =
-    rawTests.length > 0
-      ? tests.map((t) => t.test)
+    rawTests.length > 0 || config.scenarios
+      ? [...tests.map((t) => t.test), ...fromScenarios.map((t) => t.test)]
       : [{ options: {}, gradingOptions: {}, at: yaml.locator(['tests']) }];
   const unexpanded: Omit<Case, 'id'>[] = [];
   const varLocators: VarLocator[] = [];
@@ -200,9 +212,7 @@ export async function loadPromptfooSuite(
   // the case it feeds (the content hash still changes). So ids come before the files are read.
   const cases = assignCaseIds(unexpanded);
   const varFiles = new VarFileLoader(ctx);
-  cases.forEach((c, i) => {
-    c.vars = varFiles.load(c.vars, varLocators[i]);
-  });
+  for (const [i, c] of cases.entries()) c.vars = await varFiles.load(c.vars, varLocators[i]);
   bag.throwIfErrors();
 
   const contentHash = ctx.files.digest();

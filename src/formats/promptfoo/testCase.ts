@@ -18,6 +18,7 @@ import { isGlobPattern } from './glob.js';
 import { graderSpec, rubricPrompt } from './graders.js';
 import { type Locate, type Where, within } from './source.js';
 import type { RawTest } from './testFiles.js';
+import { varsFromFiles } from './varFiles.js';
 
 /** A test after field checks, before the defaultTest merge. */
 export interface ParsedTest {
@@ -149,7 +150,7 @@ export function parseTest(
   if (value.vars !== undefined && value.vars !== null) {
     const refs = typeof value.vars === 'string' ? [value.vars] : Array.isArray(value.vars) ? value.vars : [];
     if (refs.length > 0 && refs.every(isVarsFileRef)) {
-      errorAt(ctx, at(['vars']), notYet('loading `vars` from files (vars: file://…)'));
+      test.vars = varsFromFiles(ctx, refs, raw.baseDir ?? ctx.files.basePath, at(['vars']));
     } else if (!isRecord(value.vars)) {
       errorAt(ctx, at(['vars']), `\`vars\` must be a mapping (or file:// paths), got ${brief(value.vars)}`);
     } else {

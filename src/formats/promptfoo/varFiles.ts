@@ -1,10 +1,12 @@
 // `file://` var values (spec §2.3), loaded when the suite is loaded rather than per job: every
 // file then counts in the suite's content hash, a missing one is exit 2 before any model is
 // called, and a file shared by a thousand cases is read once.
+import { extname, resolve } from 'node:path';
 import { varFileValue } from '../../template/varFiles.js';
-import { errorAt, isFileRef, isRecord, type LoadContext, notYet } from './context.js';
-import { isGlobPattern } from './glob.js';
+import { brief, errorAt, isFileRef, isRecord, type LoadContext, notYet } from './context.js';
+import { globFiles, isGlobPattern } from './glob.js';
 import { type PathPart, UnreadableFile, type Where } from './source.js';
+import { parseDataFile } from './testFiles.js';
 
 /** Where a var (or a part of it, for a nested reference) was written. */
 export type VarLocator = (name: string, path: readonly PathPart[]) => Where;
@@ -21,10 +23,10 @@ export class VarFileLoader {
    * nested in objects and arrays (newer promptfoo). Unchanged parts keep their identity, so
    * cases expanded from one test still share their values.
    */
-  load(vars: Record<string, unknown>, at: VarLocator): Record<string, unknown> {
+  async load(vars: Record<string, unknown>, at: VarLocator): Promise<Record<string, unknown>> {
     let out: Record<string, unknown> | undefined;
     for (const [name, value] of Object.entries(vars)) {
-      const next = this.resolve(name, value, [], at);
+      const next = await this.resolve(name, value, [], at);
       if (next !== value) {
         out ??= { ...vars };
         out[name] = next;
@@ -33,23 +35,23 @@ export class VarFileLoader {
     return out ?? vars;
   }
 
-  private resolve(name: string, value: unknown, path: PathPart[], at: VarLocator): unknown {
-    if (isFileRef(value)) return this.file(name, value, path, at) ?? value;
+  private async resolve(name: string, value: unknown, path: PathPart[], at: VarLocator): Promise<unknown> {
+    if (isFileRef(value)) return (await this.file(name, value, path, at)) ?? value;
     if (Array.isArray(value)) {
       let out: unknown[] | undefined;
-      value.forEach((item, i) => {
-        const next = this.resolve(name, item, [...path, i], at);
+      for (const [i, item] of value.entries()) {
+        const next = await this.resolve(name, item, [...path, i], at);
         if (next !== item) {
           out ??= [...value];
           out[i] = next;
         }
-      });
+      }
       return out ?? value;
     }
     if (isRecord(value)) {
       let out: Record<string, unknown> | undefined;
       for (const [key, item] of Object.entries(value)) {
-        const next = this.resolve(name, item, [...path, key], at);
+        const next = await this.resolve(name, item, [...path, key], at);
         if (next !== item) {
           out ??= { ...value };
           out[key] = next;
@@ -60,7 +62,12 @@ export class VarFileLoader {
     return value;
   }
 
-  private file(name: string, ref: string, path: PathPart[], at: VarLocator): string | undefined {
+  private async file(
+    name: string,
+    ref: string,
+    path: PathPart[],
+    at: VarLocator,
+  ): Promise<string | undefined> {
     const shownVar = path.length === 0 ? `var "${name}"` : `var "${name}" (at ${describePath(path)})`;
     const rest = ref.slice('file://'.length);
     const abs = this.ctx.files.resolve(rest);
@@ -81,7 +88,9 @@ export class VarFileLoader {
       this.report(where, `${shownVar}: ${why}`);
       return undefined;
     }
-    const result = varFileValue(abs, bytes);
+    const result = await varFileValue(abs, bytes, {
+      pdfRaw: this.ctx.env.PROMPTFOO_DISABLE_PDF_AS_TEXT === 'true',
+    });
     let value: string | undefined;
     if ('value' in result) value = result.value;
     else if ('unsupported' in result)
@@ -105,4 +114,57 @@ function describePath(path: PathPart[]): string {
     .map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`))
     .join('')
     .replace(/^\./, '');
+}
+
+/**
+ * A test's `vars: file://vars.yaml` (or a glob, or a list of them): every matching YAML/JSON file
+ * is read as a mapping and they are merged in order, later files winning (promptfoo's rule).
+ * `baseDir` is the folder of the file the test was written in. Reports and returns undefined when
+ * a file is missing, unparsable or not a mapping.
+ */
+export function varsFromFiles(
+  ctx: LoadContext,
+  refs: string[],
+  baseDir: string,
+  where: Where,
+): Record<string, unknown> | undefined {
+  const vars: Record<string, unknown> = {};
+  let ok = true;
+  for (const ref of refs) {
+    const path = ref.startsWith('file://') ? ref.slice('file://'.length) : ref;
+    const files = isGlobPattern(path) ? globFiles(path, baseDir) : [resolve(baseDir, path)];
+    if (files.length === 0) {
+      errorAt(ctx, where, `no vars files match ${ref}`);
+      ok = false;
+    }
+    for (const abs of files) {
+      const ext = extname(abs).toLowerCase();
+      let text: string;
+      try {
+        text = ctx.files.read(abs);
+      } catch (err) {
+        if (!(err instanceof UnreadableFile)) throw err;
+        errorAt(ctx, where, `vars file ${ctx.files.relative(abs)}: ${err.message}`);
+        ok = false;
+        continue;
+      }
+      const file = parseDataFile(ctx, abs, text, { json: ext === '.json' });
+      if (!file || file.yaml.unreadable) {
+        ok = false;
+        continue;
+      }
+      if (file.value === undefined || file.value === null) continue;
+      if (!isRecord(file.value)) {
+        errorAt(
+          ctx,
+          file.yaml.locate([]),
+          `a vars file must hold a mapping of var names to values, got ${brief(file.value)}`,
+        );
+        ok = false;
+        continue;
+      }
+      Object.assign(vars, file.value);
+    }
+  }
+  return ok ? vars : undefined;
 }

@@ -102,17 +102,11 @@ tests:
         [5, 'No test files found for path: file://nothing/*.yaml'],
         [6, 'test file missing.json: file not found'],
         [7, 'Unsupported file type for test file: tests.txt'],
-        [
-          8,
-          'a test generator script (file://gen.py:make_tests) is not supported by assay yet (it comes in a later version)',
-        ],
-        [
-          9,
-          'an Excel test file (file://sheet.xlsx) is not supported by assay yet (it comes in a later version)',
-        ],
+        [8, 'test generator file://gen.py:make_tests: file not found'],
+        [9, 'test file sheet.xlsx: file not found'],
         [
           10,
-          'loading tests from https://docs.google.com is not supported by assay yet (it comes in a later version)',
+          'tests from the Google Sheet https://docs.google.com/spreadsheets/d/abc need network access (and Google credentials for a private sheet); assay reads suites offline and fetches nothing while loading one. Download it with File → Download → Comma-separated values (.csv) and use `tests: file://sheet.csv`',
         ],
         [11, 'tests[0] must be a mapping (a test case), got 42'],
       ],

@@ -435,7 +435,7 @@ describe('messages', () => {
     assert.deepEqual(at(diags), ['4:11 `vars` must be a mapping (or file:// paths), got ["a","b"]']);
   });
 
-  it('gives an unsupported $ref one error, without a "missing type" hint', async () => {
+  it('gives a $ref that points at nothing one error, without a "missing type" hint', async () => {
     const diags = await errorsOf(`prompts: ["{{q}}"]
 providers: [echo]
 templates:
@@ -443,15 +443,15 @@ templates:
 tests:
   - vars: {q: one}
     assert:
-      - $ref: '#/templates/has-one'
+      - $ref: '#/templates/has-two'
 `);
     assert.deepEqual(at(diags), [
-      '8:15 a JSON `$ref` pointer is not supported by assay yet (it comes in a later version)',
+      '8:15 $ref "#/templates/has-two" points at nothing: there is no /templates/has-two',
     ]);
     // The same in a test file, and for whole sections: one error each, no cascade.
     const more = await errorsOf(
       `prompts: ["{{q}}"]
-providers: {$ref: '#/p'}
+providers: {$ref: '#/nope'}
 p: [echo]
 tests:
   - file://t.yaml

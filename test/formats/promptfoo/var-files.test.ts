@@ -109,7 +109,7 @@ tests: file://rows.csv
     assert.equal(second.cases[0].id, first.cases[0].id);
   });
 
-  it('refuses scripts, PDFs and media, naming the var and the file', async () => {
+  it('refuses scripts and media and reports a broken PDF, naming the var and the file', async () => {
     const diags = await errorsOf(
       `
 prompts: ["{{a}}"]
@@ -123,7 +123,7 @@ tests:
       diags.map((d) => `${d.line}:${d.col} ${d.message}`),
       [
         '5:15 var "a": a var computed by a script (file://gen.py) is not supported by assay yet (it comes in a later version)',
-        '5:33 var "b": a PDF var (file://doc.pdf) is not supported by assay yet (it comes in a later version)',
+        '5:33 var "b": file doc.pdf: not a readable PDF: Invalid PDF structure.',
         '5:52 var "c": a video or audio var (file://clip.mp3) is not supported by assay yet (it comes in a later version)',
         '5:72 var "d": a var computed by a script (file://gen.js) is not supported by assay yet (it comes in a later version)',
       ],
@@ -183,18 +183,20 @@ tests:
 });
 
 describe('varFileValue', () => {
-  it('maps extensions to values and refusals', () => {
-    assert.deepEqual(varFileValue('/x/a.TXT', Buffer.from(' hi \n')), { value: 'hi' });
-    assert.deepEqual(varFileValue('/x/a.yml', Buffer.from('- 1\n- two\n')), { value: '[1,"two"]' });
-    assert.deepEqual(varFileValue('/x/a.webp', Buffer.from('RIFF\0\0\0\0WEBPVP8 ')), {
+  it('maps extensions to values and refusals', async () => {
+    assert.deepEqual(await varFileValue('/x/a.TXT', Buffer.from(' hi \n')), { value: 'hi' });
+    assert.deepEqual(await varFileValue('/x/a.yml', Buffer.from('- 1\n- two\n')), { value: '[1,"two"]' });
+    assert.deepEqual(await varFileValue('/x/a.webp', Buffer.from('RIFF\0\0\0\0WEBPVP8 ')), {
       value: `data:image/webp;base64,${Buffer.from('RIFF\0\0\0\0WEBPVP8 ').toString('base64')}`,
     });
-    assert.deepEqual(varFileValue('/x/a.gif', Buffer.from('GIF89a..')), {
+    assert.deepEqual(await varFileValue('/x/a.gif', Buffer.from('GIF89a..')), {
       value: `data:image/gif;base64,${Buffer.from('GIF89a..').toString('base64')}`,
     });
-    assert.deepEqual(varFileValue('/x/a.mjs', Buffer.from('')), {
+    assert.deepEqual(await varFileValue('/x/a.mjs', Buffer.from('')), {
       unsupported: 'a var computed by a script',
     });
-    assert.deepEqual(varFileValue('/x/a.mp4', Buffer.from('')), { unsupported: 'a video or audio var' });
+    assert.deepEqual(await varFileValue('/x/a.mp4', Buffer.from('')), {
+      unsupported: 'a video or audio var',
+    });
   });
 });
