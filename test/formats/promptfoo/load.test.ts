@@ -303,7 +303,7 @@ tests:
         value: is polite
       - type: not-meteor
         value: x
-      - type: select-best
+      - type: human
         value: best
 `);
     assert.deepEqual(
@@ -311,7 +311,7 @@ tests:
       [
         'tests[0].assert[0]: assertion type "llm-rubric" is a promptfoo type assay does not support yet',
         'tests[0].assert[1]: assertion type "not-meteor" is a promptfoo type assay does not support yet',
-        'tests[0].assert[2]: assertion type "select-best" is a promptfoo type assay does not support yet',
+        'tests[0].assert[2]: assertion type "human" is a promptfoo type assay does not support yet',
       ],
     );
   });
@@ -425,17 +425,9 @@ scenarios:
 tests:
   - vars: file://vars.yaml
   - vars: {q: one}
-    provider: openai:gpt-4o
     assertScoringFunction: file://score.js
     options:
-      transform: output.trim()
       transformVars: file://t.js
-    assert:
-      - type: assert-set
-        assert: []
-      - type: contains
-        value: a
-        transform: output.toUpperCase()
   - vars:
       q: "{{x}}"
       x: { $ref: '#/vals' }
@@ -446,11 +438,7 @@ tests:
         'a JSON `$ref` pointer is not supported by assay yet (it comes in a later version)',
         '`scenarios` is not supported by assay yet (it comes in a later version)',
         'loading `vars` from files (vars: file://…) is not supported by assay yet (it comes in a later version)',
-        'tests[1].assert[0]: `assert-set` is not supported by assay yet (it comes in a later version)',
-        'an assertion `transform` is not supported by assay yet (it comes in a later version)',
-        'an output `transform` in test options is not supported by assay yet (it comes in a later version)',
         '`transformVars` is not supported by assay yet (it comes in a later version)',
-        'a per-test `provider` override is not supported by assay yet (it comes in a later version)',
         '`assertScoringFunction` is not supported by assay yet (it comes in a later version)',
       ],
     );
