@@ -79,7 +79,12 @@ describe('assert-set (§5.6)', () => {
 
   it('applies each child’s own transform', async () => {
     const o = await scoreCase(
-      makeCase([set([{ type: 'equals', value: 'OUT', transform: 'output.toUpperCase()' }, { type: 'equals', value: 'out' }])]),
+      makeCase([
+        set([
+          { type: 'equals', value: 'OUT', transform: 'output.toUpperCase()' },
+          { type: 'equals', value: 'out' },
+        ]),
+      ]),
       ctx,
     );
     assert.equal(o.status, 'pass');
@@ -92,7 +97,10 @@ describe('assert-set (§5.6)', () => {
   });
 
   it('an assertion transform that fails makes the job an error with its message', async () => {
-    const o = await scoreCase(makeCase([{ type: 'equals', value: 'x', transform: 'JSON.parse(output)' }]), ctx);
+    const o = await scoreCase(
+      makeCase([{ type: 'equals', value: 'x', transform: 'JSON.parse(output)' }]),
+      ctx,
+    );
     assert.equal(o.status, 'error');
     assert.match(o.reason, /^Transform failed \(JSON\.parse\(output\)\): SyntaxError/);
   });
@@ -167,7 +175,9 @@ describe('cross-row assertions (§5.5)', () => {
 
   it('a comparison that cannot be made (one output only, or a grader failure) makes every row an error', async () => {
     const lone = [row('a', 'A')];
-    await applyComparisons(makeCase([{ type: 'select-best', value: 'x' }]), lone, { grader: async () => fakeGrader('0') });
+    await applyComparisons(makeCase([{ type: 'select-best', value: 'x' }]), lone, {
+      grader: async () => fakeGrader('0'),
+    });
     assert.equal(lone[0].status, 'error');
     assert.match(lone[0].reason, /needs at least two; this test has 1/);
     const rows = [row('a', 'A'), row('b', 'B')];
@@ -177,7 +187,9 @@ describe('cross-row assertions (§5.5)', () => {
         throw new Error('grader down');
       },
     };
-    await applyComparisons(makeCase([{ type: 'select-best', value: 'x' }]), rows, { grader: async () => failing });
+    await applyComparisons(makeCase([{ type: 'select-best', value: 'x' }]), rows, {
+      grader: async () => failing,
+    });
     assert.deepEqual(
       rows.map((r) => r.status),
       ['error', 'error'],
@@ -186,10 +198,20 @@ describe('cross-row assertions (§5.5)', () => {
   });
 
   it('max-score: the row whose other assertions scored highest wins (ties to the first), others fail with 0', async () => {
-    const v = (type: string, score: number, extra = {}) => ({ type, pass: true, score, reason: '', weight: 1, ...extra });
+    const v = (type: string, score: number, extra = {}) => ({
+      type,
+      pass: true,
+      score,
+      reason: '',
+      weight: 1,
+      ...extra,
+    });
     const rows = [
       row('a', 'A', { verdicts: [v('contains', 1), v('javascript', 0.5)], score: 0.75 }),
-      row('b', 'B', { verdicts: [v('contains', 1), v('assert-set', 1, { children: [v('javascript', 1)] })], score: 1 }),
+      row('b', 'B', {
+        verdicts: [v('contains', 1), v('assert-set', 1, { children: [v('javascript', 1)] })],
+        score: 1,
+      }),
       row('c', 'C', { verdicts: [v('contains', 1), v('javascript', 1)], score: 1 }),
     ];
     await applyComparisons(makeCase([{ type: 'max-score', value: { weights: { contains: 0 } } }]), rows, {});
@@ -211,7 +233,11 @@ describe('cross-row assertions (§5.5)', () => {
       row('a', 'A', { verdicts: [v(0.4)] }),
       row('b', null, { status: 'error', score: 0, reason: 'HTTP 500', error: 'HTTP 500' }),
     ];
-    await applyComparisons(makeCase([{ type: 'max-score', value: { threshold: 0.5, method: 'sum' } }]), rows, {});
+    await applyComparisons(
+      makeCase([{ type: 'max-score', value: { threshold: 0.5, method: 'sum' } }]),
+      rows,
+      {},
+    );
     assert.deepEqual(
       rows.map((r) => [r.status, r.reason]),
       [

@@ -4,11 +4,19 @@ import type { AssertionSpec } from '../../src/core/types.js';
 import '../../src/scorers/index.js';
 import { getScorer } from '../../src/scorers/registry.js';
 import { MISSING_SQL_PARSER, sqlParserProblem } from '../../src/scorers/sql/index.js';
-import { ScorerInputError, type ScoreResult } from '../../src/scorers/types.js';
+import { type ScoreResult, ScorerInputError } from '../../src/scorers/types.js';
 
 async function judge(type: string, output: string, value?: unknown, negate = false): Promise<ScoreResult> {
   const spec: AssertionSpec = { type, value, ...(negate ? { negate } : {}) };
-  return getScorer(type)!.score({ output, outputValue: output, value, spec, vars: {}, prompt: '', response: {} });
+  return getScorer(type)!.score({
+    output,
+    outputValue: output,
+    value,
+    spec,
+    vars: {},
+    prompt: '',
+    response: {},
+  });
 }
 
 describe('is-sql (§5.2, node-sql-parser)', () => {
@@ -34,7 +42,10 @@ describe('is-sql (§5.2, node-sql-parser)', () => {
     assert.equal((await judge('is-sql', sql, { allowedTables: ['select::null::users'] })).pass, true);
     const r = await judge('is-sql', sql, { allowedTables: ['select::null::orders'] });
     assert.equal(r.pass, false);
-    assert.match(r.reason, /^SQL validation failed: authority = 'select::null::users' is required in table whiteList/);
+    assert.match(
+      r.reason,
+      /^SQL validation failed: authority = 'select::null::users' is required in table whiteList/,
+    );
     assert.equal((await judge('is-sql', sql, { allowedColumns: ['select::null::id'] })).pass, true);
     assert.equal((await judge('is-sql', sql, { allowedColumns: ['select::null::name'] })).pass, false);
   });
@@ -46,7 +57,10 @@ describe('is-sql (§5.2, node-sql-parser)', () => {
   });
 
   it('refuses a string value (promptfoo takes a mapping), at load time and when scoring', async () => {
-    assert.match(getScorer('is-sql')!.validate!({ type: 'is-sql', value: 'MySQL' }) ?? '', /takes no value or a mapping/);
+    assert.match(
+      getScorer('is-sql')!.validate!({ type: 'is-sql', value: 'MySQL' }) ?? '',
+      /takes no value or a mapping/,
+    );
     await assert.rejects(judge('is-sql', 'SELECT 1', 'MySQL'), ScorerInputError);
   });
 
@@ -55,7 +69,10 @@ describe('is-sql (§5.2, node-sql-parser)', () => {
       getScorer('is-sql')!.validate!({ type: 'is-sql', value: { databaseType: 'Nope' } }) ?? '',
       /does not know the database type "Nope"/,
     );
-    assert.equal(getScorer('is-sql')!.validate!({ type: 'is-sql', value: { databaseType: 'PostgresQL' } }), undefined);
+    assert.equal(
+      getScorer('is-sql')!.validate!({ type: 'is-sql', value: { databaseType: 'PostgresQL' } }),
+      undefined,
+    );
   });
 
   it('says how to install the parser when it is missing', () => {
@@ -63,7 +80,10 @@ describe('is-sql (§5.2, node-sql-parser)', () => {
       throw new Error(`Cannot find module '${id}'`);
     };
     assert.equal(sqlParserProblem(absent), MISSING_SQL_PARSER);
-    assert.equal(MISSING_SQL_PARSER, 'is-sql needs the optional dependency node-sql-parser: npm install node-sql-parser');
+    assert.equal(
+      MISSING_SQL_PARSER,
+      'is-sql needs the optional dependency node-sql-parser: npm install node-sql-parser',
+    );
     assert.equal(sqlParserProblem(), undefined);
   });
 });

@@ -12,7 +12,9 @@ import { runConfig } from './run-config.js';
 const tmp = tempDir('assay-compat-asserts-');
 let mock: MockServer;
 before(async () => {
-  mock = await startMockServer({ answers: [{ match: '^Choose among 2 outputs', reply: 'Output 1 fits best.' }] });
+  mock = await startMockServer({
+    answers: [{ match: '^Choose among 2 outputs', reply: 'Output 1 fits best.' }],
+  });
 });
 after(async () => {
   await mock.close();
@@ -40,13 +42,18 @@ async function only(config: string) {
 
 describe('promptfoo compatibility §11: scoring rules', () => {
   it('§11 #16: threshold 0 with one failing assertion passes', async () => {
-    const r = await only(fixedOutput('hello', '      - type: contains\n        value: nope', '\n    threshold: 0'));
+    const r = await only(
+      fixedOutput('hello', '      - type: contains\n        value: nope', '\n    threshold: 0'),
+    );
     assert.deepEqual([r.status, r.score, r.reason], ['pass', 0, 'Aggregate score 0.00 ≥ 0 threshold']);
   });
 
   it('§11 #17: a failing weight-0 assertion and a passing one → pass, score 1', async () => {
     const r = await only(
-      fixedOutput('hello', '      - type: contains\n        value: nope\n        weight: 0\n      - type: contains\n        value: hell'),
+      fixedOutput(
+        'hello',
+        '      - type: contains\n        value: nope\n        weight: 0\n      - type: contains\n        value: hell',
+      ),
     );
     assert.deepEqual([r.status, r.score], ['pass', 1]);
   });
@@ -117,14 +124,23 @@ tests:
   });
 
   it('§11 #25: equals an object vs text that is not JSON fails; not-equals passes', async () => {
-    assert.equal((await only(fixedOutput('not json', '      - type: equals\n        value: {a: 1}'))).status, 'fail');
-    assert.equal((await only(fixedOutput('not json', '      - type: not-equals\n        value: {a: 1}'))).status, 'pass');
+    assert.equal(
+      (await only(fixedOutput('not json', '      - type: equals\n        value: {a: 1}'))).status,
+      'fail',
+    );
+    assert.equal(
+      (await only(fixedOutput('not json', '      - type: not-equals\n        value: {a: 1}'))).status,
+      'pass',
+    );
   });
 
   it('§11 #26: is-json accepts 42; contains-json needs an object ([1,2] fails, prose around one passes)', async () => {
     assert.equal((await only(fixedOutput('42', '      - type: is-json'))).status, 'pass');
     assert.equal((await only(fixedOutput('[1,2]', '      - type: contains-json'))).status, 'fail');
-    assert.equal((await only(fixedOutput('text {"a":1} text', '      - type: contains-json'))).status, 'pass');
+    assert.equal(
+      (await only(fixedOutput('text {"a":1} text', '      - type: contains-json'))).status,
+      'pass',
+    );
   });
 
   it('§11 #27: regex (?i)abc is not JavaScript: the assertion fails with "Invalid regex pattern"', async () => {
@@ -134,11 +150,9 @@ tests:
   });
 
   it('§11 #28: javascript returning 0.5 passes (score 0.5); 0 fails; 0.5 under threshold 0.6 fails', async () => {
-    const js = (code: string, extra = '') => fixedOutput('x', `      - type: javascript\n        value: '${code}'${extra}`);
-    assert.deepEqual(
-      [(await only(js('0.5'))).status, (await only(js('0.5'))).score],
-      ['pass', 0.5],
-    );
+    const js = (code: string, extra = '') =>
+      fixedOutput('x', `      - type: javascript\n        value: '${code}'${extra}`);
+    assert.deepEqual([(await only(js('0.5'))).status, (await only(js('0.5'))).score], ['pass', 0.5]);
     const zero = await only(js('0'));
     assert.deepEqual([zero.status, zero.score], ['fail', 0]);
     const under = await only(js('0.5', '\n        threshold: 0.6'));
@@ -147,17 +161,28 @@ tests:
 
   it('§11 #29: {pass: true, score: 0.1} with threshold 0.5 passes from JavaScript, fails from Python', async () => {
     const js = await only(
-      fixedOutput('x', `      - type: javascript\n        value: "({pass: true, score: 0.1, reason: 'r'})"\n        threshold: 0.5`),
+      fixedOutput(
+        'x',
+        `      - type: javascript\n        value: "({pass: true, score: 0.1, reason: 'r'})"\n        threshold: 0.5`,
+      ),
     );
     assert.equal(js.status, 'pass');
     const py = await only(
-      fixedOutput('x', "      - type: python\n        value: \"{'pass': True, 'score': 0.1, 'reason': 'r'}\"\n        threshold: 0.5"),
+      fixedOutput(
+        'x',
+        "      - type: python\n        value: \"{'pass': True, 'score': 0.1, 'reason': 'r'}\"\n        threshold: 0.5",
+      ),
     );
     assert.equal(py.status, 'fail');
   });
 
   it('§11 #30: not-javascript returning {pass: true, score: 0.9} fails with score 0.9', async () => {
-    const r = await only(fixedOutput('x', `      - type: not-javascript\n        value: "({pass: true, score: 0.9, reason: 'r'})"`));
+    const r = await only(
+      fixedOutput(
+        'x',
+        `      - type: not-javascript\n        value: "({pass: true, score: 0.9, reason: 'r'})"`,
+      ),
+    );
     assert.deepEqual([r.status, r.score], ['fail', 0.9]);
   });
 

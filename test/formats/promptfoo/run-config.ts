@@ -11,7 +11,11 @@ let n = 0;
 export async function runConfig(
   root: string,
   config: string,
-  opts: { files?: Record<string, string>; env?: Record<string, string>; options?: Partial<EvaluateOptions> } = {},
+  opts: {
+    files?: Record<string, string>;
+    env?: Record<string, string>;
+    options?: Partial<EvaluateOptions>;
+  } = {},
 ): Promise<{ results: JobResult[]; run: EvaluateResult }> {
   const dir = join(root, `suite-${n++}`);
   mkdirSync(dir, { recursive: true });

@@ -24,24 +24,34 @@ describe('runTransform (promptfoo transform semantics)', () => {
   });
 
   it('names the input `vars` for vars transforms', async () => {
-    assert.deepEqual(await runTransform('({ ...vars, b: 2 })', { a: 1 }, {}, { input: 'vars' }), { a: 1, b: 2 });
+    assert.deepEqual(await runTransform('({ ...vars, b: 2 })', { a: 1 }, {}, { input: 'vars' }), {
+      a: 1,
+      b: 2,
+    });
   });
 
   it('calls a JavaScript file: the default export, or a named function', async () => {
     assert.equal(await runTransform('file://upper.mjs', 'hi', ctx, { basePath: base }), 'HI|Ada');
-    assert.deepEqual(await runTransform('file://upper.mjs:wrap', 'hi', ctx, { basePath: base }), { wrapped: 'hi' });
+    assert.deepEqual(await runTransform('file://upper.mjs:wrap', 'hi', ctx, { basePath: base }), {
+      wrapped: 'hi',
+    });
   });
 
   it('calls a Python file: get_transform by default, or a named function', async () => {
     assert.equal(await runTransform('file://shout.py', 'hi', ctx, { basePath: base }), 'HI!Ada');
     await assert.rejects(
       runTransform('file://shout.py:broken', 'hi', ctx, { basePath: base }),
-      (err: Error) => err instanceof TransformError && /Transform failed \(file:\/\/shout\.py:broken\): .*bad output/.test(err.message),
+      (err: Error) =>
+        err instanceof TransformError &&
+        /Transform failed \(file:\/\/shout\.py:broken\): .*bad output/.test(err.message),
     );
   });
 
   it('is an error when it returns null or undefined', async () => {
-    await assert.rejects(runTransform('null', 'x', ctx), /Transform function did not return a value \(null\)/);
+    await assert.rejects(
+      runTransform('null', 'x', ctx),
+      /Transform function did not return a value \(null\)/,
+    );
     await assert.rejects(
       runTransform('file://shout.py:nothing', 'x', ctx, { basePath: base }),
       /did not return a value \(file:\/\/shout\.py:nothing\)/,
@@ -51,7 +61,9 @@ describe('runTransform (promptfoo transform semantics)', () => {
   it('is an error, naming the transform, when it throws', async () => {
     await assert.rejects(
       runTransform('JSON.parse(output).a', 'not json', ctx),
-      (err: Error) => err instanceof TransformError && err.message.startsWith('Transform failed (JSON.parse(output).a): SyntaxError'),
+      (err: Error) =>
+        err instanceof TransformError &&
+        err.message.startsWith('Transform failed (JSON.parse(output).a): SyntaxError'),
     );
   });
 
