@@ -4,6 +4,7 @@ import { InputError } from './core/errors.js';
 import { redactObject, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
 import {
+  type AssertionSpec,
   type Diagnostic,
   type Job,
   type JobResult,
@@ -12,6 +13,7 @@ import {
   type Suite,
 } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
+import { caseProviderSpecs } from './engine/case-providers.js';
 import { GraderPool, graderSpecFor } from './engine/graders.js';
 import { countJobs, type PlanOptions, planJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
@@ -20,7 +22,7 @@ import { loadSuite } from './formats/detect.js';
 import { createProvider, isKnownProviderId, providerPatterns } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
 import { readManifest, readResults } from './runlog/reader.js';
-import { dropErrorResults, repairTail } from './runlog/resume.js';
+import { dropErrorResults, dropPartialGroups, repairTail } from './runlog/resume.js';
 import type { RunManifest } from './runlog/types.js';
 import { newRunId, RunWriter } from './runlog/writer.js';
 import { closePythonWorker } from './scorers/code/index.js';
@@ -105,6 +107,14 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     providers.map(async (spec) => ({ spec, provider: await createProvider(spec, providerContext) })),
   );
   checkGraders(suite, options.grader);
+  // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.
+  const caseProviders = new Map(
+    await Promise.all(
+      [...caseProviderSpecs(suite)].map(
+        async ([key, spec]) => [key, await createProvider(spec, providerContext)] as const,
+      ),
+    ),
+  );
   const described = redactObject(
     resolved.map((r) => ({ key: providerKey(r.spec), ...r.provider.describe() })),
   );
@@ -165,6 +175,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     const previous = checkResumable(runDir, manifest);
     repairTail(join(runDir, 'results.jsonl'));
     if (options.retryErrors) await dropErrorResults(runDir);
+    // Rows judged together must run together: a group only partly in the log runs again whole.
+    await dropPartialGroups(runDir, planJobs(suite, providers, plan));
     for await (const r of readResults(runDir)) {
       if (done.has(r.key)) continue;
       done.add(r.key);
@@ -202,7 +214,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       hardSignal: options.hardSignal,
       cache,
       graders,
-      include: (job: Job) => (!shard || inShard(job.key, shard)) && !done.has(job.key),
+      caseProviders,
+      include: (job: Job) => (!shard || inShard(job, shard)) && !done.has(job.key),
       stopWhen: () =>
         progress.error > allowedErrors
           ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrors} allowed (--max-errors)`
@@ -218,6 +231,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     writer.close();
     cache?.close();
     for (const r of resolved) await r.provider.close?.();
+    for (const p of caseProviders.values()) await p.close?.();
     await graders.close();
     await closePythonWorker();
   }
@@ -243,7 +257,7 @@ export function checkGraders(suite: Suite, override: ProviderSpec | undefined): 
   const problems: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const c of suite.cases) {
-    for (const spec of c.asserts) {
+    for (const spec of allAssertions(c.asserts)) {
       const scorer = getScorer(spec.type);
       if (!scorer?.graded && !scorer?.usesGrader) continue;
       const graderSpec = graderSpecFor(spec, override, suite.grader);
@@ -276,6 +290,14 @@ export function checkGraders(suite: Suite, override: ProviderSpec | undefined): 
   if (problems.length > 0) throw new InputError(problems);
 }
 
+/** Assertions with the members of groups (assert-sets) after their group. */
+function* allAssertions(specs: AssertionSpec[]): Generator<AssertionSpec> {
+  for (const spec of specs) {
+    yield spec;
+    if (spec.children) yield* allAssertions(spec.children);
+  }
+}
+
 /** Jobs a plan will run (in one shard, when sharded), without materialising them. */
 function countPlanned(
   suite: Suite,
@@ -285,7 +307,7 @@ function countPlanned(
 ): number {
   if (!shard) return countJobs(suite, providers, plan);
   let n = 0;
-  for (const job of planJobs(suite, providers, plan)) if (inShard(job.key, shard)) n++;
+  for (const job of planJobs(suite, providers, plan)) if (inShard(job, shard)) n++;
   return n;
 }
 

@@ -54,8 +54,17 @@ export interface ProviderSpec {
   prompts?: string[];
   /** As a grader: a separate provider for embeddings (promptfoo's `{text, embedding}` provider map). */
   embedding?: ProviderSpec;
+  /** The first output transform (see {@link OutputTransform}), applied to every answer of this provider. */
+  transform?: OutputTransform;
   source?: SourceRef;
 }
+
+/**
+ * Code that turns a model output into what assertions judge: a JavaScript expression or function
+ * body (given `output` and `context`), or `file://path.js[:fn]` / `file://path.py[:fn]`. Returning
+ * null or undefined, or throwing, makes the job an error.
+ */
+export type OutputTransform = string;
 
 /** One assertion to apply to a model output. */
 export interface AssertionSpec {
@@ -74,6 +83,13 @@ export interface AssertionSpec {
   grader?: ProviderSpec;
   /** Scorer-specific options. */
   options?: Record<string, unknown>;
+  /** Applied to the output before this assertion judges it (after the case's own transform). */
+  transform?: OutputTransform;
+  /**
+   * The assertions of a group (a scorer marked `group`): the engine scores them first, with the same
+   * rules as a case's assertions, and the group's scorer combines their verdicts into its own.
+   */
+  children?: AssertionSpec[];
   source?: SourceRef;
 }
 
@@ -85,6 +101,13 @@ export interface CaseOptions {
   suffix?: string;
   /** Extra provider parameters for this case. */
   params?: Record<string, unknown>;
+  /** Applied to the output (after the provider's transform) before any assertion judges it. */
+  transform?: OutputTransform;
+  /**
+   * Answers this case instead of the provider under test; jobs keep the provider's key (the
+   * column), only the call goes elsewhere.
+   */
+  provider?: ProviderSpec;
 }
 
 /** One test case: inputs plus what to check. */
@@ -180,6 +203,11 @@ export interface Job {
   promptId: string;
   providerId: string;
   trial: number;
+  /**
+   * Set when the case has cross-row assertions: the jobs of one case and trial share this key, are
+   * judged together once all have finished, and always land in the same shard.
+   */
+  group?: string;
 }
 
 export interface TokenUsage {
@@ -210,6 +238,10 @@ export interface Verdict {
   skipped?: boolean;
   /** Scorer-specific facts (a matched term, a judge's raw reply) that native outputs reproduce. */
   details?: Record<string, unknown>;
+  /** The weight behind each of `namedScores` (a group's metrics carry their children's weights). Default 1. */
+  namedScoreWeights?: Record<string, number>;
+  /** The verdicts of a group's assertions (AssertionSpec.children), in order. */
+  children?: Verdict[];
 }
 
 /** Everything recorded about one job. One line of results.jsonl. */

@@ -1,6 +1,7 @@
-import { jobKey } from '../core/hash.js';
+import { jobKey, sha256 } from '../core/hash.js';
 import { allowedBy } from '../core/refs.js';
 import type { Job, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
+import { hasComparisons } from './compare.js';
 
 /** The key a provider is known by in jobs and reports: its label, else its id. */
 export function providerKey(spec: ProviderSpec): string {
@@ -49,9 +50,19 @@ function* planSlots(suite: Suite, providers: ProviderSpec[], options: PlanOption
  * per-provider restrictions. A generator, so 100k jobs never sit in memory at once.
  */
 export function* planJobs(suite: Suite, providers: ProviderSpec[], options: PlanOptions): Generator<Job> {
+  let grouped: { caseIndex: number; yes: boolean } | undefined;
   for (const s of planSlots(suite, providers, options)) {
-    yield { key: jobKey(s.caseId, s.promptId, s.providerId, s.trial), ...s };
+    const job: Job = { key: jobKey(s.caseId, s.promptId, s.providerId, s.trial), ...s };
+    if (grouped?.caseIndex !== s.caseIndex)
+      grouped = { caseIndex: s.caseIndex, yes: hasComparisons(suite.cases[s.caseIndex]) };
+    if (grouped.yes) job.group = groupKey(s.caseId, s.trial);
+    yield job;
   }
+}
+
+/** The key shared by the jobs of one case and trial (a hash, like job keys, so shards can split on it). */
+export function groupKey(caseId: string, trial: number): string {
+  return sha256(`group\u0000${caseId}\u0000${trial}`);
 }
 
 /** Counts the jobs a plan will produce, without materialising or hashing them. */

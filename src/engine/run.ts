@@ -12,11 +12,15 @@ import type {
   Suite,
 } from '../core/types.js';
 import type { Provider, ProviderRequest, ProviderResponse } from '../providers/types.js';
+import { TransformError } from '../scorers/code/transform.js';
 import { renderPrompt } from '../template/render.js';
 import { cacheKey, type ResponseCache } from './cache.js';
+import { caseProviderKey } from './case-providers.js';
+import { applyComparisons, GroupBuffer, type Ready } from './compare.js';
 import type { GraderPool } from './graders.js';
 import { type PlanOptions, planJobs, providerKey } from './plan.js';
 import { scoreCase } from './score.js';
+import { transformOutput } from './transforms.js';
 
 /** A suite's provider spec with the provider built from it. */
 export interface ResolvedProvider {
@@ -44,18 +48,25 @@ export interface RunOptions extends PlanOptions {
   cache?: ResponseCache;
   /** Graders for model-graded assertions. */
   graders?: GraderPool;
+  /** Providers that answer instead of the provider under test for cases naming one, by {@link caseProviderKey}. */
+  caseProviders?: Map<string, Provider>;
+}
+
+/** A provider as the engine calls it: with its cache identity (computed once per run, not per job). */
+interface Caller {
+  provider: Provider;
+  identity: Record<string, unknown>;
+  cache?: ResponseCache;
 }
 
 /** What executing one job needs besides the job itself. */
-interface JobContext {
-  provider: Provider;
-  /** The provider's identity in cache keys (computed once per run, not per job). */
-  identity: Record<string, unknown>;
+interface JobContext extends Caller {
   env: Record<string, string | undefined>;
-  cache?: ResponseCache;
   hardSignal?: AbortSignal;
   /** What scorers may know of the provider (id and config, e.g. its declared tools). */
   providerInfo: { id: string; config: Record<string, unknown> };
+  /** The provider's output transform, applied before the case's. */
+  transform?: string;
   basePath: string;
   graders?: GraderPool;
   /** See SuiteScoring.scoreErrorsAs. */
@@ -90,12 +101,22 @@ export async function runSuite(
         cache: r.provider.cacheable === false ? undefined : options.cache,
         hardSignal: options.hardSignal,
         providerInfo: { id: r.spec.id, config: r.spec.config ?? {} },
+        transform: r.spec.transform,
         basePath: suite.basePath,
         graders: options.graders,
         scoreErrorsAs: suite.scoring.scoreErrorsAs,
       },
     ]),
   );
+  // A case's own provider answers in its place; the job keeps the column's identity and transform.
+  const callers = new Map<string, Caller>();
+  for (const [key, provider] of options.caseProviders ?? []) {
+    callers.set(key, {
+      provider,
+      identity: provider.describe(),
+      cache: provider.cacheable === false ? undefined : options.cache,
+    });
+  }
   const providerSpecs = resolved.map((r) => r.spec);
   const prompts = new Map<string, PromptTemplate>(suite.prompts.map((p) => [p.id, p]));
   const jobs = planJobs(suite, providerSpecs, options);
@@ -109,8 +130,13 @@ export async function runSuite(
     const testCase = suite.cases[job.caseIndex];
     const prompt = prompts.get(job.promptId)!;
     const startedAt = new Date().toISOString();
+    const override = testCase.options?.provider;
     try {
-      return await executeJob(job, testCase, prompt, contexts.get(job.providerId)!, startedAt);
+      const ctx = contexts.get(job.providerId)!;
+      const caller = override ? callers.get(caseProviderKey(override)) : ctx;
+      if (!caller)
+        throw new Error(`no provider was built for the case's own provider ${providerKey(override!)}`);
+      return await executeJob(job, testCase, prompt, ctx, caller, startedAt);
     } catch (err) {
       // An engine bug or a template error must not crash the run: record it against the job.
       const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
@@ -123,10 +149,40 @@ export async function runSuite(
   // every few milliseconds.
   // Every request in flight listens to the hard-stop signal; at -j 64 that is many listeners, by design.
   if (options.hardSignal) setMaxListeners(0, options.hardSignal);
+  const groups = new GroupBuffer();
+  const emit = (result: JobResult): void => {
+    completed++;
+    if (result.error && options.secrets?.length) {
+      result.error = redactText(result.error, options.secrets);
+      result.reason = redactText(result.reason, options.secrets);
+    }
+    options.onResult(result);
+    if (!stopReason) stopReason = options.stopWhen?.();
+  };
+  // A complete group is judged across its rows, then its rows go to the log together.
+  const finalize = (ready: Ready): void => {
+    inFlight++;
+    const self = contexts.get(ready.rows[0].providerId)?.provider;
+    const grader =
+      options.graders && self ? (spec: AssertionSpec) => options.graders!.resolve(spec, self) : undefined;
+    applyComparisons(ready.testCase, ready.rows, { env: options.env, basePath: suite.basePath, grader })
+      .catch((err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        for (const r of ready.rows)
+          Object.assign(r, { status: 'error', score: 0, reason: message, error: message });
+      })
+      .then(() => {
+        inFlight--;
+        if (!options.hardSignal?.aborted) for (const r of ready.rows) emit(r);
+        pump();
+      });
+  };
+
   let yielding = false;
   let yieldAt = performance.now() + YIELD_EVERY_MS;
+  let pump: () => void = () => {};
   await new Promise<void>((resolve) => {
-    const pump = (): void => {
+    pump = (): void => {
       if (yielding) return;
       if (performance.now() >= yieldAt) {
         yielding = true;
@@ -146,28 +202,35 @@ export async function runSuite(
         const next = jobs.next();
         if (next.done) {
           exhausted = true;
+          const ready = groups.close();
+          if (ready) finalize(ready);
           break;
         }
-        if (options.include && !options.include(next.value)) continue;
+        const job = next.value;
+        if (options.include && !options.include(job)) continue;
+        if (groups.openGroup !== undefined && groups.openGroup !== job.group) {
+          const ready = groups.close();
+          if (ready) finalize(ready);
+        }
+        const position = job.group ? groups.start(job.group, suite.cases[job.caseIndex]) : -1;
         inFlight++;
-        runJob(next.value).then(({ result, fatal }) => {
+        runJob(job).then(({ result, fatal }) => {
           inFlight--;
           // A job cut short by a hard stop has no honest result: leave it for a resume.
           if (options.hardSignal?.aborted) {
             pump();
             return;
           }
-          completed++;
-          if (result.error && options.secrets?.length) {
-            result.error = redactText(result.error, options.secrets);
-            result.reason = redactText(result.reason, options.secrets);
-          }
-          options.onResult(result);
           if (fatal && !stopReason) stopReason = redactText(fatal, options.secrets ?? []);
-          if (!stopReason) stopReason = options.stopWhen?.();
+          if (job.group) {
+            const ready = groups.finish(job.group, position, result);
+            if (ready) finalize(ready);
+          } else emit(result);
           pump();
         });
       }
+      // A group cut short by a stop can never be judged whole: its rows are left for a resume.
+      if (stopReason) groups.abandon();
       if (inFlight === 0 && (exhausted || stopReason)) resolve();
     };
     options.signal?.addEventListener('abort', () => pump(), { once: true });
@@ -192,6 +255,7 @@ async function executeJob(
   testCase: Case,
   prompt: PromptTemplate,
   ctx: JobContext,
+  caller: Caller,
   startedAt: string,
 ): Promise<JobOutcome> {
   const { env } = ctx;
@@ -209,7 +273,7 @@ async function executeJob(
     };
   } else {
     const params = { ...(prompt.config ?? {}), ...(testCase.options?.params ?? {}) };
-    response = await callWithCache(ctx, job.trial, {
+    response = await callWithCache(caller, job.trial, {
       prompt: text,
       messages,
       params,
@@ -258,12 +322,39 @@ async function executeJob(
     }
     return { result, fatal: response.fatal ? `${job.providerId}: ${response.error}` : undefined };
   }
-  const outcome = await scoreCase(testCase, { ...scoring, output: response.output, outputValue });
+  let output = response.output;
+  if (output !== null && output !== undefined) {
+    try {
+      outputValue = await transformOutput(outputValue, {
+        providerTransform: ctx.transform,
+        caseTransform: testCase.options?.transform,
+        vars: testCase.vars,
+        prompt,
+        basePath: ctx.basePath,
+      });
+    } catch (err) {
+      if (!(err instanceof TransformError)) throw err;
+      // The provider answered; what it said could not be made into what the assertions judge.
+      return {
+        result: {
+          ...base,
+          status: 'error',
+          output,
+          verdicts: [],
+          score: 0,
+          reason: err.message,
+          error: err.message,
+        },
+      };
+    }
+    output = typeof outputValue === 'string' ? outputValue : JSON.stringify(outputValue);
+  }
+  const outcome = await scoreCase(testCase, { ...scoring, output, outputValue });
   return {
     result: {
       ...base,
       status: outcome.status,
-      output: response.output,
+      output,
       verdicts: outcome.verdicts,
       score: outcome.score,
       reason: outcome.reason,
@@ -278,7 +369,7 @@ async function executeJob(
  * parameters and trial); stores successful answers. Errors are never cached.
  */
 async function callWithCache(
-  ctx: JobContext,
+  ctx: Caller,
   trial: number,
   request: ProviderRequest,
 ): Promise<ProviderResponse> {

@@ -1,4 +1,6 @@
+import { combineVerdicts } from '../core/aggregate.js';
 import type { AssertionSpec, Case, JobStatus, Verdict } from '../core/types.js';
+import { runTransform, TransformError } from '../scorers/code/transform.js';
 import { getScorer } from '../scorers/registry.js';
 import { type Grader, type ScoreInput, ScorerInputError } from '../scorers/types.js';
 import { renderAssertionValue } from '../template/render.js';
@@ -14,6 +16,8 @@ export interface ScoringContext {
   provider?: { id: string; config: Record<string, unknown> };
   basePath?: string;
   test?: { description?: string; metadata?: Record<string, unknown> };
+  /** The provider's response metadata (transforms see it as `context.metadata`). */
+  metadata?: Record<string, unknown>;
   /** The grader for an assertion (its own, `--grader`, the suite's), or undefined when none is configured. */
   grader?: (spec: AssertionSpec) => Promise<Grader | undefined>;
 }
@@ -31,8 +35,9 @@ export interface CaseOutcome {
 /**
  * Scores an output against a case's assertions with promptfoo's aggregation rules: weighted mean
  * score; the case fails if any weighted assertion fails, unless a threshold is set, in which case it
- * passes iff score ≥ threshold. An unusable assertion (or a scorer that throws) makes the job an
- * error: no honest verdict on the model exists.
+ * passes iff score ≥ threshold. An unusable assertion (or a scorer or transform that throws) makes
+ * the job an error: no honest verdict on the model exists. Cross-row assertions (scorers with
+ * `compare`) are left out here; the engine applies them once the case's other rows are done.
  */
 export async function scoreCase(testCase: Case, ctx: ScoringContext): Promise<CaseOutcome> {
   if (ctx.output === null || ctx.output === undefined) {
@@ -42,29 +47,71 @@ export async function scoreCase(testCase: Case, ctx: ScoringContext): Promise<Ca
     return { status: 'pass', score: 1, reason: 'No assertions', verdicts: [] };
   }
   const verdicts: Verdict[] = [];
-  for (const spec of testCase.asserts) {
+  try {
+    verdicts.push(...(await scoreAll(testCase.asserts, ctx)));
+  } catch (err) {
+    const reason = err instanceof AssertionError ? err.message : `assertion threw: ${errorMessage(err)}`;
+    return { status: 'error', score: 0, reason, verdicts, error: reason };
+  }
+  return aggregate(verdicts, testCase.threshold);
+}
+
+/** An assertion could not be judged; the message already names it. */
+class AssertionError extends Error {}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Whether an assertion is judged across rows (after the case's other rows), not here. */
+export function isComparing(spec: AssertionSpec): boolean {
+  return getScorer(spec.type)?.compare !== undefined;
+}
+
+/** Scores assertions in order, skipping cross-row ones; the first that cannot be judged throws. */
+async function scoreAll(specs: AssertionSpec[], ctx: ScoringContext): Promise<Verdict[]> {
+  const verdicts: Verdict[] = [];
+  for (const spec of specs) {
+    if (isComparing(spec)) continue;
     try {
       verdicts.push(await scoreAssertion(spec, ctx));
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      if (err instanceof AssertionError) throw err;
       const label = spec.negate ? `not-${spec.type}` : spec.type;
-      const reason = err instanceof ScorerInputError ? `${label}: ${message}` : `${label} threw: ${message}`;
-      return { status: 'error', score: 0, reason, verdicts, error: reason };
+      // A transform's message names the transform; promptfoo shows it as the row's error as is.
+      if (err instanceof TransformError) throw new AssertionError(err.message);
+      throw new AssertionError(
+        err instanceof ScorerInputError ? `${label}: ${err.message}` : `${label} threw: ${errorMessage(err)}`,
+      );
     }
   }
-  return aggregate(verdicts, testCase.threshold);
+  return verdicts;
 }
 
 async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise<Verdict> {
   const scorer = getScorer(spec.type);
   if (!scorer) throw new ScorerInputError(`unknown assertion type "${spec.type}"`);
+  let { output, outputValue } = ctx;
+  if (spec.transform !== undefined) {
+    outputValue = await runTransform(
+      spec.transform,
+      outputValue,
+      { vars: ctx.vars, prompt: { label: ctx.prompt }, ...(ctx.metadata ? { metadata: ctx.metadata } : {}) },
+      { basePath: ctx.basePath },
+    );
+    output = typeof outputValue === 'string' ? outputValue : JSON.stringify(outputValue);
+  }
+  // A group's children see the output as transformed for the group (promptfoo sets have no transform).
+  const children = scorer.group
+    ? await scoreAll(spec.children ?? [], { ...ctx, output, outputValue })
+    : undefined;
   const value = renderAssertionValue(spec.value, ctx.vars, ctx.env);
   const grader = scorer.graded || scorer.usesGrader ? await ctx.grader?.(spec) : undefined;
   if (scorer.graded && !grader)
     throw new ScorerInputError('no grader configured (give --grader, or a provider for this assertion)');
   const result = await scorer.score({
-    output: ctx.output ?? '',
-    outputValue: ctx.outputValue,
+    output: output ?? '',
+    outputValue,
     value,
     spec,
     vars: ctx.vars,
@@ -74,6 +121,7 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     basePath: ctx.basePath,
     test: ctx.test,
     grader,
+    ...(children ? { children } : {}),
   });
   const weight = spec.weight ?? 1;
   const verdict: Verdict = {
@@ -86,13 +134,16 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   };
   if (spec.metric !== undefined) verdict.metric = renderMetricName(spec.metric, ctx);
   if (value !== spec.value && typeof value === 'string') verdict.renderedValue = value;
-  if (result.namedScores && Object.keys(result.namedScores).length > 0)
+  if (result.namedScores && Object.keys(result.namedScores).length > 0) {
     verdict.namedScores = result.namedScores;
+    if (result.namedScoreWeights) verdict.namedScoreWeights = result.namedScoreWeights;
+  }
   if (result.skip) {
     verdict.skipped = true;
     verdict.pass = true;
   }
   if (result.details) verdict.details = result.details;
+  if (children) verdict.children = children;
   return verdict;
 }
 
@@ -105,56 +156,19 @@ function renderMetricName(metric: string, ctx: ScoringContext): string {
   }
 }
 
-function addMetric(
-  sums: Map<string, { sum: number; weight: number }>,
-  name: string,
-  value: number,
-  weight: number,
-): void {
-  const m = sums.get(name) ?? { sum: 0, weight: 0 };
-  m.sum += value * weight;
-  m.weight += weight;
-  sums.set(name, m);
-}
-
 /**
  * Combines verdicts into a case outcome (promptfoo's rules, see the spec §6.1–6.2). Skipped verdicts
  * (a scorer that could not judge) are left out; a case whose every verdict skipped is `skip`.
  */
 export function aggregate(all: Verdict[], threshold: number | undefined): CaseOutcome {
-  const verdicts = all.filter((v) => !v.skipped);
-  if (verdicts.length === 0 && all.length > 0)
-    return { status: 'skip', score: 0, reason: all[0].reason, verdicts: all };
-  let weighted = 0;
-  let totalWeight = 0;
-  let allPass = true;
-  let failReason: string | undefined;
-  const metricSums = new Map<string, { sum: number; weight: number }>();
-  for (const v of verdicts) {
-    weighted += v.score * v.weight;
-    totalWeight += v.weight;
-    if (!v.pass) {
-      allPass = false;
-      failReason = v.reason;
-    }
-    // Weight-0 assertions still report their raw score in their metric (promptfoo's F1/MAPE recipes rely on it).
-    const w = v.weight === 0 ? 1 : v.weight;
-    if (v.metric !== undefined) addMetric(metricSums, v.metric, v.score, w);
-    // A scorer's own metrics (a script's namedScores) are merged in with the assertion's weight.
-    if (v.namedScores)
-      for (const [name, value] of Object.entries(v.namedScores)) addMetric(metricSums, name, value, w);
-  }
-  const score = totalWeight > 0 ? weighted / totalWeight : 0;
-  let pass = allPass;
-  let reason = allPass ? 'All assertions passed' : (failReason ?? 'Assertion failed');
-  if (typeof threshold === 'number' && !Number.isNaN(threshold)) {
-    pass = score >= threshold;
-    reason = `Aggregate score ${score.toFixed(2)} ${pass ? '≥' : '<'} ${threshold} threshold`;
-  }
-  const outcome: CaseOutcome = { status: pass ? 'pass' : 'fail', score, reason, verdicts: all };
-  if (metricSums.size > 0) {
-    outcome.namedScores = {};
-    for (const [name, m] of metricSums) outcome.namedScores[name] = m.weight > 0 ? m.sum / m.weight : 0;
-  }
+  const c = combineVerdicts(all, threshold);
+  if (c.skip) return { status: 'skip', score: 0, reason: c.reason, verdicts: all };
+  const outcome: CaseOutcome = {
+    status: c.pass ? 'pass' : 'fail',
+    score: c.score,
+    reason: c.reason,
+    verdicts: all,
+  };
+  if (c.namedScores) outcome.namedScores = c.namedScores;
   return outcome;
 }

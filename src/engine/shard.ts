@@ -1,4 +1,5 @@
 import { InputError } from '../core/errors.js';
+import type { Job } from '../core/types.js';
 
 /** One share of a run's jobs: shard `index` (0-based) of `count`. */
 export interface Shard {
@@ -7,11 +8,14 @@ export interface Shard {
 }
 
 /**
- * Whether a job belongs to a shard. Decided by the job key alone (a hash), so every machine of a
- * sharded run agrees without talking to the others, and each job lands in exactly one shard.
+ * Whether a job belongs to a shard. Decided by a hash alone, so every machine of a sharded run
+ * agrees without talking to the others, and each job lands in exactly one shard: the job key, or,
+ * for a job judged together with others (cross-row assertions), its group key, so a shard always
+ * holds whole groups.
  */
-export function inShard(jobKey: string, shard: Shard): boolean {
-  return Number.parseInt(jobKey.slice(0, 8), 16) % shard.count === shard.index;
+export function inShard(job: Pick<Job, 'key' | 'group'>, shard: Shard): boolean {
+  const key = job.group ?? job.key;
+  return Number.parseInt(key.slice(0, 8), 16) % shard.count === shard.index;
 }
 
 /**

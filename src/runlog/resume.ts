@@ -11,6 +11,7 @@ import {
   renameSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import type { Job, JobResult } from '../core/types.js';
 import { readManifest, readResults } from './reader.js';
 import type { RunManifest } from './types.js';
 
@@ -45,14 +46,14 @@ export function repairTail(resultsPath: string): number {
   }
 }
 
-/** Rewrites results.jsonl without its error results, so `--retry-errors` can run those jobs again. */
-export async function dropErrorResults(runDir: string): Promise<number> {
+/** Rewrites results.jsonl keeping only the results for which `keep` holds; returns how many were dropped. */
+async function rewriteResults(runDir: string, keep: (r: JobResult) => boolean): Promise<number> {
   const path = join(runDir, 'results.jsonl');
   const tmp = `${path}.compact-${process.pid}`;
   const out = createWriteStream(tmp);
   let dropped = 0;
   for await (const r of readResults(runDir)) {
-    if (r.status === 'error') {
+    if (!keep(r)) {
       dropped++;
       continue;
     }
@@ -62,6 +63,39 @@ export async function dropErrorResults(runDir: string): Promise<number> {
   await once(out, 'close');
   renameSync(tmp, path);
   return dropped;
+}
+
+/** Rewrites results.jsonl without its error results, so `--retry-errors` can run those jobs again. */
+export function dropErrorResults(runDir: string): Promise<number> {
+  return rewriteResults(runDir, (r) => r.status !== 'error');
+}
+
+/**
+ * Drops the results of job groups (cases judged across their rows) that are only partly in the log,
+ * so a resume runs each such group again whole: a comparison needs every row of its group.
+ */
+export async function dropPartialGroups(runDir: string, plan: Iterable<Job>): Promise<number> {
+  const groupOf = new Map<string, string>();
+  const planned = new Map<string, number>();
+  for (const job of plan) {
+    if (job.group === undefined) continue;
+    groupOf.set(job.key, job.group);
+    planned.set(job.group, (planned.get(job.group) ?? 0) + 1);
+  }
+  if (planned.size === 0) return 0;
+  const present = new Map<string, Set<string>>();
+  for await (const r of readResults(runDir)) {
+    const group = groupOf.get(r.key);
+    if (group === undefined) continue;
+    const keys = present.get(group) ?? new Set<string>();
+    keys.add(r.key);
+    present.set(group, keys);
+  }
+  const partial = new Set(
+    [...present].filter(([g, keys]) => keys.size < (planned.get(g) ?? 0)).map(([g]) => g),
+  );
+  if (partial.size === 0) return 0;
+  return rewriteResults(runDir, (r) => !partial.has(groupOf.get(r.key) ?? ''));
 }
 
 /** The newest run under `runsDir` of the suite with this content hash that did not complete. */

@@ -3,6 +3,8 @@ import './deterministic/index.js';
 import './code/index.js';
 import './text/index.js';
 import './graded/index.js';
+import './group/index.js';
+import './sql/index.js';
 
 export { getScorer, registerScorer, resolveAssertionType, scorerTypes } from './registry.js';
 export type { ScoreInput, ScoreResult, Scorer } from './types.js';

@@ -1,4 +1,4 @@
-import type { AssertionSpec, Message, TokenUsage } from '../core/types.js';
+import type { AssertionSpec, Message, TokenUsage, Verdict } from '../core/types.js';
 
 /** What a scorer sees for one assertion on one output. */
 export interface ScoreInput {
@@ -28,6 +28,32 @@ export interface ScoreInput {
   /** The suite's folder: relative `file://` paths in assertion values resolve against it. */
   basePath?: string;
   /** The grader resolved for this assertion (set only for scorers marked `graded` or `usesGrader`). */
+  grader?: Grader;
+  /** For a `group` scorer: the verdicts of `spec.children`, scored by the engine first. */
+  children?: Verdict[];
+}
+
+/** One output of a cross-row comparison: what one prompt × provider answered for the same case and trial. */
+export interface CompareRow {
+  /** The output text; empty when the provider failed. */
+  output: string;
+  outputValue: unknown;
+  /** The job had no usable output (a provider error). */
+  errored: boolean;
+  /** The row's verdicts from the case's other assertions (groups carry their children). */
+  verdicts: Verdict[];
+  prompt: string;
+}
+
+/** What a comparing scorer sees: every row of one case and trial, in plan order. */
+export interface CompareInput {
+  spec: AssertionSpec;
+  /** The expected value after template rendering. */
+  value: unknown;
+  rows: CompareRow[];
+  vars: Record<string, unknown>;
+  basePath?: string;
+  /** Set for scorers marked `graded` or `usesGrader`. */
   grader?: Grader;
 }
 
@@ -73,6 +99,8 @@ export interface ScoreResult {
   skip?: boolean;
   /** Scorer-specific facts for native outputs (kept on the verdict). */
   details?: Record<string, unknown>;
+  /** The weight behind each named score, when not 1 (a group's metrics). */
+  namedScoreWeights?: Record<string, number>;
 }
 
 /**
@@ -90,7 +118,16 @@ export interface Scorer {
   graded?: boolean;
   /** Uses a grader when one is resolvable but does not require it (e.g. embeddings that may be absent). */
   usesGrader?: boolean;
+  /** A group: its spec's `children` are scored by the engine first and given to `score` as `input.children`. */
+  group?: boolean;
   score(input: ScoreInput): ScoreResult | Promise<ScoreResult>;
+  /**
+   * A cross-row scorer: judges all outputs of one case and trial together, once every job of that
+   * group has finished, returning one result per row. The engine leaves the assertion out of each
+   * row's own scoring and applies these results afterwards (`score` stays the judgement of a lone
+   * output, a group of one).
+   */
+  compare?(input: CompareInput): Promise<ScoreResult[]>;
 }
 
 /** The assertion's own value or shape is invalid; no verdict on the output is possible. */

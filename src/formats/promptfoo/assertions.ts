@@ -21,6 +21,7 @@ import {
 } from './context.js';
 import { graderSpec, refusedGradedType, rubricPrompt, SCRIPT_FILE } from './graders.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
+import { transformAt } from './transforms.js';
 
 const MISSING_TYPE_HINT =
   "Hint: in YAML, keep all of an assertion's properties under the same list item:\n" +
@@ -121,10 +122,6 @@ function resolveType(
   where: Where,
   context: string,
 ): { type: string; negate: boolean } | undefined {
-  if (written === 'assert-set') {
-    errorAt(ctx, where, `${context}: ${notYet('`assert-set`')}`);
-    return undefined;
-  }
   const resolved = resolveAssertionType(written);
   if (resolved) return resolved;
   const refusal = refusedGradedType(written);
@@ -159,7 +156,7 @@ const KNOWN_FIELDS = [
   'transform',
   'contextTransform',
   'normalizeUnicode',
-  // assert-set's own list (the type is refused, but its field is no typo).
+  // assert-set's own list.
   'assert',
 ];
 
@@ -262,9 +259,21 @@ export function parseAssertion(
       ok = false;
     }
   }
+  if (spec.type === 'assert-set') {
+    const children = parseAssertSet(ctx, raw, at, context);
+    if (children) spec.children = children;
+    else ok = false;
+  }
   for (const [key, value] of Object.entries(raw)) {
     if (OWN_FIELDS.has(key) || value === undefined) continue;
-    if (key === 'transform' || key === 'contextTransform') {
+    if (key === 'assert' && spec.type === 'assert-set') continue;
+    if (key === 'transform' && spec.type !== 'assert-set') {
+      const code = transformAt(ctx, value, at([key]), `${context}.transform`);
+      if (code === undefined) ok = false;
+      else spec.transform = code;
+      continue;
+    }
+    if (key === 'contextTransform') {
       errorAt(ctx, at([key]), notYet(`an assertion \`${key}\``));
       ok = false;
       continue;
@@ -297,6 +306,43 @@ export function parseAssertion(
     return undefined;
   }
   return spec;
+}
+
+/**
+ * The children of an `assert-set` (§5.6). promptfoo refuses a set inside a set, and ignores
+ * select-best and max-score inside one (they compare whole rows), which is said here.
+ */
+function parseAssertSet(
+  ctx: LoadContext,
+  raw: Record<string, unknown>,
+  at: Locate,
+  context: string,
+): AssertionSpec[] | undefined {
+  if (!Array.isArray(raw.assert)) {
+    errorAt(
+      ctx,
+      raw.assert === undefined ? at() : at(['assert']),
+      `${context}: assert-set must have an \`assert\` property that is an array of assertions`,
+    );
+    return undefined;
+  }
+  const children = parseAssertions(ctx, raw.assert, within(at, ['assert']), `${context}.assert`);
+  let ok = children.length === raw.assert.length;
+  const kept: AssertionSpec[] = [];
+  children.forEach((child) => {
+    const where = child.source ?? at();
+    if (child.type === 'assert-set') {
+      errorAt(ctx, where, `${context}: assert-set must not have child assert-sets`);
+      ok = false;
+    } else if (getScorer(child.type)?.compare) {
+      warnAt(
+        ctx,
+        where,
+        `${context}: ${child.type} inside an assert-set is ignored (promptfoo skips it there)`,
+      );
+    } else kept.push(child);
+  });
+  return ok ? kept : undefined;
 }
 
 /** Translates an `assert` list; `prefix` is promptfoo's name for the list (`tests[2].assert`). */

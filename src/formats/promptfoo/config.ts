@@ -37,7 +37,7 @@ const REFUSED_KEYS: Record<string, string> = {
 const IGNORED_KEYS: Record<string, string> = {
   evaluateOptions: 'pass the equivalent command-line flags instead',
   commandLineOptions: 'pass the flags on the command line instead',
-  derivedMetrics: 'derived metrics are not computed yet',
+  derivedMetrics: 'assay does not compute derived metrics yet (they change no verdict)',
   redteam: 'red-team generation is not part of assay',
 };
 

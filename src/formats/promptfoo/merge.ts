@@ -45,6 +45,11 @@ export function mergeDefaultTest(test: ParsedTest, def: ParsedTest | undefined):
   if (suffix) options.suffix = suffix;
   const params = { ...d.options, ...test.options };
   if (Object.keys(params).length > 0) options.params = params;
+  // Options merge key by key, so a default `transform` beats a test's `postprocess` (§1.6, §1.8).
+  const transform = (test.transform ?? d.transform) || (test.postprocess ?? d.postprocess);
+  if (transform) options.transform = transform;
+  const provider = test.provider ?? d.provider;
+  if (provider) options.provider = provider;
 
   const c: Omit<Case, 'id'> = {
     vars: { ...d.vars, ...test.vars },

@@ -16,6 +16,7 @@ import {
   warnAt,
 } from './context.js';
 import { displayPath, jsonProblem, type Locate, UnreadableFile, within, YamlFile } from './source.js';
+import { transformAt } from './transforms.js';
 
 // ProviderOptions (spec §1.3). Any other key is ignored by promptfoo, so only a near miss of one of
 // these is worth an error.
@@ -107,9 +108,15 @@ function fromOptions(
   idWhere: ReturnType<Locate>,
 ): ProviderSpec | undefined {
   const idOk = checkId(ctx, id, idWhere);
+  let transform: string | undefined;
   for (const key of Object.keys(options)) {
-    if (key === 'transform') errorAt(ctx, at([key]), notYet('a provider `transform`'));
-    else if (key === 'delay' || key === 'env' || key === 'inputs') {
+    if (key === 'transform') {
+      const code =
+        options.transform === undefined || options.transform === null
+          ? undefined
+          : transformAt(ctx, options.transform, at([key]), 'provider `transform`');
+      if (code !== undefined) transform = code;
+    } else if (key === 'delay' || key === 'env' || key === 'inputs') {
       warnAt(ctx, at([key]), `provider \`${key}\` is ignored by assay (not supported yet)`);
     } else if (!PROVIDER_KEYS.includes(key)) {
       const hint = didYouMean(key, PROVIDER_KEYS);
@@ -118,6 +125,7 @@ function fromOptions(
     }
   }
   const spec: ProviderSpec = { id: typeof id === 'string' ? id : '', source: idWhere };
+  if (transform !== undefined) spec.transform = transform;
   if (options.label !== undefined) {
     if (typeof options.label === 'string') spec.label = options.label;
     else errorAt(ctx, at(['label']), 'provider `label` must be a string');

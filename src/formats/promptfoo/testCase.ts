@@ -1,6 +1,7 @@
 // One promptfoo TestCase (or the defaultTest) checked field by field (spec §1.5) into a form the
 // defaultTest merge can work on. Field names of promptfoo stop here.
 import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
+import { isKnownProviderId } from '../../providers/registry.js';
 import { checkPromptTemplate } from '../../template/render.js';
 import { parseAssertions } from './assertions.js';
 import {
@@ -16,8 +17,10 @@ import {
 } from './context.js';
 import { isGlobPattern } from './glob.js';
 import { graderSpec, rubricPrompt } from './graders.js';
+import { unknownProviderMessage } from './providers.js';
 import { type Locate, type Where, within } from './source.js';
 import type { RawTest } from './testFiles.js';
+import { transformAt } from './transforms.js';
 import { varsFromFiles } from './varFiles.js';
 
 /** A test after field checks, before the defaultTest merge. */
@@ -40,6 +43,11 @@ export interface ParsedTest {
   providers?: string[];
   prompts?: string[];
   providerOutput?: unknown;
+  /** `options.transform` and its legacy name `options.postprocess` (the first set one applies). */
+  transform?: string;
+  postprocess?: string;
+  /** The test's own provider (answers instead of the provider under test). */
+  provider?: ProviderSpec;
   at: Locate;
 }
 
@@ -57,8 +65,6 @@ const TEST_KEYS = [
   'assertScoringFunction',
 ];
 const REFUSED_OPTIONS: Record<string, string> = {
-  transform: 'an output `transform` in test options',
-  postprocess: 'an output `postprocess` in test options',
   transformVars: '`transformVars`',
   storeOutputAs: '`storeOutputAs`',
 };
@@ -73,7 +79,11 @@ function parseOptions(ctx: LoadContext, value: unknown, at: Locate, out: ParsedT
   for (const [key, v] of Object.entries(value)) {
     const where = at(['options', key]);
     if (key in REFUSED_OPTIONS) errorAt(ctx, where, notYet(REFUSED_OPTIONS[key]));
-    else if (key === 'prefix' || key === 'suffix') {
+    else if (key === 'transform' || key === 'postprocess') {
+      if (v === undefined || v === null || v === '') continue;
+      const code = transformAt(ctx, v, where, `options.${key}`);
+      if (code !== undefined) out[key] = code;
+    } else if (key === 'prefix' || key === 'suffix') {
       if (typeof v === 'string') {
         // Concatenated onto the prompt before rendering, so a broken tag here breaks every job.
         const problem = checkPromptTemplate(v);
@@ -93,6 +103,36 @@ function parseOptions(ctx: LoadContext, value: unknown, at: Locate, out: ParsedT
       // assay has no `_conversation` var, so there is nothing to disable.
     } else out.options[key] = v;
   }
+}
+
+const TEST_PROVIDER_KEYS = ['id', 'label', 'config'];
+
+/**
+ * A test's own `provider` (§1.5): an id, or `{id, label?, config?}`. It answers every row of the
+ * test in place of the provider under test; the row keeps that provider's column and transform.
+ */
+function testProvider(ctx: LoadContext, value: unknown, at: Locate): ProviderSpec | undefined {
+  const where = at(['provider']);
+  if (typeof value === 'string' || (isRecord(value) && typeof value.id === 'string')) {
+    const spec: ProviderSpec = typeof value === 'string' ? { id: value } : { id: value.id as string };
+    if (isRecord(value)) {
+      for (const key of Object.keys(value)) {
+        if (!TEST_PROVIDER_KEYS.includes(key))
+          warnAt(ctx, at(['provider', key], true), `test \`provider.${key}\` is ignored by assay`);
+      }
+      if (typeof value.label === 'string') spec.label = value.label;
+      if (isRecord(value.config)) spec.config = value.config;
+      else if (value.config !== undefined && value.config !== null)
+        errorAt(ctx, at(['provider', 'config']), '`provider.config` must be a mapping');
+    }
+    if (!isKnownProviderId(spec.id)) {
+      errorAt(ctx, where, unknownProviderMessage(spec.id));
+      return undefined;
+    }
+    return { ...spec, source: where };
+  }
+  errorAt(ctx, where, `a test's \`provider\` must be a provider id or {id, config}, got ${brief(value)}`);
+  return undefined;
 }
 
 function stringList(ctx: LoadContext, value: unknown, where: Where, name: string): string[] | undefined {
@@ -188,7 +228,7 @@ export function parseTest(
   }
   parseOptions(ctx, value.options, at, test);
   if (value.provider !== undefined && value.provider !== null) {
-    errorAt(ctx, at(['provider']), notYet('a per-test `provider` override'));
+    test.provider = testProvider(ctx, value.provider, at);
   }
   if (value.assertScoringFunction !== undefined) {
     errorAt(ctx, at(['assertScoringFunction']), notYet('`assertScoringFunction`'));

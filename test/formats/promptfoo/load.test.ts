@@ -303,7 +303,7 @@ tests:
         value: [harassment]
       - type: not-meteor
         value: x
-      - type: select-best
+      - type: human
         value: best
 `);
     assert.deepEqual(
@@ -311,7 +311,7 @@ tests:
       [
         'tests[0].assert[0]: assertion type "moderation" needs a moderation API (OpenAI\'s /moderations or LlamaGuard on Replicate), which assay does not call',
         'tests[0].assert[1]: assertion type "not-meteor" is a promptfoo type assay does not support yet',
-        'tests[0].assert[2]: assertion type "select-best" is a promptfoo type assay does not support yet',
+        'tests[0].assert[2]: assertion type "human" is a promptfoo type assay does not support yet',
       ],
     );
   });
@@ -423,26 +423,14 @@ providers: [echo]
 tests:
   - vars: {q: zero}
   - vars: {q: one}
-    provider: openai:gpt-4o
     assertScoringFunction: file://score.js
     options:
-      transform: output.trim()
       transformVars: file://t.js
-    assert:
-      - type: assert-set
-        assert: []
-      - type: contains
-        value: a
-        transform: output.toUpperCase()
 `);
     assert.deepEqual(
       diags.map((d) => d.message),
       [
-        'tests[1].assert[0]: `assert-set` is not supported by assay yet (it comes in a later version)',
-        'an assertion `transform` is not supported by assay yet (it comes in a later version)',
-        'an output `transform` in test options is not supported by assay yet (it comes in a later version)',
         '`transformVars` is not supported by assay yet (it comes in a later version)',
-        'a per-test `provider` override is not supported by assay yet (it comes in a later version)',
         '`assertScoringFunction` is not supported by assay yet (it comes in a later version)',
       ],
     );

@@ -53,7 +53,6 @@ describe('providers (§1.3)', () => {
     const file = shown('providers', 'bad.yaml');
     assert.deepEqual(located(diags), [
       `${file}:5:5 unknown provider "anthropic:claude"; assay supports: echo, openai:chat:<model> | openai:<model>`,
-      `${file}:7:16 a provider \`transform\` is not supported by assay yet (it comes in a later version)`,
       `${file}:8:5 custom provider "file://custom_provider.py" is not supported by assay yet (it comes in a later version)`,
       `${file}:4:9 two providers share the name "echo"; give one of them a distinct \`label\``,
     ]);
