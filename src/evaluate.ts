@@ -12,6 +12,13 @@ import {
   type Suite,
 } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
+import {
+  checkFilters,
+  filterProviders,
+  filterSuite,
+  hasFilters,
+  type SuiteFilters,
+} from './engine/filter.js';
 import { GraderPool, graderSpecFor } from './engine/graders.js';
 import { countJobs, type PlanOptions, planJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
@@ -19,9 +26,10 @@ import { inShard, type Shard } from './engine/shard.js';
 import { loadSuite } from './formats/detect.js';
 import { createProvider, isKnownProviderId, providerPatterns } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
+import { readFailing, resolveFailingSource } from './runlog/failing.js';
 import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, repairTail } from './runlog/resume.js';
-import type { RunManifest } from './runlog/types.js';
+import type { RunManifest, Selection } from './runlog/types.js';
 import { newRunId, RunWriter } from './runlog/writer.js';
 import { closePythonWorker } from './scorers/code/index.js';
 import { getScorer } from './scorers/registry.js';
@@ -45,6 +53,12 @@ export interface EvaluateOptions {
   grader?: ProviderSpec;
   maxConcurrency?: number;
   repeat?: number;
+  /** `--filter-*`: run only part of the suite. */
+  filters?: SuiteFilters;
+  /** `--var` values the suite was (or, with `suitePath`, is to be) loaded with; recorded in the manifest. */
+  vars?: Record<string, string>;
+  /** Milliseconds each worker waits after a provider call that was not answered from the cache. */
+  delayMs?: number;
   /** Run only this share of the jobs (`--shard i/n`). */
   shard?: Shard;
   /** Where run directories go; default `.assay/runs` under the current folder. */
@@ -85,6 +99,9 @@ export interface EvaluateResult {
   suite: Suite;
   /** Jobs already in the log before this invocation (resume). */
   resumedJobs: number;
+  /** With filters: how many of the suite's cases they kept (`suiteCases` before filtering). */
+  selectedCases?: number;
+  suiteCases?: number;
 }
 
 /**
@@ -93,8 +110,14 @@ export interface EvaluateResult {
  */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const env = options.env ?? process.env;
-  const suite = options.suite ?? (await loadSuite(options.suitePath, { env }));
-  const providers = selectProviders(suite, options.providers);
+  const loaded = options.suite ?? (await loadSuite(options.suitePath, { env, vars: options.vars }));
+  const filters = normaliseFilters(options.filters, options.runsDir);
+  const failing = filters?.failing ? await readFailing(filters.failing) : undefined;
+  const suite = filters ? filterSuite(loaded, filters, failing) : loaded;
+  const providers = filterProviders(selectProviders(suite, options.providers), filters?.providers);
+  const selection: Selection = {};
+  if (filters) selection.filters = filters;
+  if (options.vars && Object.keys(options.vars).length > 0) selection.vars = options.vars;
   const repeat = options.repeat ?? 1;
   const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
   const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -124,12 +147,18 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       nativeHash: suite.source.nativeHash,
       files: suite.source.files,
       cases: suite.cases.length,
-      prompts: suite.prompts.map((p) => ({ id: p.id, label: p.label })),
+      prompts: suite.prompts.map((p) => ({ id: p.id, label: p.label, raw: p.raw })),
       scoring: suite.scoring,
       ...(suite.native ? { native: suite.native } : {}),
     },
     providers: described,
-    options: { repeat, maxConcurrency, ...(shard ? { shard } : {}) },
+    options: {
+      repeat,
+      maxConcurrency,
+      ...(shard ? { shard } : {}),
+      ...(Object.keys(selection).length > 0 ? { selection: redactObject(selection) } : {}),
+      ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+    },
     plannedJobs: planned,
     command: redactCommand(options.command ?? []),
     cwd: process.cwd(),
@@ -202,6 +231,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       hardSignal: options.hardSignal,
       cache,
       graders,
+      delayMs: options.delayMs,
       include: (job: Job) => (!shard || inShard(job.key, shard)) && !done.has(job.key),
       stopWhen: () =>
         progress.error > allowedErrors
@@ -232,7 +262,14 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     endedAt: new Date().toISOString(),
     counts: card.counts,
   });
-  return { runDir: writer.dir, manifest: readManifest(writer.dir), scorecard: card, suite, resumedJobs };
+  return {
+    runDir: writer.dir,
+    manifest: readManifest(writer.dir),
+    scorecard: card,
+    suite,
+    resumedJobs,
+    ...(filters ? { selectedCases: suite.cases.length, suiteCases: loaded.cases.length } : {}),
+  };
 }
 
 /**
@@ -311,6 +348,11 @@ function checkResumable(runDir: string, next: RunManifest): RunManifest {
     m.options.shard ? `${m.options.shard.index}/${m.options.shard.count}` : 'none';
   if (shardText(previous) !== shardText(next))
     problems.push(`--shard differs (${shardText(previous)} then, ${shardText(next)} now)`);
+  const selectionText = (m: RunManifest): string => JSON.stringify(m.options.selection ?? {});
+  if (selectionText(previous) !== selectionText(next))
+    problems.push(
+      `the filters or --var values differ (${selectionText(previous)} then, ${selectionText(next)} now)`,
+    );
   const providerKeys = (m: RunManifest): string => JSON.stringify(m.providers);
   if (providerKeys(previous) !== providerKeys(next)) problems.push('the providers or their settings differ');
   if (problems.length > 0) {
@@ -323,6 +365,20 @@ function checkResumable(runDir: string, next: RunManifest): RunManifest {
     );
   }
   return previous;
+}
+
+/**
+ * Checks the filters (exit 2 on a bad pattern) and pins what a later resume must compare: the
+ * `--filter-failing` source as an absolute path. Undefined when no filter is set.
+ */
+function normaliseFilters(
+  filters: SuiteFilters | undefined,
+  runsDir: string | undefined,
+): SuiteFilters | undefined {
+  if (!filters || !hasFilters(filters)) return undefined;
+  checkFilters(filters);
+  if (filters.failing === undefined) return filters;
+  return { ...filters, failing: resolveFailingSource(filters.failing, resolve(runsDir ?? '.assay/runs')) };
 }
 
 function short(hash: string): string {

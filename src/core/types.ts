@@ -102,6 +102,12 @@ export interface Case {
   options?: CaseOptions;
   /** A fixed output: no provider is called. */
   providerOutput?: unknown;
+  /**
+   * Index of the suite entry this case was expanded from (a promptfoo test whose list vars made
+   * several cases). Filters that count tests (`--filter-first-n`, `--filter-sample`) count entries.
+   * Absent: the case is an entry of its own.
+   */
+  expandedFrom?: number;
   source?: SourceRef;
 }
 
@@ -208,6 +214,8 @@ export interface Verdict {
   skipped?: boolean;
   /** Scorer-specific facts (a matched term, a judge's raw reply) that native outputs reproduce. */
   details?: Record<string, unknown>;
+  /** The assertion judged (without its source position; secrets redacted), for outputs that echo it. */
+  assertion?: AssertionSpec;
 }
 
 /** Everything recorded about one job. One line of results.jsonl. */

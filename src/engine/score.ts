@@ -1,3 +1,4 @@
+import { redactObject } from '../core/redact.js';
 import type { AssertionSpec, Case, JobStatus, Verdict } from '../core/types.js';
 import { getScorer } from '../scorers/registry.js';
 import { type Grader, type ScoreInput, ScorerInputError } from '../scorers/types.js';
@@ -93,7 +94,14 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     verdict.pass = true;
   }
   if (result.details) verdict.details = result.details;
+  verdict.assertion = recordedSpec(spec);
   return verdict;
+}
+
+/** The spec as the run log keeps it: positions dropped (they are not the assertion), secrets redacted. */
+function recordedSpec(spec: AssertionSpec): AssertionSpec {
+  const { source: _source, ...rest } = spec;
+  return redactObject(rest);
 }
 
 function renderMetricName(metric: string, ctx: ScoringContext): string {
