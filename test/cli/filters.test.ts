@@ -152,7 +152,12 @@ tests:
     assert.equal(second.manifest.options.selection?.filters?.failing, runs(dir)[0]);
     const byJson = await evalIn(dir, ['--filter-failing', 'pf.json']);
     assert.equal(byJson.code, 3, byJson.stderr);
-    assert.deepEqual(readRun(runs(dir)[2]).results.map((r) => r.description).sort(), ['bad', 'broken']);
+    assert.deepEqual(
+      readRun(runs(dir)[2])
+        .results.map((r) => r.description)
+        .sort(),
+      ['bad', 'broken'],
+    );
   });
 
   it('an earlier run with no failures selects nothing: exit 0', async () => {
@@ -213,7 +218,9 @@ tests:
     const dir = suiteDir(config(mock.baseUrl), {
       'keys.env': 'OPENAI_API_KEY=sk-from-env-file-0042\nGREETING=bonjour\n',
     });
-    const r = await evalIn(dir, ['--env-file', 'keys.env', '--no-cache'], { OPENAI_API_KEY: 'sk-shell-wrong' });
+    const r = await evalIn(dir, ['--env-file', 'keys.env', '--no-cache'], {
+      OPENAI_API_KEY: 'sk-shell-wrong',
+    });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const runDir = runs(dir)[0];
     const { results } = readRun(runDir);
@@ -246,7 +253,11 @@ tests:
 
 describe('assay eval --delay', () => {
   it('runs one request at a time unless -j is given, and records the delay', async () => {
-    const dir = writeWordSuite(join(tmp.dir, `words-${n++}`), { tests: 4, baseUrl: mock.baseUrl, prompt: 'echo' });
+    const dir = writeWordSuite(join(tmp.dir, `words-${n++}`), {
+      tests: 4,
+      baseUrl: mock.baseUrl,
+      prompt: 'echo',
+    });
     mock.resetStats();
     const r = await evalIn(dir, ['--delay', '5', '--no-cache'], { OPENAI_API_KEY: 'sk-from-env-file-0042' });
     assert.equal(r.code, 0, r.stdout + r.stderr);

@@ -74,7 +74,10 @@ describe('filterCases', () => {
     assert.deepEqual(one, again);
     assert.equal(one.length, 10, 'five entries of two cases each');
     const order = one.map((id) => Number(id.slice(1)));
-    assert.deepEqual(order, [...order].sort((a, b) => a - b));
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => a - b),
+    );
     const others = new Set<string>();
     for (let seed = 0; seed < 20; seed++) others.add(ids(filterCases(many, { sample: 5, seed })).join());
     assert.ok(others.size > 1, 'different seeds draw differently');

@@ -8,6 +8,7 @@ import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { tempDir } from '../support/tmp.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: parsed JSON, walked field by field and checked at run time
 type Json = Record<string, any>;
 
 const tmp = tempDir('assay-pfout-');
@@ -37,7 +38,8 @@ function checkResult(r: Json): void {
   assert.equal(typeof r.namedScores, 'object');
   assert.ok(r.error === null || typeof r.error === 'string');
   assert.ok('output' in r.response);
-  for (const k of ['total', 'prompt', 'completion', 'cached', 'numRequests']) assert.ok(isNum(r.tokenUsage[k]), k);
+  for (const k of ['total', 'prompt', 'completion', 'cached', 'numRequests'])
+    assert.ok(isNum(r.tokenUsage[k]), k);
   if (r.gradingResult !== null) {
     assert.equal(typeof r.gradingResult.pass, 'boolean');
     assert.ok(isNum(r.gradingResult.score));
@@ -88,7 +90,18 @@ tests:
 `,
     );
     const run = await runCli(
-      ['eval', '--no-progress', '--max-retries', '0', '--max-errors', '100%', '-o', 'pf.json', '--output-format', 'promptfoo'],
+      [
+        'eval',
+        '--no-progress',
+        '--max-retries',
+        '0',
+        '--max-errors',
+        '100%',
+        '-o',
+        'pf.json',
+        '--output-format',
+        'promptfoo',
+      ],
       { cwd: dir, env: cleanEnv },
     );
     code = run.code;
@@ -131,7 +144,12 @@ tests:
     assert.deepEqual(r.vars, { q: 'a' });
     assert.deepEqual(r.namedScores, { acc: 1 });
     assert.deepEqual(r.gradingResult.componentResults, [
-      { pass: true, score: 1, reason: 'Assertion passed', assertion: { type: 'contains', value: 'a', metric: 'acc' } },
+      {
+        pass: true,
+        score: 1,
+        reason: 'Assertion passed',
+        assertion: { type: 'contains', value: 'a', metric: 'acc' },
+      },
       {
         pass: true,
         score: 1,
@@ -201,7 +219,10 @@ tests:
     assert.equal(echo.metrics.assertFailCount, 1);
     assert.deepEqual(echo.metrics.namedScores, { acc: 1 });
     assert.deepEqual(echo.metrics.namedScoresCount, { acc: 2 });
-    assert.equal(echo.metrics.score, rows.filter((r) => r.promptIdx === 0).reduce((s, r) => s + r.score, 0));
+    assert.equal(
+      echo.metrics.score,
+      rows.filter((r) => r.promptIdx === 0).reduce((s, r) => s + r.score, 0),
+    );
   });
 
   it('never writes the provider’s key', () => {

@@ -91,10 +91,7 @@ tests:
     // 100 covers both assay's 1 and 3).
     assert.equal(code, 3);
     assert.match(stdout, /1 passed · 0 failed · 1 errors/);
-    assert.deepEqual(
-      results.map((r) => r.status).sort(),
-      ['error', 'pass'],
-    );
+    assert.deepEqual(results.map((r) => r.status).sort(), ['error', 'pass']);
     assert.match(results.find((r) => r.status === 'error')?.error ?? '', /contains/);
   });
 
