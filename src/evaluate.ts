@@ -12,13 +12,7 @@ import {
   type Suite,
 } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
-import {
-  checkFilters,
-  filterProviders,
-  filterSuite,
-  hasFilters,
-  type SuiteFilters,
-} from './engine/filter.js';
+import { filterProviders, filterSuite, type SuiteFilters } from './engine/filter.js';
 import { GraderPool, graderSpecFor } from './engine/graders.js';
 import { countJobs, type PlanOptions, planJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
@@ -26,7 +20,7 @@ import { inShard, type Shard } from './engine/shard.js';
 import { loadSuite } from './formats/detect.js';
 import { createProvider, isKnownProviderId, providerPatterns } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
-import { readFailing, resolveFailingSource } from './runlog/failing.js';
+import { pinFilters, readFailing } from './runlog/failing.js';
 import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, repairTail } from './runlog/resume.js';
 import type { RunManifest, Selection } from './runlog/types.js';
@@ -111,7 +105,7 @@ export interface EvaluateResult {
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const env = options.env ?? process.env;
   const loaded = options.suite ?? (await loadSuite(options.suitePath, { env, vars: options.vars }));
-  const filters = normaliseFilters(options.filters, options.runsDir);
+  const filters = pinFilters(options.filters, options.runsDir);
   const failing = filters?.failing ? await readFailing(filters.failing) : undefined;
   const suite = filters ? filterSuite(loaded, filters, failing) : loaded;
   const providers = filterProviders(selectProviders(suite, options.providers), filters?.providers);
@@ -365,20 +359,6 @@ function checkResumable(runDir: string, next: RunManifest): RunManifest {
     );
   }
   return previous;
-}
-
-/**
- * Checks the filters (exit 2 on a bad pattern) and pins what a later resume must compare: the
- * `--filter-failing` source as an absolute path. Undefined when no filter is set.
- */
-function normaliseFilters(
-  filters: SuiteFilters | undefined,
-  runsDir: string | undefined,
-): SuiteFilters | undefined {
-  if (!filters || !hasFilters(filters)) return undefined;
-  checkFilters(filters);
-  if (filters.failing === undefined) return filters;
-  return { ...filters, failing: resolveFailingSource(filters.failing, resolve(runsDir ?? '.assay/runs')) };
 }
 
 function short(hash: string): string {

@@ -161,6 +161,10 @@ export async function evalCommand(args: string[]): Promise<number> {
     if (resume && !filters && !vars) {
       // A bare --resume continues the run as it was started: same filters, same --var values.
       const recorded = readManifest(resume).options.selection;
+      if (recorded?.vars && Object.values(recorded.vars).includes('[redacted]'))
+        throw new InputError(
+          `--resume: the run was started with --var values whose names look secret, which were not recorded; give the same --var flags again`,
+        );
       if (recorded?.filters || recorded?.vars) {
         process.stderr.write('assay: resuming with the filters and --var values the run was started with\n');
         filters = recorded.filters;

@@ -3,7 +3,13 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
-import { canonicalJson, type FailingSelection } from '../engine/filter.js';
+import {
+  canonicalJson,
+  checkFilters,
+  type FailingSelection,
+  hasFilters,
+  type SuiteFilters,
+} from '../engine/filter.js';
 import { readResults } from './reader.js';
 
 /** Where `--filter-failing VALUE` points: a run directory, or a results JSON file. */
@@ -81,4 +87,18 @@ function failingInJson(file: string): FailingSelection {
       '--filter-failing: not a results file; expected promptfoo output (results.results[]) or assay -o JSON (results[])',
     severity: 'error',
   });
+}
+
+/**
+ * Checks the filters (exit 2 on a bad pattern) and pins what a later resume compares: the
+ * `--filter-failing` source as an absolute path. Undefined when no filter is set.
+ */
+export function pinFilters(
+  filters: SuiteFilters | undefined,
+  runsDir: string | undefined,
+): SuiteFilters | undefined {
+  if (!filters || !hasFilters(filters)) return undefined;
+  checkFilters(filters);
+  if (filters.failing === undefined) return filters;
+  return { ...filters, failing: resolveFailingSource(filters.failing, resolve(runsDir ?? '.assay/runs')) };
 }

@@ -287,4 +287,18 @@ describe('assay eval --resume with filters', () => {
     assert.equal(runs(dir).length, 1);
     assert.equal(readRun(runDir).results.length, 4);
   });
+
+  it('a --var whose name looks secret is not recorded, so a bare --resume asks for it again', async () => {
+    const dir = suiteDir(TWO_BY_TWO);
+    const first = await evalIn(dir, ['--var', 'api_key=hunter2-secret']);
+    assert.equal(first.code, 0, first.stderr);
+    const runDir = runs(dir)[0];
+    assert.ok(!readFileSync(join(runDir, 'manifest.json'), 'utf8').includes('hunter2-secret'));
+    const bare = await evalIn(dir, ['--resume', runDir]);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /give the same --var flags again/);
+    const again = await evalIn(dir, ['--resume', runDir, '--var', 'api_key=hunter2-secret']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /8 jobs were already done/);
+  });
 });
