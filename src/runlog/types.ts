@@ -28,7 +28,6 @@ export interface RunManifest {
     files: string[];
     cases: number;
     /** The prompts run (`raw`: the template, for outputs that show it). */
-    /** The prompts run (`raw`: the template, for outputs that show it). */
     prompts: { id: string; label: string; raw?: string }[];
     /** How results are summarised (breakdowns, weighted score): analysis recomputes scorecards from it. */
     scoring?: SuiteScoring;
