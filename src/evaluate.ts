@@ -14,6 +14,7 @@ import {
 } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
 import { caseProviderSpecs } from './engine/case-providers.js';
+import { filterProviders, filterSuite, type SuiteFilters } from './engine/filter.js';
 import { GraderPool, graderSpecFor } from './engine/graders.js';
 import { countJobs, type PlanOptions, planJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
@@ -21,9 +22,10 @@ import { inShard, type Shard } from './engine/shard.js';
 import { loadSuite } from './formats/detect.js';
 import { createProvider, isKnownProviderId, providerPatterns } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
+import { pinFilters, readFailing } from './runlog/failing.js';
 import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, dropPartialGroups, repairTail } from './runlog/resume.js';
-import type { RunManifest } from './runlog/types.js';
+import type { RunManifest, Selection } from './runlog/types.js';
 import { newRunId, RunWriter } from './runlog/writer.js';
 import { closePythonWorker } from './scorers/code/index.js';
 import { getScorer } from './scorers/registry.js';
@@ -47,6 +49,12 @@ export interface EvaluateOptions {
   grader?: ProviderSpec;
   maxConcurrency?: number;
   repeat?: number;
+  /** `--filter-*`: run only part of the suite. */
+  filters?: SuiteFilters;
+  /** `--var` values the suite was (or, with `suitePath`, is to be) loaded with; recorded in the manifest. */
+  vars?: Record<string, string>;
+  /** Milliseconds each worker waits after a provider call that was not answered from the cache. */
+  delayMs?: number;
   /** Run only this share of the jobs (`--shard i/n`). */
   shard?: Shard;
   /** Where run directories go; default `.assay/runs` under the current folder. */
@@ -87,6 +95,9 @@ export interface EvaluateResult {
   suite: Suite;
   /** Jobs already in the log before this invocation (resume). */
   resumedJobs: number;
+  /** With filters: how many of the suite's cases they kept (`suiteCases` before filtering). */
+  selectedCases?: number;
+  suiteCases?: number;
 }
 
 /**
@@ -95,8 +106,14 @@ export interface EvaluateResult {
  */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const env = options.env ?? process.env;
-  const suite = options.suite ?? (await loadSuite(options.suitePath, { env }));
-  const providers = selectProviders(suite, options.providers);
+  const loaded = options.suite ?? (await loadSuite(options.suitePath, { env, vars: options.vars }));
+  const filters = pinFilters(options.filters, options.runsDir);
+  const failing = filters?.failing ? await readFailing(filters.failing) : undefined;
+  const suite = filters ? filterSuite(loaded, filters, failing) : loaded;
+  const providers = filterProviders(selectProviders(suite, options.providers), filters?.providers);
+  const selection: Selection = {};
+  if (filters) selection.filters = filters;
+  if (options.vars && Object.keys(options.vars).length > 0) selection.vars = options.vars;
   const repeat = options.repeat ?? 1;
   const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
   const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -134,12 +151,18 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       nativeHash: suite.source.nativeHash,
       files: suite.source.files,
       cases: suite.cases.length,
-      prompts: suite.prompts.map((p) => ({ id: p.id, label: p.label })),
+      prompts: suite.prompts.map((p) => ({ id: p.id, label: p.label, raw: p.raw })),
       scoring: suite.scoring,
       ...(suite.native ? { native: suite.native } : {}),
     },
     providers: described,
-    options: { repeat, maxConcurrency, ...(shard ? { shard } : {}) },
+    options: {
+      repeat,
+      maxConcurrency,
+      ...(shard ? { shard } : {}),
+      ...(Object.keys(selection).length > 0 ? { selection: redactObject(selection) } : {}),
+      ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+    },
     plannedJobs: planned,
     command: redactCommand(options.command ?? []),
     cwd: process.cwd(),
@@ -215,6 +238,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       cache,
       graders,
       caseProviders,
+      delayMs: options.delayMs,
       include: (job: Job) => (!shard || inShard(job, shard)) && !done.has(job.key),
       stopWhen: () =>
         progress.error > allowedErrors
@@ -246,7 +270,14 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     endedAt: new Date().toISOString(),
     counts: card.counts,
   });
-  return { runDir: writer.dir, manifest: readManifest(writer.dir), scorecard: card, suite, resumedJobs };
+  return {
+    runDir: writer.dir,
+    manifest: readManifest(writer.dir),
+    scorecard: card,
+    suite,
+    resumedJobs,
+    ...(filters ? { selectedCases: suite.cases.length, suiteCases: loaded.cases.length } : {}),
+  };
 }
 
 /**
@@ -336,6 +367,11 @@ function checkResumable(runDir: string, next: RunManifest): RunManifest {
     m.options.shard ? `${m.options.shard.index}/${m.options.shard.count}` : 'none';
   if (shardText(previous) !== shardText(next))
     problems.push(`--shard differs (${shardText(previous)} then, ${shardText(next)} now)`);
+  const selectionText = (m: RunManifest): string => JSON.stringify(m.options.selection ?? {});
+  if (selectionText(previous) !== selectionText(next))
+    problems.push(
+      `the filters or --var values differ (${selectionText(previous)} then, ${selectionText(next)} now)`,
+    );
   const providerKeys = (m: RunManifest): string => JSON.stringify(m.providers);
   if (providerKeys(previous) !== providerKeys(next)) problems.push('the providers or their settings differ');
   if (problems.length > 0) {

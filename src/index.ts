@@ -4,6 +4,7 @@ export { wilson } from './analysis/stats.js';
 export { DiagnosticBag, formatDiagnostic, InputError, RunAbortedError } from './core/errors.js';
 export type * from './core/scorecard.js';
 export type * from './core/types.js';
+export { type FailingSelection, filterSuite, type SuiteFilters } from './engine/filter.js';
 export { planJobs } from './engine/plan.js';
 export { runSuite } from './engine/run.js';
 export { aggregate, scoreCase } from './engine/score.js';

@@ -9,8 +9,18 @@ import { DEFAULT_RETRY_POLICY } from '../providers/types.js';
 import { renderProgress, renderResultLine, renderSummary } from '../report/console.js';
 import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/formats.js';
 import { ensureDir } from '../runlog/dirs.js';
+import { readManifest } from '../runlog/reader.js';
 import { findLatestUnfinishedRun } from '../runlog/resume.js';
 import { guard, intFlag, parseFlags, useColor } from './common.js';
+import { loadEnvFiles } from './env.js';
+import {
+  envFilesFrom,
+  FILTER_FLAGS,
+  FILTER_FLAGS_USAGE,
+  filtersFrom,
+  seedSample,
+  varsFrom,
+} from './filter-flags.js';
 import {
   checkExpectedHash,
   graderFrom,
@@ -24,20 +34,20 @@ const USAGE = `Usage: assay eval [SUITE] [options]
 Runs every prompt × provider × test of a suite, prints a summary and writes the run to
 .assay/runs/<run-id>/ (manifest.json, results.jsonl, scorecard.json).
 
-Options:
+Suite and providers:
   -c, --config FILE          the suite (same as the SUITE argument)
   -p, --provider ID          run with this provider instead of the suite's (repeatable); a name
                              matching a suite provider keeps its config
       --grader ID            the grader model for model-graded assertions that name none
       --expect-hash HASH     refuse to run unless the suite's own hash (pramana) is HASH
-${SUITE_FLAGS_USAGE}  -j, --max-concurrency N    jobs in flight at once (default ${DEFAULT_MAX_CONCURRENCY})
+${SUITE_FLAGS_USAGE}${FILTER_FLAGS_USAGE}Running:
+  -j, --max-concurrency N    jobs in flight at once (default ${DEFAULT_MAX_CONCURRENCY})
       --repeat N             run every job N times (trials)
-  -o, --output FILE          also write results to FILE: .json, .jsonl or .csv (repeatable)
-      --output-format NAME   the format of the -o files (default: from each file's extension)
       --max-errors N|P%      errors tolerated: past this the run stops early and exits 3
                              (default: the run goes on, and any error makes the exit code 3)
       --resume [RUN-ID]      continue an unfinished run (default: the latest unfinished run of
-                             this suite; write --resume=ID or --resume ID): only its missing jobs run
+                             this suite; write --resume=ID or --resume ID): only its missing jobs
+                             run, with the filters and --var values it was started with
       --retry-errors         with --resume, also run again the jobs that ended in error
       --shard I/N            run only shard I of N (1-based) of the jobs, chosen by job key;
                              k8s/N takes I from JOB_COMPLETION_INDEX (0-based). Combine with assay merge
@@ -48,12 +58,17 @@ ${SUITE_FLAGS_USAGE}  -j, --max-concurrency N    jobs in flight at once (default
       --no-cache             neither read nor fill the response cache
       --cache-path FILE      the response cache (default .assay/cache.sqlite, or ASSAY_CACHE_PATH)
       --cache-ttl S          cached responses older than S seconds are ignored (default 14 days; 0: never expire)
+Output:
+  -o, --output FILE          also write results to FILE: .json, .jsonl or .csv (repeatable)
+      --output-format NAME   the format of the -o files (default: from each file's extension);
+                             promptfoo writes promptfoo's results JSON
       --no-progress          no progress line
       --no-color             no colours
       --verbose              print every result as it completes
   -h, --help
 
-Exit codes: 0 all passed · 1 a test failed · 2 invalid input · 3 run could not complete.
+Exit codes: 0 all passed (or nothing selected) · 1 a test failed · 2 invalid input ·
+3 run could not complete. promptfoo exits 100 for both 1 and 3.
 `;
 
 /** `assay eval`: run a suite. */
@@ -62,6 +77,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     const { values, positionals } = parseFlags(normaliseResumeFlag(args), {
       config: { type: 'string', short: 'c' },
       ...SUITE_FLAGS,
+      ...FILTER_FLAGS,
       grader: { type: 'string' },
       'expect-hash': { type: 'string' },
       provider: { type: 'string', short: 'p', multiple: true },
@@ -94,7 +110,12 @@ export async function evalCommand(args: string[]): Promise<number> {
     if (values.config !== undefined && positionals.length > 0) {
       throw new InputError(`two suites given (-c ${values.config} and ${positionals[0]}); give one`);
     }
-    const maxConcurrency = intFlag('max-concurrency', values['max-concurrency'], 1, 10_000);
+    const delayMs = intFlag('delay', values.delay, 0);
+    // promptfoo runs one request at a time under --delay; an explicit -j still wins.
+    const maxConcurrency =
+      intFlag('max-concurrency', values['max-concurrency'], 1, 10_000) ?? (delayMs ? 1 : undefined);
+    let filters = filtersFrom(values);
+    let vars = varsFrom(values.var);
     const repeat = intFlag('repeat', values.repeat, 1, 100_000);
     const maxRetries = intFlag('max-retries', values['max-retries'], 0);
     const timeoutMs = intFlag('request-timeout', values['request-timeout']);
@@ -123,7 +144,13 @@ export async function evalCommand(args: string[]): Promise<number> {
 
     const suitePath = values.config ?? positionals[0];
     const grader = graderFrom(values.grader);
-    const suite = await loadSuite(suitePath, loadOptionsFrom(values));
+    const envLoad = loadEnvFiles(envFilesFrom(values), suitePath);
+    if (envLoad.files.length > 0 && values.verbose)
+      process.stderr.write(
+        `assay: environment from ${envLoad.files.join(', ')} (${envLoad.names.join(', ')})\n`,
+      );
+    const loadOptions = loadOptionsFrom(values);
+    let suite = await loadSuite(suitePath, { ...loadOptions, vars });
     checkExpectedHash(suite, values['expect-hash']);
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     const runsDir = resolve(values['runs-dir'] ?? '.assay/runs');
@@ -131,6 +158,21 @@ export async function evalCommand(args: string[]): Promise<number> {
       values.resume !== undefined
         ? resolveResume(values.resume, runsDir, suite.source.contentHash)
         : undefined;
+    if (resume && !filters && !vars) {
+      // A bare --resume continues the run as it was started: same filters, same --var values.
+      const recorded = readManifest(resume).options.selection;
+      if (recorded?.vars && Object.values(recorded.vars).includes('[redacted]'))
+        throw new InputError(
+          `--resume: the run was started with --var values whose names look secret, which were not recorded; give the same --var flags again`,
+        );
+      if (recorded?.filters || recorded?.vars) {
+        process.stderr.write('assay: resuming with the filters and --var values the run was started with\n');
+        filters = recorded.filters;
+        vars = recorded.vars;
+        if (vars) suite = await loadSuite(suitePath, { ...loadOptions, vars });
+      }
+    }
+    filters = seedSample(filters);
 
     const color = useColor(process.stdout, values['no-color'] === true);
     const progress = values['no-progress'] ? undefined : new ProgressLine();
@@ -161,6 +203,9 @@ export async function evalCommand(args: string[]): Promise<number> {
         grader,
         maxConcurrency,
         repeat,
+        filters,
+        vars,
+        delayMs,
         shard,
         runsDir,
         resume,
@@ -191,6 +236,12 @@ export async function evalCommand(args: string[]): Promise<number> {
     const { manifest, scorecard, runDir } = result;
     if (result.resumedJobs > 0)
       process.stdout.write(`Resumed run ${manifest.runId}: ${result.resumedJobs} jobs were already done\n`);
+    if (result.selectedCases !== undefined)
+      process.stdout.write(`Filters kept ${result.selectedCases} of ${result.suiteCases} test cases\n`);
+    if (manifest.plannedJobs === 0)
+      process.stdout.write(
+        `Nothing to run: ${result.selectedCases === 0 ? 'the filters selected no test' : 'no prompt × provider × test combination is left'}\n`,
+      );
     process.stdout.write(renderSummary(manifest, scorecard, runDir, { color }));
     if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
       const runsFlag = values['runs-dir'] ? ` --runs-dir ${values['runs-dir']}` : '';

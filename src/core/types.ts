@@ -127,6 +127,12 @@ export interface Case {
   options?: CaseOptions;
   /** A fixed output: no provider is called. */
   providerOutput?: unknown;
+  /**
+   * Index of the suite entry this case was expanded from (a promptfoo test whose list vars made
+   * several cases). Filters that count tests (`--filter-first-n`, `--filter-sample`) count entries.
+   * Absent: the case is an entry of its own.
+   */
+  expandedFrom?: number;
   source?: SourceRef;
 }
 
@@ -242,6 +248,8 @@ export interface Verdict {
   namedScoreWeights?: Record<string, number>;
   /** The verdicts of a group's assertions (AssertionSpec.children), in order. */
   children?: Verdict[];
+  /** The assertion judged (without its source position; secrets redacted), for outputs that echo it. */
+  assertion?: AssertionSpec;
 }
 
 /** Everything recorded about one job. One line of results.jsonl. */

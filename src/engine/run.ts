@@ -48,6 +48,8 @@ export interface RunOptions extends PlanOptions {
   cache?: ResponseCache;
   /** Graders for model-graded assertions. */
   graders?: GraderPool;
+  /** Milliseconds a worker waits after each provider call not answered from the cache (`--delay`). */
+  delayMs?: number;
   /** Providers that answer instead of the provider under test for cases naming one, by {@link caseProviderKey}. */
   caseProviders?: Map<string, Provider>;
 }
@@ -57,6 +59,9 @@ interface Caller {
   provider: Provider;
   identity: Record<string, unknown>;
   cache?: ResponseCache;
+  /** `--delay`: the worker waits this long after each call that reached the provider. */
+  delayMs?: number;
+  hardSignal?: AbortSignal;
 }
 
 /** What executing one job needs besides the job itself. */
@@ -105,6 +110,7 @@ export async function runSuite(
         basePath: suite.basePath,
         graders: options.graders,
         scoreErrorsAs: suite.scoring.scoreErrorsAs,
+        delayMs: options.delayMs,
       },
     ]),
   );
@@ -115,6 +121,8 @@ export async function runSuite(
       provider,
       identity: provider.describe(),
       cache: provider.cacheable === false ? undefined : options.cache,
+      delayMs: options.delayMs,
+      hardSignal: options.hardSignal,
     });
   }
   const providerSpecs = resolved.map((r) => r.spec);
@@ -373,14 +381,34 @@ async function callWithCache(
   trial: number,
   request: ProviderRequest,
 ): Promise<ProviderResponse> {
-  if (!ctx.cache) return ctx.provider.call(request);
+  if (!ctx.cache) return callThenWait(ctx, request);
   const key = cacheKey(ctx.identity, { messages: request.messages, params: request.params }, trial);
   const hit = ctx.cache.get(key);
   // A hit keeps the latency measured when the model answered: it describes the model, and latency
   // assertions judge it the same way with or without the cache (`cached: true` marks the result).
   if (hit) return { ...hit, cached: true, attempts: 0 };
-  const response = await ctx.provider.call(request);
+  const response = await callThenWait(ctx, request);
   if (response.error === undefined) ctx.cache.set(key, response);
+  return response;
+}
+
+/**
+ * Calls the provider, then holds the worker for `--delay` ms (promptfoo's delay: after every call
+ * that reached the provider, so a cache hit costs no wait). A hard stop cuts the wait short.
+ */
+async function callThenWait(ctx: Caller, request: ProviderRequest): Promise<ProviderResponse> {
+  const response = await ctx.provider.call(request);
+  if (ctx.delayMs && ctx.delayMs > 0 && !ctx.hardSignal?.aborted) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ctx.delayMs);
+      function done(): void {
+        clearTimeout(timer);
+        ctx.hardSignal?.removeEventListener('abort', done);
+        resolve();
+      }
+      ctx.hardSignal?.addEventListener('abort', done, { once: true });
+    });
+  }
   return response;
 }
 

@@ -1,4 +1,5 @@
 import { combineVerdicts } from '../core/aggregate.js';
+import { redactObject } from '../core/redact.js';
 import type { AssertionSpec, Case, JobStatus, Verdict } from '../core/types.js';
 import { runTransform, TransformError } from '../scorers/code/transform.js';
 import { getScorer } from '../scorers/registry.js';
@@ -144,7 +145,14 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   }
   if (result.details) verdict.details = result.details;
   if (children) verdict.children = children;
+  verdict.assertion = recordedSpec(spec);
   return verdict;
+}
+
+/** The spec as the run log keeps it: positions dropped (they are not the assertion), secrets redacted. */
+function recordedSpec(spec: AssertionSpec): AssertionSpec {
+  const { source: _source, ...rest } = spec;
+  return redactObject(rest);
 }
 
 function renderMetricName(metric: string, ctx: ScoringContext): string {

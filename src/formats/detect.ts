@@ -12,6 +12,8 @@ export interface LoadOptions {
   categories?: string[];
   /** `--mode`: a format's scoring mode, e.g. `compat` (reproduce the upstream tool) or `fixed`. */
   mode?: string;
+  /** `--var`: values for every case's vars, merged the way the format merges its own defaults. */
+  vars?: Record<string, string>;
 }
 
 /** The option names of LoadOptions that select or change what a format loads, with their flags. */
@@ -19,6 +21,7 @@ const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env'>, string> = {
   tiers: '--tier',
   categories: '--category',
   mode: '--mode',
+  vars: '--var',
 };
 
 /**

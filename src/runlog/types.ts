@@ -1,5 +1,13 @@
 import type { Counts } from '../core/scorecard.js';
 import type { SuiteScoring } from '../core/types.js';
+import type { SuiteFilters } from '../engine/filter.js';
+
+/** The part of a suite a run covers, as the command line chose it. */
+export interface Selection {
+  filters?: SuiteFilters;
+  /** `--var` values (applied when the suite loaded). */
+  vars?: Record<string, string>;
+}
 
 export type RunStatus = 'running' | 'complete' | 'aborted' | 'interrupted';
 
@@ -19,14 +27,23 @@ export interface RunManifest {
     nativeHash?: string;
     files: string[];
     cases: number;
-    prompts: { id: string; label: string }[];
+    /** The prompts run (`raw`: the template, for outputs that show it). */
+    prompts: { id: string; label: string; raw?: string }[];
     /** How results are summarised (breakdowns, weighted score): analysis recomputes scorecards from it. */
     scoring?: SuiteScoring;
     /** Format-specific facts for native outputs (Suite.native). */
     native?: Record<string, unknown>;
   };
   providers: Record<string, unknown>[];
-  options: { repeat: number; maxConcurrency: number; shard?: { index: number; count: number } };
+  options: {
+    repeat: number;
+    maxConcurrency: number;
+    shard?: { index: number; count: number };
+    /** What narrowed the suite (`--filter-*`, `--var`): a resume must ask for the same. */
+    selection?: Selection;
+    /** `--delay`: milliseconds each worker waits after a provider call. */
+    delayMs?: number;
+  };
   plannedJobs: number;
   command: string[];
   cwd: string;

@@ -42,10 +42,10 @@ export const format: SuiteFormat = {
   name: 'promptfoo',
   expects:
     'a promptfoo config (promptfooconfig.yaml/.yml/.json, or a YAML/JSON mapping with prompts, providers and tests)',
-  options: [],
+  options: ['vars'],
   detectDir: findPromptfooConfig,
   detectFile: looksLikePromptfooConfig,
   async load(path, options) {
-    return (await import('./index.js')).loadPromptfooSuite(path, { env: options.env });
+    return (await import('./index.js')).loadPromptfooSuite(path, { env: options.env, vars: options.vars });
   },
 };

@@ -28,6 +28,8 @@ import { VarFileLoader, type VarLocator } from './varFiles.js';
 export interface LoadPromptfooOptions {
   /** The environment `{{ env.NAME }}` reads (default: process.env). */
   env?: Record<string, string | undefined>;
+  /** `--var`: merged over defaultTest.vars (promptfoo's rule: a test's own vars still win). */
+  vars?: Record<string, string>;
 }
 
 export { findPromptfooConfig, looksLikePromptfooConfig } from './format.js';
@@ -141,7 +143,14 @@ export async function loadPromptfooSuite(
 
   const warnings: TestWarnings = { varsAssert: false };
   const rawDefault = loadDefaultTest(ctx, config, yaml);
-  const defaultTest = rawDefault && parseTest(ctx, rawDefault, 'defaultTest', true, warnings);
+  const parsedDefault = rawDefault && parseTest(ctx, rawDefault, 'defaultTest', true, warnings);
+  const defaultTest =
+    opts.vars && Object.keys(opts.vars).length > 0
+      ? {
+          ...(parsedDefault ?? { options: {}, gradingOptions: {}, at: yaml.locator(['defaultTest']) }),
+          vars: { ...parsedDefault?.vars, ...opts.vars },
+        }
+      : parsedDefault;
   const errorsBeforeTests = bag.errors.length;
   const rawTests = await loadTestSources(ctx, config.tests, yaml.locator(['tests']));
   const testsGiven = config.tests !== undefined && config.tests !== null;
@@ -194,10 +203,12 @@ export async function loadPromptfooSuite(
       : [{ options: {}, gradingOptions: {}, at: yaml.locator(['tests']) }];
   const unexpanded: Omit<Case, 'id'>[] = [];
   const varLocators: VarLocator[] = [];
-  for (const test of sources) {
+  for (const [entry, test] of sources.entries()) {
     const merged = mergeDefaultTest(test, defaultTest);
     const at = varLocator(test, defaultTest);
     const expanded = expandVars(ctx, merged.case, merged.disableVarExpansion, at);
+    // Filters that count tests count them as written, before expansion (§4.3).
+    for (const c of expanded) c.expandedFrom = entry;
     unexpanded.push(...expanded);
     for (const _ of expanded) varLocators.push(at);
   }

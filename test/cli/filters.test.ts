@@ -1,0 +1,304 @@
+// `assay eval` selection and input flags end to end: --filter-*, --seed, --var, --env-file, .env,
+// --delay, and resume's check that a run continues with the selection it started with.
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { JobResult } from '../../src/core/types.js';
+import type { RunManifest } from '../../src/runlog/types.js';
+import { cleanEnv, runCli } from '../support/cli.js';
+import { type MockServer, startMockServer } from '../support/mock-openai.js';
+import { writeWordSuite } from '../support/suites.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir('assay-filters-');
+let mock: MockServer;
+before(async () => {
+  mock = await startMockServer({ faults: { requireKey: 'sk-from-env-file-0042' } });
+});
+after(async () => {
+  await mock.close();
+  tmp.cleanup();
+});
+let n = 0;
+
+/** A fresh folder holding `promptfooconfig.yaml` (and any other files given). */
+function suiteDir(config: string, files: Record<string, string> = {}): string {
+  const dir = join(tmp.dir, `suite-${n++}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'promptfooconfig.yaml'), config);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+/** The run directories under `dir`, oldest first (run ids made in the same second sort at random). */
+function runs(dir: string): string[] {
+  const root = join(dir, '.assay', 'runs');
+  const started = (run: string): string =>
+    JSON.parse(readFileSync(join(root, run, 'manifest.json'), 'utf8')).startedAt;
+  return readdirSync(root)
+    .sort((a, b) => started(a).localeCompare(started(b)))
+    .map((r) => join(root, r));
+}
+
+function readRun(runDir: string): { manifest: RunManifest; results: JobResult[] } {
+  const text = readFileSync(join(runDir, 'results.jsonl'), 'utf8').trim();
+  return {
+    manifest: JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')),
+    results: text === '' ? [] : text.split('\n').map((l) => JSON.parse(l)),
+  };
+}
+
+async function evalIn(dir: string, args: string[], env: Record<string, string | undefined> = {}) {
+  return runCli(['eval', '--no-progress', ...args], { cwd: dir, env: { ...cleanEnv, ...env } });
+}
+
+const TWO_BY_TWO = `prompts:
+  - {raw: 'short {{q}}', label: short}
+  - {raw: 'long {{q}}', label: long}
+providers:
+  - {id: echo, label: fast}
+  - {id: echo, label: slow}
+tests:
+  - vars: {q: one}
+  - vars: {q: two}
+`;
+
+describe('assay eval --filter-providers / --filter-targets / --filter-prompts', () => {
+  it('keeps the providers and prompts whose label or id matches', async () => {
+    const dir = suiteDir(TWO_BY_TWO);
+    const byProvider = await evalIn(dir, ['--filter-providers', '^sl']);
+    assert.equal(byProvider.code, 0, byProvider.stderr);
+    const byTarget = await evalIn(dir, ['--filter-targets', 'fast', '--filter-prompts', 'long']);
+    assert.equal(byTarget.code, 0, byTarget.stderr);
+    const [first, second] = runs(dir).map(readRun);
+    assert.deepEqual([...new Set(first.results.map((r) => r.providerId))], ['slow']);
+    assert.equal(first.results.length, 4);
+    assert.deepEqual(
+      second.results.map((r) => `${r.providerId} ${r.output}`),
+      ['fast long one', 'fast long two'],
+    );
+    assert.deepEqual(second.manifest.options.selection, { filters: { providers: 'fast', prompts: 'long' } });
+    assert.deepEqual(
+      second.manifest.suite.prompts.map((p) => p.label),
+      ['long'],
+    );
+  });
+
+  it('refuses a bad regular expression, and both alias flags at once, with exit 2', async () => {
+    const dir = suiteDir(TWO_BY_TWO);
+    const bad = await evalIn(dir, ['--filter-prompts', '(']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--filter-prompts \(: not a valid regular expression/);
+    const both = await evalIn(dir, ['--filter-providers', 'a', '--filter-targets', 'b']);
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--filter-providers or --filter-targets, not both/);
+  });
+});
+
+describe('assay eval --filter-sample and --seed', () => {
+  const config = `prompts: ['{{q}}']
+providers: [echo]
+tests:
+${Array.from({ length: 12 }, (_, i) => `  - vars: {q: t${i}}`).join('\n')}
+`;
+
+  it('draws N tests; the same seed draws the same ones; a missing seed is drawn, printed and recorded', async () => {
+    const dir = suiteDir(config);
+    const a = await evalIn(dir, ['--filter-sample', '4', '--seed', '99']);
+    const b = await evalIn(dir, ['--filter-sample', '4', '--seed', '99']);
+    const c = await evalIn(dir, ['--filter-sample', '3']);
+    for (const r of [a, b, c]) assert.equal(r.code, 0, r.stderr);
+    const [ra, rb, rc] = runs(dir).map(readRun);
+    const picked = (r: { results: JobResult[] }) => r.results.map((x) => String(x.vars.q)).sort();
+    assert.equal(picked(ra).length, 4);
+    assert.deepEqual(picked(ra), picked(rb));
+    assert.equal(picked(rc).length, 3);
+    const seed = rc.manifest.options.selection?.filters?.seed;
+    assert.equal(typeof seed, 'number');
+    assert.match(c.stderr, new RegExp(`--filter-sample drew with seed ${seed} \\(give --seed ${seed}`));
+    const again = await evalIn(dir, ['--filter-sample', '3', '--seed', String(seed)]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(picked(readRun(runs(dir)[3])), picked(rc));
+  });
+
+  it('refuses --seed without --filter-sample (exit 2)', async () => {
+    const r = await evalIn(suiteDir(config), ['--seed', '3']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--seed goes with --filter-sample/);
+  });
+});
+
+describe('assay eval --filter-failing', () => {
+  const config = `prompts: ['{{q}}']
+providers: [echo]
+tests:
+  - {description: ok, vars: {q: a}, assert: [{type: contains, value: a}]}
+  - {description: bad, vars: {q: b}, assert: [{type: contains, value: zzz}]}
+  - {description: broken, vars: {q: c}, assert: [{type: contains, value: '{{nothing}}'}]}
+  - {description: fine, vars: {q: d}}
+`;
+
+  it('re-runs what failed or errored in an earlier run (by run id) and in a promptfoo results JSON', async () => {
+    const dir = suiteDir(config);
+    const first = await evalIn(dir, ['-o', 'pf.json', '--output-format', 'promptfoo']);
+    assert.equal(first.code, 3, first.stderr);
+    const runId = readRun(runs(dir)[0]).manifest.runId;
+    const byRun = await evalIn(dir, ['--filter-failing', runId]);
+    assert.equal(byRun.code, 3, byRun.stderr);
+    assert.match(byRun.stdout, /Filters kept 2 of 4 test cases/);
+    const second = readRun(runs(dir)[1]);
+    assert.deepEqual(second.results.map((r) => r.description).sort(), ['bad', 'broken']);
+    assert.equal(second.manifest.options.selection?.filters?.failing, runs(dir)[0]);
+    const byJson = await evalIn(dir, ['--filter-failing', 'pf.json']);
+    assert.equal(byJson.code, 3, byJson.stderr);
+    assert.deepEqual(
+      readRun(runs(dir)[2])
+        .results.map((r) => r.description)
+        .sort(),
+      ['bad', 'broken'],
+    );
+  });
+
+  it('an earlier run with no failures selects nothing: exit 0', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']
+providers: [echo]
+tests:
+  - {vars: {q: a}, assert: [{type: contains, value: a}]}
+`);
+    assert.equal((await evalIn(dir, [])).code, 0);
+    const r = await evalIn(dir, ['--filter-failing', readRun(runs(dir)[0]).manifest.runId]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Nothing to run: the filters selected no test/);
+  });
+
+  it('refuses a source that is neither a run nor a results file (exit 2)', async () => {
+    const r = await evalIn(suiteDir(config), ['--filter-failing', 'no-such-run']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--filter-failing no-such-run: not a run id/);
+  });
+});
+
+describe('assay eval --var', () => {
+  it('is a default var: it beats defaultTest.vars, and a test’s own var beats it', async () => {
+    const dir = suiteDir(`prompts: ['{{greeting}} {{name}}']
+providers: [echo]
+defaultTest:
+  vars: {greeting: hello, name: default}
+tests:
+  - vars: {}
+    assert: [{type: equals, value: 'hi world'}]
+  - vars: {name: own}
+    assert: [{type: equals, value: 'hi own'}]
+`);
+    const r = await evalIn(dir, ['--var', 'greeting=hi', '--var', 'name=world']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.deepEqual(readRun(runs(dir)[0]).manifest.options.selection, {
+      vars: { greeting: 'hi', name: 'world' },
+    });
+  });
+
+  it('refuses a --var without = (exit 2)', async () => {
+    const r = await evalIn(suiteDir(TWO_BY_TWO), ['--var', 'novalue']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--var novalue: expected key=value/);
+  });
+});
+
+describe('assay eval --env-file and .env', () => {
+  const config = (baseUrl: string): string => `prompts: ['say {{q}} {{ env.GREETING }}']
+providers:
+  - id: openai:chat:m
+    config: {apiBaseUrl: '${baseUrl}'}
+tests:
+  - {vars: {q: w1}, assert: [{type: contains, value: w1}]}
+`;
+
+  it('gives providers and {{ env.X }} the file’s values, overriding the shell, and writes no value to disk', async () => {
+    const dir = suiteDir(config(mock.baseUrl), {
+      'keys.env': 'OPENAI_API_KEY=sk-from-env-file-0042\nGREETING=bonjour\n',
+    });
+    const r = await evalIn(dir, ['--env-file', 'keys.env', '--no-cache'], {
+      OPENAI_API_KEY: 'sk-shell-wrong',
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const runDir = runs(dir)[0];
+    const { results } = readRun(runDir);
+    assert.match(results[0].prompt.text, /say w1 bonjour/);
+    for (const file of readdirSync(runDir))
+      assert.ok(!readFileSync(join(runDir, file), 'utf8').includes('sk-from-env-file'), file);
+  });
+
+  it('reads .env in the suite folder when no --env-file is given, without overriding the shell', async () => {
+    const dir = suiteDir(config(mock.baseUrl), {
+      '.env': 'OPENAI_API_KEY=sk-from-env-file-0042\nGREETING=salut\n',
+    });
+    const fromDotenv = await evalIn(dir, ['--no-cache']);
+    assert.equal(fromDotenv.code, 0, fromDotenv.stdout + fromDotenv.stderr);
+    assert.match(readRun(runs(dir)[0]).results[0].prompt.text, /salut/);
+    const shellWins = await evalIn(dir, ['--no-cache'], { GREETING: 'hallo' });
+    assert.equal(shellWins.code, 0, shellWins.stdout + shellWins.stderr);
+    assert.match(readRun(runs(dir)[1]).results[0].prompt.text, /hallo/);
+  });
+
+  it('refuses a missing env file (exit 2, nothing runs)', async () => {
+    const dir = suiteDir(config(mock.baseUrl));
+    // --env-path: Node 20 itself reads a script's `--env-file` argument and exits 9 when it is missing.
+    const r = await evalIn(dir, ['--env-path', 'a.env,missing.env']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /a\.env: env file not found/);
+    assert.match(r.stderr, /missing\.env: env file not found/);
+  });
+});
+
+describe('assay eval --delay', () => {
+  it('runs one request at a time unless -j is given, and records the delay', async () => {
+    const dir = writeWordSuite(join(tmp.dir, `words-${n++}`), {
+      tests: 4,
+      baseUrl: mock.baseUrl,
+      prompt: 'echo',
+    });
+    mock.resetStats();
+    const r = await evalIn(dir, ['--delay', '5', '--no-cache'], { OPENAI_API_KEY: 'sk-from-env-file-0042' });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(mock.stats().requests, 4);
+    assert.equal(mock.stats().maxInFlight, 1);
+    const { manifest } = readRun(runs(dir)[0]);
+    assert.equal(manifest.options.delayMs, 5);
+    assert.equal(manifest.options.maxConcurrency, 1);
+    const bad = await evalIn(dir, ['--delay', '-1']);
+    assert.equal(bad.code, 2);
+  });
+});
+
+describe('assay eval --resume with filters', () => {
+  it('a bare --resume continues with the recorded filters; different filters are refused', async () => {
+    const dir = suiteDir(TWO_BY_TWO);
+    const first = await evalIn(dir, ['--filter-providers', 'fast']);
+    assert.equal(first.code, 0, first.stderr);
+    const runDir = runs(dir)[0];
+    const refused = await evalIn(dir, ['--resume', runDir, '--filter-providers', 'slow']);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /cannot resume: the filters or --var values differ/);
+    const resumed = await evalIn(dir, ['--resume', runDir]);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stderr, /resuming with the filters and --var values the run was started with/);
+    assert.match(resumed.stdout, /4 jobs were already done/);
+    assert.equal(runs(dir).length, 1);
+    assert.equal(readRun(runDir).results.length, 4);
+  });
+
+  it('a --var whose name looks secret is not recorded, so a bare --resume asks for it again', async () => {
+    const dir = suiteDir(TWO_BY_TWO);
+    const first = await evalIn(dir, ['--var', 'api_key=hunter2-secret']);
+    assert.equal(first.code, 0, first.stderr);
+    const runDir = runs(dir)[0];
+    assert.ok(!readFileSync(join(runDir, 'manifest.json'), 'utf8').includes('hunter2-secret'));
+    const bare = await evalIn(dir, ['--resume', runDir]);
+    assert.equal(bare.code, 2);
+    assert.match(bare.stderr, /give the same --var flags again/);
+    const again = await evalIn(dir, ['--resume', runDir, '--var', 'api_key=hunter2-secret']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /8 jobs were already done/);
+  });
+});
