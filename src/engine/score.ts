@@ -1,3 +1,4 @@
+import { pyRound } from '../core/python.js';
 import type { AssertionSpec, Case, JobStatus, Verdict } from '../core/types.js';
 import { getScorer } from '../scorers/registry.js';
 import { type Grader, type ScoreInput, ScorerInputError } from '../scorers/types.js';
@@ -52,7 +53,7 @@ export async function scoreCase(testCase: Case, ctx: ScoringContext): Promise<Ca
       return { status: 'error', score: 0, reason, verdicts, error: reason };
     }
   }
-  return aggregate(verdicts, testCase.threshold);
+  return aggregate(verdicts, testCase.threshold, testCase.thresholdDigits);
 }
 
 async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise<Verdict> {
@@ -121,7 +122,11 @@ function addMetric(
  * Combines verdicts into a case outcome (promptfoo's rules, see the spec §6.1–6.2). Skipped verdicts
  * (a scorer that could not judge) are left out; a case whose every verdict skipped is `skip`.
  */
-export function aggregate(all: Verdict[], threshold: number | undefined): CaseOutcome {
+export function aggregate(
+  all: Verdict[],
+  threshold: number | undefined,
+  thresholdDigits?: number,
+): CaseOutcome {
   const verdicts = all.filter((v) => !v.skipped);
   if (verdicts.length === 0 && all.length > 0)
     return { status: 'skip', score: 0, reason: all[0].reason, verdicts: all };
@@ -148,8 +153,10 @@ export function aggregate(all: Verdict[], threshold: number | undefined): CaseOu
   let pass = allPass;
   let reason = allPass ? 'All assertions passed' : (failReason ?? 'Assertion failed');
   if (typeof threshold === 'number' && !Number.isNaN(threshold)) {
-    pass = score >= threshold;
-    reason = `Aggregate score ${score.toFixed(2)} ${pass ? '≥' : '<'} ${threshold} threshold`;
+    const compared = thresholdDigits === undefined ? score : pyRound(score, thresholdDigits);
+    pass = compared >= threshold;
+    const shown = thresholdDigits === undefined ? score.toFixed(2) : String(compared);
+    reason = `Aggregate score ${shown} ${pass ? '≥' : '<'} ${threshold} threshold`;
   }
   const outcome: CaseOutcome = { status: pass ? 'pass' : 'fail', score, reason, verdicts: all };
   if (metricSums.size > 0) {
