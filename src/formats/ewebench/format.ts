@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { SuiteFormat } from '../detect.js';
+import { categoryByKey } from './categories.js';
 
 /** Fields only ÈwéBench tests carry; a test array with none of them is someone else's. */
 const EWE_FIELDS = ['eval_method', 'expected_keywords', 'expected_format'];
@@ -29,7 +30,11 @@ function isDir(path: string): boolean {
   }
 }
 
-/** Whether a folder holds at least one ÈwéBench test file. */
+/**
+ * Whether a folder holds at least one ÈwéBench test file: one of the ten category file names, or
+ * a JSON test array of ÈwéBench's shape. A broken category file still marks the folder, so the
+ * loader can say what is wrong with it.
+ */
 function holdsTests(dir: string): boolean {
   let names: string[];
   try {
@@ -39,6 +44,7 @@ function holdsTests(dir: string): boolean {
   }
   return names.some((name) => {
     if (extname(name).toLowerCase() !== '.json') return false;
+    if (categoryByKey(name.slice(0, -'.json'.length))) return true;
     try {
       return looksLikeEweBenchTests(readFileSync(join(dir, name), 'utf8'));
     } catch {
