@@ -171,9 +171,7 @@ function renderWeightedScore(ws: WeightedScore, style: ConsoleStyle): string[] {
       ),
     );
   if (ws.notRun.length > 0 && ws.groups.some((g) => g.total > 0))
-    lines.push(
-      paint(style, 'dim', `${ws.name}: weights re-normalised over the groups that ran`),
-    );
+    lines.push(paint(style, 'dim', `${ws.name}: weights re-normalised over the groups that ran`));
   return lines;
 }
 
