@@ -33,12 +33,17 @@ if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
   );
 }
 
+// An ÈwéBench example (a tests/ folder) names no model: the model under test is given with -p,
+// as the ÈwéBench tool takes --model, and its native results file is written too.
+const isEweBench = (name) => existsSync(join(examplesDir, name, 'tests'));
 const suites = readdirSync(examplesDir)
   .filter((name) => statSync(join(examplesDir, name)).isDirectory())
-  .filter((name) =>
-    ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json'].some((f) =>
-      existsSync(join(examplesDir, name, f)),
-    ),
+  .filter(
+    (name) =>
+      isEweBench(name) ||
+      ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json'].some((f) =>
+        existsSync(join(examplesDir, name, f)),
+      ),
   )
   .sort();
 
@@ -47,8 +52,20 @@ try {
   for (const name of suites) {
     console.log(`── examples/${name}`);
     const args = [join(root, 'bin', 'assay.js'), 'eval', join(examplesDir, name), '--no-progress'];
-    if (env.ASSAY_MODEL) args.push('-p', `openai:chat:${env.ASSAY_MODEL}`);
-    args.push('-o', join(reportsDir, `${name}.json`), '-o', join(reportsDir, `${name}.csv`));
+    if (isEweBench(name)) {
+      const model = env.ASSAY_MODEL ?? (mock ? 'offline-model' : 'gpt-4o-mini');
+      args.push(
+        '-p',
+        `openai:chat:${model}`,
+        '-o',
+        join(reportsDir, `${name}/`),
+        '--output-format',
+        'ewebench',
+      );
+    } else {
+      if (env.ASSAY_MODEL) args.push('-p', `openai:chat:${env.ASSAY_MODEL}`);
+      args.push('-o', join(reportsDir, `${name}.json`), '-o', join(reportsDir, `${name}.csv`));
+    }
     // Asynchronous on purpose: the offline model is served from this process's event loop.
     const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });
     const [status] = await once(child, 'exit');

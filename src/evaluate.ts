@@ -401,7 +401,16 @@ function errorAllowance(budget: ErrorBudget | undefined, planned: number): numbe
  * (exact id, exact label, or id ending in `:name`) keeps that provider's config.
  */
 export function selectProviders(suite: Suite, overrides: string[] | undefined): ProviderSpec[] {
-  if (!overrides || overrides.length === 0) return suite.providers;
+  if (!overrides || overrides.length === 0) {
+    // Some formats (ÈwéBench) name no model: the model under test comes from the command line.
+    if (suite.providers.length === 0)
+      throw new InputError({
+        file: suite.source.path,
+        message: `a ${suite.format} suite names no model: give one with -p, e.g. -p openai:chat:MODEL (OPENAI_BASE_URL for a local OpenAI-compatible server)`,
+        severity: 'error',
+      });
+    return suite.providers;
+  }
   const out: ProviderSpec[] = [];
   const problems: string[] = [];
   for (const name of overrides) {

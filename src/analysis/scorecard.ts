@@ -1,6 +1,7 @@
 import type { Breakdown, Counts, FailureNote, Scorecard, ScorecardCell } from '../core/scorecard.js';
 import type { JobResult, SuiteScoring } from '../core/types.js';
-import { type MeanAccumulator, meanInterval, weightedMeanInterval, wilson } from './stats.js';
+import { type MeanAccumulator, meanInterval, wilson } from './stats.js';
+import { WeightedScoreBuilder } from './weighted.js';
 
 interface GroupAcc extends Counts {
   scores: MeanAccumulator;
@@ -46,16 +47,17 @@ export class ScorecardBuilder {
   private cached = 0;
   /** Per breakdown key, per group value: counts and score sums. */
   private groups = new Map<string, Map<string, GroupAcc>>();
+  private weighted?: WeightedScoreBuilder;
 
   constructor(private readonly scoring: SuiteScoring = {}) {
-    const keys = new Set(scoring.breakdowns ?? []);
-    if (scoring.weightedScore) keys.add(scoring.weightedScore.groupBy);
-    for (const k of keys) this.groups.set(k, new Map());
+    for (const k of new Set(scoring.breakdowns ?? [])) this.groups.set(k, new Map());
+    if (scoring.weightedScore) this.weighted = new WeightedScoreBuilder(scoring.weightedScore);
   }
 
   /** Adds one job result. */
   add(r: JobResult): void {
     count(this.counts, r.status);
+    this.weighted?.add(r);
     for (const [key, groups] of this.groups) {
       const value = groupValue(r, key);
       let g = groups.get(value);
@@ -183,32 +185,7 @@ export class ScorecardBuilder {
         })),
     }));
     if (breakdowns.length > 0) out.breakdowns = breakdowns;
-    const ws = this.scoring.weightedScore;
-    if (ws) {
-      const groups = [...(this.groups.get(ws.groupBy) ?? new Map<string, GroupAcc>()).entries()].map(
-        ([value, g]) => ({ value, g, weight: ws.weights[value] ?? ws.defaultWeight ?? 0 }),
-      );
-      // Listed groups keep the order the suite gives them; others follow, sorted.
-      const order = Object.keys(ws.weights);
-      const rank = (v: string): number => {
-        const i = order.indexOf(v);
-        return i < 0 ? order.length : i;
-      };
-      groups.sort((a, b) => rank(a.value) - rank(b.value) || (a.value < b.value ? -1 : 1));
-      out.weightedScore = {
-        name: ws.name,
-        groupBy: ws.groupBy,
-        scale: ws.scale ?? 1,
-        score: weightedMeanInterval(groups.map((x) => ({ weight: x.weight, acc: x.g.scores }))),
-        groups: groups.map((x) => ({
-          value: x.value,
-          weight: x.weight,
-          meanScore: meanInterval(x.g.scores),
-          pass: x.g.pass,
-          total: x.g.total,
-        })),
-      };
-    }
+    if (this.weighted) out.weightedScore = this.weighted.build();
     return out;
   }
 }

@@ -132,14 +132,18 @@ export async function evalCommand(args: string[]): Promise<number> {
     if (values['retry-errors'] && values.resume === undefined)
       throw new InputError('--retry-errors goes with --resume');
     // Output targets are checked before anything runs: a typo in -o must not cost a run.
-    const outputs: { path: string; format: OutputFormat }[] = (values.output ?? []).map((path) => ({
+    const outputs: OutputTarget[] = (values.output ?? []).map((path) => ({
       path: resolve(path),
       format: resolveOutputFormat(path, values['output-format']),
+      // `-o DIR/`: a format that names its own files (a tool's native results) writes into DIR.
+      folder: /[\\/]$/.test(path) || (existsSync(path) && statSync(path).isDirectory()),
     }));
     for (const o of outputs) {
-      if (existsSync(o.path) && statSync(o.path).isDirectory())
-        throw new InputError(`-o ${o.path}: is a folder, not a file`);
-      ensureDir(dirname(o.path));
+      if (o.folder && !o.format.fileName)
+        throw new InputError(
+          `-o ${o.path}: is a folder, not a file (only formats that name their files take a folder)`,
+        );
+      ensureDir(o.folder ? o.path : dirname(o.path));
     }
 
     const suitePath = values.config ?? positionals[0];
@@ -299,19 +303,28 @@ function resolveResume(value: string, runsDir: string, contentHash: string): str
 export async function writeOutputs(
   runDir: string,
   scorecard: Parameters<typeof writeOutput>[1],
-  outputs: { path: string; format: OutputFormat }[],
+  outputs: OutputTarget[],
 ): Promise<boolean> {
   let ok = true;
   for (const o of outputs) {
+    let path = o.path;
     try {
-      await writeOutput(runDir, scorecard, o.path, o.format);
-      process.stdout.write(`Wrote ${o.path}\n`);
+      if (o.folder && o.format.fileName) path = join(o.path, o.format.fileName(runDir));
+      await writeOutput(runDir, scorecard, path, o.format);
+      process.stdout.write(`Wrote ${path}\n`);
     } catch (err) {
       ok = false;
-      process.stderr.write(`assay: cannot write ${o.path}: ${(err as Error).message}\n`);
+      process.stderr.write(`assay: cannot write ${path}: ${(err as Error).message}\n`);
     }
   }
   return ok;
+}
+
+/** An `-o` target: a file, or a folder for a format that names its own files. */
+export interface OutputTarget {
+  path: string;
+  format: OutputFormat;
+  folder?: boolean;
 }
 
 /** The exit code of a finished run (see `assay --help`). */

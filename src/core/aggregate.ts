@@ -1,5 +1,6 @@
 // How verdicts combine into one judgement: a case's assertions into the case, and a group's
 // assertions into the group (promptfoo's rules, spec §6.1–6.2 and §5.6). Pure; no I/O.
+import { pyRound } from './python.js';
 import type { Verdict } from './types.js';
 
 /** The combined judgement of several verdicts. */
@@ -17,12 +18,17 @@ export interface Combined {
 
 /**
  * Combines verdicts: score is the weighted mean (0 when the weights sum to 0); without a threshold
- * they pass iff none failed (weight-0 verdicts never fail); with one, iff score ≥ threshold.
+ * they pass iff none failed (weight-0 verdicts never fail); with one, iff score (rounded Python-style to
+ * `thresholdDigits` when given) ≥ threshold.
  * Skipped verdicts are left out. Named metrics are weighted means over the verdicts carrying them;
  * a weight-0 verdict still reports its raw score with weight 1 (promptfoo's metric-only recipes),
  * and a verdict's own metrics are weighed by its weight times their own weights.
  */
-export function combineVerdicts(all: Verdict[], threshold: number | undefined): Combined {
+export function combineVerdicts(
+  all: Verdict[],
+  threshold: number | undefined,
+  thresholdDigits?: number,
+): Combined {
   const verdicts = all.filter((v) => !v.skipped);
   if (verdicts.length === 0 && all.length > 0)
     return { pass: true, score: 0, reason: all[0].reason, skip: true };
@@ -54,8 +60,11 @@ export function combineVerdicts(all: Verdict[], threshold: number | undefined): 
   let pass = failReason === undefined;
   let reason = failReason ?? 'All assertions passed';
   if (typeof threshold === 'number' && !Number.isNaN(threshold)) {
-    pass = score >= threshold;
-    reason = `Aggregate score ${score.toFixed(2)} ${pass ? '≥' : '<'} ${threshold} threshold`;
+    // A format may compare its rounded score, as its own tool does (ÈwéBench rounds to 3 digits first).
+    const compared = thresholdDigits === undefined ? score : pyRound(score, thresholdDigits);
+    pass = compared >= threshold;
+    const shown = thresholdDigits === undefined ? score.toFixed(2) : String(compared);
+    reason = `Aggregate score ${shown} ${pass ? '≥' : '<'} ${threshold} threshold`;
   }
   const combined: Combined = { pass, score, reason, skip: false };
   if (sums.size > 0) {

@@ -45,11 +45,12 @@ export function pySlice(s: string, n: number): string {
 /**
  * A regex source for a whole word as Python's `re` sees it: `\b` there is Unicode-aware (Ewe
  * letters like ɖ, ŋ, ɔ are word characters); JavaScript's `\b` is ASCII-only even with the `u` flag.
- * Use with the `u` flag.
+ * Python's `\w` is exactly letters, numbers and `_` (`str.isalnum`): combining marks such as the
+ * tilde U+0303 are not word characters, so `le` is a whole word in `le\u0303`. Use with the `u` flag.
  */
 export function pyWordPattern(word: string): string {
   const escaped = word.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-  return `(?<![\\p{L}\\p{N}\\p{Mn}\\p{Mc}_])${escaped}(?![\\p{L}\\p{N}\\p{Mn}\\p{Mc}_])`;
+  return `(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`;
 }
 
 /**

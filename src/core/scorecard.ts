@@ -69,7 +69,27 @@ export interface WeightedScore {
   /** Multiply by this for display (100 for a score out of 100). */
   scale: number;
   score: Rate;
-  groups: { value: string; weight: number; meanScore: Rate; pass: number; total: number }[];
+  /** The scaled total as a rounding tool computes it (WeightedScoreSpec.roundGroup/roundTotal). */
+  rounded?: number;
+  groups: WeightedGroup[];
+  /** Groups the spec weighs that have no scored result (not run, or every result left out). */
+  notRun: { value: string; weight: number }[];
+}
+
+/** One group of a weighted score. `total` counts the results in its mean. */
+export interface WeightedGroup {
+  value: string;
+  weight: number;
+  meanScore: Rate;
+  pass: number;
+  total: number;
+  /** Errors among `total` (scored as the suite says: 0, or their error text's score). */
+  error: number;
+  /** Errors with no score left out of the mean (WeightedScoreSpec.unscoredErrors = exclude). */
+  unscored: number;
+  skip: number;
+  /** The scaled mean rounded as the spec says (WeightedScoreSpec.roundGroup). */
+  rounded?: number;
 }
 
 export interface Scorecard {

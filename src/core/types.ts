@@ -124,6 +124,12 @@ export interface Case {
   only?: { providers?: string[]; prompts?: string[] };
   /** The case passes iff its weighted score ≥ threshold (when set). */
   threshold?: number;
+  /**
+   * Compare the score with `threshold` after rounding it to this many decimals, half to even as
+   * Python's `round` does (a tool that passes a test on its rounded score). The recorded score
+   * stays unrounded.
+   */
+  thresholdDigits?: number;
   options?: CaseOptions;
   /** A fixed output: no provider is called. */
   providerOutput?: unknown;
@@ -160,6 +166,22 @@ export interface WeightedScoreSpec {
   defaultWeight?: number;
   /** Reports multiply the [0, 1] figure by this (ÈwéBench reports out of 100). Default 1. */
   scale?: number;
+  /**
+   * Reproduce a tool that rounds: each group's scaled mean is rounded (Python's half-to-even) to
+   * this many decimals, and the total is the weighted mean of those rounded figures. Group sums
+   * are then taken in plan order (case, trial), so the last bit matches a tool summing test by
+   * test. Unset: no rounding, the total weighs the exact group means.
+   */
+  roundGroup?: number;
+  /** Decimals the scaled total is rounded to (Python's half-to-even). */
+  roundTotal?: number;
+  /**
+   * Error results with no score at all (no verdicts: the case could not be scored, or the
+   * provider failed and nothing was scored): `zero` counts them as 0 in their group (default),
+   * `exclude` leaves them out of the group's mean and total, as a tool that skips them would.
+   * Either way they are counted as errors.
+   */
+  unscoredErrors?: 'zero' | 'exclude';
 }
 
 /** How a suite's results are summarised beyond pass/fail counts. Parameters, never format branches. */

@@ -54,7 +54,7 @@ export async function scoreCase(testCase: Case, ctx: ScoringContext): Promise<Ca
     const reason = err instanceof AssertionError ? err.message : `assertion threw: ${errorMessage(err)}`;
     return { status: 'error', score: 0, reason, verdicts, error: reason };
   }
-  return aggregate(verdicts, testCase.threshold);
+  return aggregate(verdicts, testCase.threshold, testCase.thresholdDigits);
 }
 
 /** An assertion could not be judged; the message already names it. */
@@ -168,8 +168,12 @@ function renderMetricName(metric: string, ctx: ScoringContext): string {
  * Combines verdicts into a case outcome (promptfoo's rules, see the spec §6.1–6.2). Skipped verdicts
  * (a scorer that could not judge) are left out; a case whose every verdict skipped is `skip`.
  */
-export function aggregate(all: Verdict[], threshold: number | undefined): CaseOutcome {
-  const c = combineVerdicts(all, threshold);
+export function aggregate(
+  all: Verdict[],
+  threshold: number | undefined,
+  thresholdDigits?: number,
+): CaseOutcome {
+  const c = combineVerdicts(all, threshold, thresholdDigits);
   if (c.skip) return { status: 'skip', score: 0, reason: c.reason, verdicts: all };
   const outcome: CaseOutcome = {
     status: c.pass ? 'pass' : 'fail',

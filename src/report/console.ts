@@ -1,4 +1,4 @@
-import type { Rate, Scorecard } from '../core/scorecard.js';
+import type { Rate, Scorecard, WeightedScore } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
 
@@ -100,20 +100,7 @@ export function renderSummary(
     lines.push(...table(header, rows, new Set([1, 2, 3, 4]), style));
   }
 
-  if (card.weightedScore) {
-    const ws = card.weightedScore;
-    lines.push('');
-    lines.push(paint(style, 'bold', `${ws.name} by ${ws.groupBy}`));
-    const header = [ws.groupBy, 'score (95% CI)', 'passed', 'weight'];
-    const rows = ws.groups.map((g) => [
-      oneLine(g.value, 40),
-      formatMean(g.meanScore, ws.scale),
-      `${g.pass}/${g.total}`,
-      g.weight.toFixed(2),
-    ]);
-    lines.push(...table(header, rows, new Set([2, 3]), style));
-    lines.push(`${paint(style, 'bold', ws.name)}: ${formatMean(ws.score, ws.scale)}`);
-  }
+  if (card.weightedScore) lines.push(...renderWeightedScore(card.weightedScore, style));
 
   if (card.metrics.length > 0) {
     lines.push('');
@@ -156,12 +143,45 @@ export function renderSummary(
   return `${lines.join('\n')}\n`;
 }
 
-/** `0.734 (0.61–0.86)`, or on a scale: `73.4 (61.0–85.9)`. */
-export function formatMean(m: Rate, scale: number): string {
+/**
+ * The weighted score's table (group, score with its 95% CI, passed/total, weight) and total. Where
+ * the suite rounds like its own tool, the point figures are the tool's; the intervals are assay's.
+ */
+function renderWeightedScore(ws: WeightedScore, style: ConsoleStyle): string[] {
+  const lines = ['', paint(style, 'bold', `${ws.name} by ${ws.groupBy}`)];
+  const header = [ws.groupBy, 'score (95% CI)', 'passed', 'weight'];
+  const rows = ws.groups
+    .filter((g) => g.total > 0)
+    .map((g) => [
+      oneLine(g.value, 40),
+      formatMean(g.meanScore, ws.scale, g.rounded),
+      `${g.pass}/${g.total}`,
+      g.weight.toFixed(2),
+    ]);
+  for (const g of ws.notRun) rows.push([oneLine(g.value, 40), 'not run', '—', g.weight.toFixed(2)]);
+  lines.push(...table(header, rows, new Set([2, 3]), style));
+  lines.push(`${paint(style, 'bold', ws.name)}: ${formatMean(ws.score, ws.scale, ws.rounded)}`);
+  const unscored = ws.groups.reduce((n, g) => n + g.unscored, 0);
+  if (unscored > 0)
+    lines.push(
+      paint(
+        style,
+        'yellow',
+        `${unscored} error results have no score and are left out of the ${ws.groupBy} scores (see below)`,
+      ),
+    );
+  if (ws.notRun.length > 0 && ws.groups.some((g) => g.total > 0))
+    lines.push(paint(style, 'dim', `${ws.name}: weights re-normalised over the groups that ran`));
+  return lines;
+}
+
+/** `0.734 (0.61–0.86)`, or on a scale: `73.4 (61.0–85.9)`; `point` replaces the mean's own figure. */
+export function formatMean(m: Rate, scale: number, point?: number): string {
   if (m.n === 0) return '—';
   const digits = scale >= 10 ? 1 : 3;
   const f = (x: number): string => (x * scale).toFixed(digits);
-  return `${f(m.value)} (${f(m.low)}–${f(m.high)})`;
+  const shown = point !== undefined ? point.toFixed(digits) : f(m.value);
+  return `${shown} (${f(m.low)}–${f(m.high)})`;
 }
 
 function table(header: string[], rows: string[][], numeric: Set<number>, style: ConsoleStyle): string[] {

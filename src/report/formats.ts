@@ -3,3 +3,4 @@
 export { type OutputFormat, outputFormatNames, resolveOutputFormat, writeOutput } from './outputs.js';
 
 import './promptfoo.js';
+import './ewebench.js';

@@ -13,6 +13,8 @@ export interface OutputFormat {
   /** Extensions that select this format when `--output-format` is not given. */
   extensions: string[];
   description: string;
+  /** The file name this format's own tool would give the output; `-o DIR/` then writes it into DIR. */
+  fileName?(runDir: string): string;
   write(runDir: string, scorecard: Scorecard, out: WriteStream): Promise<void>;
 }
 

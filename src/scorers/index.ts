@@ -5,6 +5,7 @@ import './text/index.js';
 import './graded/index.js';
 import './group/index.js';
 import './sql/index.js';
+import './general/index.js';
 
 export { getScorer, registerScorer, resolveAssertionType, scorerTypes } from './registry.js';
 export type { ScoreInput, ScoreResult, Scorer } from './types.js';

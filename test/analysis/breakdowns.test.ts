@@ -119,7 +119,7 @@ describe('scorecard breakdowns and weighted score', () => {
     assert.deepEqual(
       ws.groups.map((g) => [g.value, g.weight, g.pass, g.total]),
       [
-        ['poetry', 3, 1, 3],
+        ['poetry', 3, 1, 2],
         ['math', 1, 1, 2],
       ],
     );

@@ -27,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 /** A canned answer: the first rule whose `match` (case-insensitive regex) finds the last user message (else the last message) wins. */
 export interface AnswerRule {
   match: string;
+  /** Also required: this regex (case-insensitive) finds the whole conversation, every message's text joined by newlines. */
+  conversation?: string;
   /** Reply text; `$1`-style groups are substituted. */
   reply?: string;
   /** Answer with a tool call instead of text (`arguments` is a JSON string; groups substituted). */
@@ -169,6 +171,7 @@ export function parseFaults(text: string): Partial<FaultSettings> {
 
 interface CompiledRule {
   re: RegExp;
+  conversation?: RegExp;
   rule: AnswerRule;
 }
 
@@ -186,7 +189,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   const rules: CompiledRule[] = (opts.answers ?? []).map((rule, i) => {
     if (typeof rule.match !== 'string') throw new Error(`answers[${i}].match must be a string`);
     try {
-      return { re: new RegExp(rule.match, 'i'), rule };
+      const conversation = rule.conversation !== undefined ? new RegExp(rule.conversation, 'i') : undefined;
+      return { re: new RegExp(rule.match, 'i'), conversation, rule };
     } catch (err) {
       throw new Error(`answers[${i}].match is not a valid regex: ${(err as Error).message}`);
     }
@@ -382,6 +386,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     let promptTokens = 0;
     let lastUser: string | undefined;
     let last = '';
+    const texts: string[] = [];
     for (const m of messages) {
       if (!isRecord(m)) {
         sendError(res, 400, 'each message must be an object', 'invalid_request_error');
@@ -391,14 +396,15 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       promptTokens += wordCount(text);
       if (m.role === 'user') lastUser = text;
       last = text;
+      texts.push(text);
     }
     const asked = lastUser ?? last;
     const model = typeof body.model === 'string' ? body.model : 'mock-model';
     let content: string | null = lastUser ?? '';
     let toolCalls: unknown[] | undefined;
-    for (const { re, rule } of rules) {
+    for (const { re, conversation, rule } of rules) {
       const m = re.exec(asked);
-      if (!m) continue;
+      if (!m || (conversation && !conversation.test(texts.join('\n')))) continue;
       if (rule.toolCall) {
         content = null;
         const args = substitute(rule.toolCall.arguments, m);

@@ -20,5 +20,10 @@ export function fixture(...parts: string[]): string {
   return join(repoRoot, 'test', 'fixtures', ...parts);
 }
 
-/** The shared folder beside the repository (real suites from other tools), if present. */
-export const sharedDir = join(repoRoot, '..', 'shared');
+/**
+ * The shared folder beside the repository (real suites from other tools), if present; for a git
+ * worktree kept one folder deeper (`wt/<name>/`), the one beside that folder.
+ */
+export const sharedDir =
+  [join(repoRoot, '..', 'shared'), join(repoRoot, '..', '..', 'shared')].find((d) => existsSync(d)) ??
+  join(repoRoot, '..', 'shared');

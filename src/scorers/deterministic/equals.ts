@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { pyStrip } from '../../core/python.js';
 import type { AssertionSpec } from '../../core/types.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
@@ -23,6 +24,17 @@ function normalization(spec: AssertionSpec): { form?: NormalizationForm; problem
   };
 }
 
+/**
+ * A string as compared: `options.strip` removes surrounding whitespace as Python's `str.strip`
+ * does, `options.ignoreCase` lower-cases (pramana's and ÈwéBench's exact match), then the
+ * optional Unicode normalisation.
+ */
+function comparable(text: string, spec: AssertionSpec, form: NormalizationForm | undefined): string {
+  let out = spec.options?.strip === true ? pyStrip(text) : text;
+  if (spec.options?.ignoreCase === true) out = out.toLowerCase();
+  return form ? out.normalize(form) : out;
+}
+
 /** `equals`: exact string equality, or deep JSON equality when the expected value is an object. */
 function scoreEquals(input: ScoreInput): ScoreResult {
   const negate = input.spec.negate === true;
@@ -41,7 +53,8 @@ function scoreEquals(input: ScoreInput): ScoreResult {
     const { form, problem } = normalization(input.spec);
     if (problem) throw new ScorerInputError(problem);
     expected = String(value);
-    equal = form ? expected.normalize(form) === output.normalize(form) : expected === output;
+    const [a, b] = [expected, output].map((text) => comparable(text, input.spec, form));
+    equal = a === b;
   }
   return verdict(
     equal !== negate,
