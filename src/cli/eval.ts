@@ -11,7 +11,13 @@ import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/f
 import { ensureDir } from '../runlog/dirs.js';
 import { findLatestUnfinishedRun } from '../runlog/resume.js';
 import { guard, intFlag, parseFlags, useColor } from './common.js';
-import { checkExpectedHash, graderFrom, loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
+import {
+  checkExpectedHash,
+  graderFrom,
+  loadOptionsFrom,
+  SUITE_FLAGS,
+  SUITE_FLAGS_USAGE,
+} from './suite-flags.js';
 
 const USAGE = `Usage: assay eval [SUITE] [options]
 

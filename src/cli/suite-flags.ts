@@ -19,7 +19,11 @@ export const SUITE_FLAGS_USAGE = `      --tier NAME            a tiered suite's 
 `;
 
 /** LoadOptions from parsed SUITE_FLAGS values. */
-export function loadOptionsFrom(values: { tier?: string[]; category?: string[]; mode?: string }): LoadOptions {
+export function loadOptionsFrom(values: {
+  tier?: string[];
+  category?: string[];
+  mode?: string;
+}): LoadOptions {
   const options: LoadOptions = {};
   if (values.tier?.length) options.tiers = values.tier;
   if (values.category?.length) options.categories = values.category;
@@ -35,7 +39,9 @@ export function loadOptionsFrom(values: { tier?: string[]; category?: string[]; 
 export function graderFrom(value: string | undefined): ProviderSpec | undefined {
   if (value === undefined) return undefined;
   if (!isKnownProviderId(value))
-    throw new InputError(`--grader ${value}: unknown provider; expected one of: ${providerPatterns().join(', ')}`);
+    throw new InputError(
+      `--grader ${value}: unknown provider; expected one of: ${providerPatterns().join(', ')}`,
+    );
   return { id: value };
 }
 

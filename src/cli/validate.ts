@@ -1,7 +1,7 @@
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { countJobs } from '../engine/plan.js';
-import { loadSuite } from '../formats/detect.js';
 import { checkGraders } from '../evaluate.js';
+import { loadSuite } from '../formats/detect.js';
 import { guard, parseFlags } from './common.js';
 import { graderFrom, loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
 

@@ -72,6 +72,8 @@ export interface AssertionSpec {
   grader?: ProviderSpec;
   /** Scorer-specific options. */
   options?: Record<string, unknown>;
+  /** The value is used as written, never rendered as a template (formats whose values are plain text). */
+  literal?: boolean;
   source?: SourceRef;
 }
 
@@ -112,6 +114,8 @@ export interface SuiteSource {
   contentHash: string;
   /** The format's own identity hash, when it defines one. */
   nativeHash?: string;
+  /** When a suite joins several parts with hashes of their own (pramana tiers): each part's hash, by name. */
+  nativeHashes?: Record<string, string>;
   files: string[];
 }
 

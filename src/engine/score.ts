@@ -58,7 +58,7 @@ export async function scoreCase(testCase: Case, ctx: ScoringContext): Promise<Ca
 async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise<Verdict> {
   const scorer = getScorer(spec.type);
   if (!scorer) throw new ScorerInputError(`unknown assertion type "${spec.type}"`);
-  const value = renderAssertionValue(spec.value, ctx.vars, ctx.env);
+  const value = spec.literal ? spec.value : renderAssertionValue(spec.value, ctx.vars, ctx.env);
   const grader = scorer.graded || scorer.usesGrader ? await ctx.grader?.(spec) : undefined;
   if (scorer.graded && !grader)
     throw new ScorerInputError('no grader configured (give --grader, or a provider for this assertion)');

@@ -39,7 +39,10 @@ export interface SuiteFormat {
 }
 
 /** Each format module exports `format: SuiteFormat`; modules load on first use. */
-const FORMATS: (() => Promise<SuiteFormat>)[] = [async () => (await import('./promptfoo/format.js')).format];
+const FORMATS: (() => Promise<SuiteFormat>)[] = [
+  async () => (await import('./promptfoo/format.js')).format,
+  async () => (await import('./pramana/format.js')).format,
+];
 
 let formats: SuiteFormat[] | undefined;
 

@@ -2,6 +2,8 @@
 import './deterministic/index.js';
 import './code/index.js';
 import './text/index.js';
+import './python/index.js';
+import './graded/index.js';
 
 export { getScorer, registerScorer, resolveAssertionType, scorerTypes } from './registry.js';
 export type { ScoreInput, ScoreResult, Scorer } from './types.js';
