@@ -340,6 +340,12 @@ function errorAllowance(budget: ErrorBudget | undefined, planned: number): numbe
  * (exact id, exact label, or id ending in `:name`) keeps that provider's config.
  */
 export function selectProviders(suite: Suite, overrides: string[] | undefined): ProviderSpec[] {
+  if ((!overrides || overrides.length === 0) && suite.providers.length === 0)
+    throw new InputError({
+      file: suite.source.path,
+      message: `a ${suite.format} suite names no model to run: give one with -p/--provider (e.g. -p openai:chat:gpt-4o-mini)`,
+      severity: 'error',
+    });
   if (!overrides || overrides.length === 0) return suite.providers;
   const out: ProviderSpec[] = [];
   const problems: string[] = [];

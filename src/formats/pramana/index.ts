@@ -1,6 +1,8 @@
 // Loads pramana suites: one tier file, or a folder's tiers chosen with --tier (see manifest.ts).
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
+// The scorers this format's cases use register themselves on import.
+import '../../scorers/index.js';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { sha256, shortHash } from '../../core/hash.js';
 import { type Case, type PromptTemplate, SELF_GRADER, type Suite } from '../../core/types.js';

@@ -145,8 +145,11 @@ export function validateTest(value: PyValue): { test?: PramanaTest; problems: Fi
   if (!isDict(value))
     return { problems: [{ path: '(line)', message: `expected a JSON object, got ${shape(value)}` }] };
   const get = (k: string): PyValue | undefined => value.get(k);
-  const required = (path: string, v: PyValue | undefined): boolean =>
-    v === undefined ? (bad(path, 'required field is missing'), false) : true;
+  const required = (path: string, v: PyValue | undefined): boolean => {
+    if (v !== undefined) return true;
+    bad(path, 'required field is missing');
+    return false;
+  };
 
   const idValue = get('id');
   const id = required('id', idValue)
