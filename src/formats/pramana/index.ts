@@ -86,11 +86,15 @@ export async function loadPramanaSuite(path: string, options: { tiers?: string[]
     const text = readTierFile(tier.path, tier.shown);
     files.push(tier.path);
     digest.push(sha256(text.bytes));
-    for (const e of text.errors) bag.items.push(e);
+    const jsonErrors = new Map(text.errors.map((e) => [e.line, e]));
     const seen = new Map<string, number>();
     let valid = text.errors.length === 0;
     for (const { line, value } of text.lines) {
-      if (value === undefined) continue;
+      if (value === undefined) {
+        const e = jsonErrors.get(line);
+        if (e) bag.items.push(e);
+        continue;
+      }
       const where = { file: tier.shown, line };
       const { test, problems } = validateTest(value);
       for (const p of problems) bag.error(tier.shown, `${p.path}: ${p.message}`, { line });
