@@ -386,7 +386,7 @@ describe('pramana: a folder is found by its manifest', () => {
       const suite = await loadSuite(join(dir, 's'));
       assert.deepEqual(suite.warnings, []);
       assert.equal(
-        (suite.native?.pramana as { tiers: { suiteVersion: string }[] }).tiers[0].suiteVersion,
+        (suite.native!.pramana as { tiers: { suiteVersion: string }[] }).tiers[0].suiteVersion,
         'v2.1-a',
       );
     } finally {
