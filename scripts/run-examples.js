@@ -41,7 +41,7 @@ const suites = readdirSync(examplesDir)
   .filter(
     (name) =>
       isEweBench(name) ||
-      ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json'].some((f) =>
+      ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json', 'example.json'].some((f) =>
         existsSync(join(examplesDir, name, f)),
       ),
   )
@@ -63,8 +63,21 @@ try {
         'ewebench',
       );
     } else {
-      if (env.ASSAY_MODEL) args.push('-p', `openai:chat:${env.ASSAY_MODEL}`);
-      args.push('-o', join(reportsDir, `${name}.json`), '-o', join(reportsDir, `${name}.csv`));
+      // example.json: how to run a suite whose format names no model or has reports of its own.
+      const spec = existsSync(join(examplesDir, name, 'example.json'))
+        ? JSON.parse(readFileSync(join(examplesDir, name, 'example.json'), 'utf8'))
+        : {};
+      args.push(...(spec.args ?? []));
+      const model = env.ASSAY_MODEL ?? (spec.needsModel ? (mock ? 'mock-model' : 'gpt-4o-mini') : undefined);
+      if (model) args.push('-p', `openai:chat:${model}`);
+      if (spec.output)
+        args.push(
+          '-o',
+          join(reportsDir, `${name}-${spec.output.file}`),
+          '--output-format',
+          spec.output.format,
+        );
+      else args.push('-o', join(reportsDir, `${name}.json`), '-o', join(reportsDir, `${name}.csv`));
     }
     // Asynchronous on purpose: the offline model is served from this process's event loop.
     const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });

@@ -7,6 +7,7 @@ export const HELP = `assay — run LLM evaluation suites (promptfoo configs, …
 Usage:
   assay eval [SUITE] [options]     run a suite and write a run directory
   assay validate [SUITE]           check a suite without calling any model
+  assay hash [SUITE]               print a suite's own hash (pramana's suite hash)
   assay merge RUN_DIR…             combine the runs of a sharded evaluation into one
   assay cache stats|clear|prune    inspect or empty the response cache
   assay --version | --help
@@ -42,13 +43,15 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./eval.js')).evalCommand(rest);
     case 'validate':
       return (await import('./validate.js')).validateCommand(rest);
+    case 'hash':
+      return (await import('./hash.js')).hashCommand(rest);
     case 'merge':
       return (await import('./merge.js')).mergeCommand(rest);
     case 'cache':
       return (await import('./cache.js')).cacheCommand(rest);
     default:
       process.stderr.write(
-        `assay: unknown command "${command}"; expected eval, validate, merge or cache (assay --help)\n`,
+        `assay: unknown command "${command}"; expected eval, validate, hash, merge or cache (assay --help)\n`,
       );
       return 2;
   }

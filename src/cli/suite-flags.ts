@@ -11,8 +11,8 @@ export const SUITE_FLAGS = {
 } as const;
 
 /** Help text for SUITE_FLAGS. */
-export const SUITE_FLAGS_USAGE = `      --tier NAME            a tiered suite's tier to run (pramana: cheap, moderate, comprehensive;
-                             repeatable)
+export const SUITE_FLAGS_USAGE = `      --tier NAME            a tiered suite's tier to run (pramana: cheap, moderate, comprehensive,
+                             or all; repeatable; default: the cheapest)
       --category NAME        run only this category (ÈwéBench; repeatable)
       --mode compat|fixed    scoring mode of formats whose tool has known defects (ÈwéBench):
                              compat reproduces the tool's numbers, fixed corrects them
@@ -47,11 +47,21 @@ export function graderFrom(value: string | undefined): ProviderSpec | undefined 
 
 /** `--expect-hash`: refuses a suite whose own hash is not the one pinned. */
 export function checkExpectedHash(
-  suite: { source: { path: string; nativeHash?: string }; format: string },
+  suite: {
+    source: { path: string; nativeHash?: string; nativeHashes?: Record<string, string> };
+    format: string;
+  },
   expected: string | undefined,
 ): void {
   if (expected === undefined) return;
   const actual = suite.source.nativeHash;
+  const parts = Object.entries(suite.source.nativeHashes ?? {});
+  if (actual === undefined && parts.length > 1)
+    throw new InputError({
+      file: suite.source.path,
+      message: `--expect-hash: this run joins ${parts.length} parts, each with its own hash (${parts.map(([n, h]) => `${n} ${h}`).join(', ')}); pin one part (pramana: --tier NAME)`,
+      severity: 'error',
+    });
   if (actual === undefined)
     throw new InputError({
       file: suite.source.path,

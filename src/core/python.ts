@@ -96,3 +96,68 @@ function isExactTie(x: number, n: number): boolean {
   const remainder = scaled % denominator;
   return remainder * 2n === denominator;
 }
+
+/**
+ * Code points whose case mapping arrived after Unicode 15.1 (Unicode 16 and 17: Garay, Beria Erfe,
+ * new Latin and Cyrillic letters). Python 3.11–3.13 (Unicode 14–15.1) leaves them unchanged, while
+ * Node's ICU maps them. For every other character, and for the context rule of final sigma,
+ * Python's `str.lower`/`str.upper` equal JavaScript's `toLowerCase`/`toUpperCase` (checked over
+ * every code point).
+ */
+const LOWER_UNMAPPED: [number, number][] = [
+  [0x1c89, 0x1c89],
+  [0xa7cb, 0xa7cc],
+  [0xa7ce, 0xa7ce],
+  [0xa7d2, 0xa7d2],
+  [0xa7d4, 0xa7d4],
+  [0xa7da, 0xa7da],
+  [0xa7dc, 0xa7dc],
+  [0x10d50, 0x10d65],
+  [0x16ea0, 0x16eb8],
+];
+const UPPER_UNMAPPED: [number, number][] = [
+  [0x019b, 0x019b],
+  [0x0264, 0x0264],
+  [0x1c8a, 0x1c8a],
+  [0xa7cd, 0xa7cd],
+  [0xa7cf, 0xa7cf],
+  [0xa7d3, 0xa7d3],
+  [0xa7d5, 0xa7d5],
+  [0xa7db, 0xa7db],
+  [0x10d70, 0x10d85],
+  [0x16ebb, 0x16ed3],
+];
+
+function inRanges(cp: number, ranges: [number, number][]): boolean {
+  for (const [lo, hi] of ranges) if (cp >= lo && cp <= hi) return true;
+  return false;
+}
+
+/**
+ * Maps case around characters Python does not know: each such character is kept as is and splits
+ * the text, which is also how Python's final-sigma rule sees it (an unassigned character is
+ * neither cased nor case-ignorable).
+ */
+function mapCaseExcept(s: string, unmapped: [number, number][], map: (t: string) => string): string {
+  // Fast path: none of the exceptions lie below U+019B.
+  if (!/[\u019b-\uffff]/.test(s)) return map(s);
+  let out = '';
+  let segment = '';
+  for (const ch of s) {
+    if (inRanges(ch.codePointAt(0)!, unmapped)) {
+      out += map(segment) + ch;
+      segment = '';
+    } else segment += ch;
+  }
+  return out + map(segment);
+}
+
+/** Python's `str.lower()` (Python 3.11–3.13). */
+export function pyLower(s: string): string {
+  return mapCaseExcept(s, LOWER_UNMAPPED, (t) => t.toLowerCase());
+}
+
+/** Python's `str.upper()` (Python 3.11–3.13). */
+export function pyUpper(s: string): string {
+  return mapCaseExcept(s, UPPER_UNMAPPED, (t) => t.toUpperCase());
+}

@@ -90,6 +90,8 @@ export interface AssertionSpec {
    * rules as a case's assertions, and the group's scorer combines their verdicts into its own.
    */
   children?: AssertionSpec[];
+  /** The value is used as written, never rendered as a template (formats whose values are plain text). */
+  literal?: boolean;
   source?: SourceRef;
 }
 
@@ -149,6 +151,8 @@ export interface SuiteSource {
   contentHash: string;
   /** The format's own identity hash, when it defines one. */
   nativeHash?: string;
+  /** When a suite joins several parts with hashes of their own (pramana tiers): each part's hash, by name. */
+  nativeHashes?: Record<string, string>;
   files: string[];
 }
 

@@ -106,7 +106,7 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   const children = scorer.group
     ? await scoreAll(spec.children ?? [], { ...ctx, output, outputValue })
     : undefined;
-  const value = renderAssertionValue(spec.value, ctx.vars, ctx.env);
+  const value = spec.literal ? spec.value : renderAssertionValue(spec.value, ctx.vars, ctx.env);
   const grader = scorer.graded || scorer.usesGrader ? await ctx.grader?.(spec) : undefined;
   if (scorer.graded && !grader)
     throw new ScorerInputError('no grader configured (give --grader, or a provider for this assertion)');

@@ -44,6 +44,7 @@ export interface SuiteFormat {
 /** Each format module exports `format: SuiteFormat`; modules load on first use. */
 const FORMATS: (() => Promise<SuiteFormat>)[] = [
   async () => (await import('./promptfoo/format.js')).format,
+  async () => (await import('./pramana/format.js')).format,
   async () => (await import('./ewebench/format.js')).format,
 ];
 

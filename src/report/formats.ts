@@ -4,3 +4,4 @@ export { type OutputFormat, outputFormatNames, resolveOutputFormat, writeOutput 
 
 import './promptfoo.js';
 import './ewebench.js';
+import './pramana.js';

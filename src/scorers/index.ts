@@ -6,6 +6,7 @@ import './graded/index.js';
 import './group/index.js';
 import './sql/index.js';
 import './general/index.js';
+import './python/index.js';
 
 export { getScorer, registerScorer, resolveAssertionType, scorerTypes } from './registry.js';
 export type { ScoreInput, ScoreResult, Scorer } from './types.js';

@@ -1,10 +1,13 @@
-// Registers the model-graded scorers (promptfoo's llm-rubric family, similarity and RAG checks).
+// Registers the scorers that ask a grader model: promptfoo's llm-rubric family, similarity and RAG
+// checks, and the general yes/no judge and embedding similarity other formats parameterise.
 import { registerScorer } from '../registry.js';
 import { answerRelevanceScorer } from './answer-relevance.js';
 import { closedQaScorer } from './closedqa.js';
 import { contextFaithfulnessScorer, contextRecallScorer, contextRelevanceScorer } from './context.js';
+import { embeddingSimilarityScorer } from './embedding-similarity.js';
 import { factualityScorer, modelGradedFactualityScorer } from './factuality.js';
 import { gEvalScorer } from './g-eval.js';
+import { judgeYesNoScorer } from './judge-yes-no.js';
 import { llmRubricScorer } from './llm-rubric.js';
 import { similarScorers } from './similar.js';
 
@@ -19,6 +22,8 @@ for (const scorer of [
   contextRelevanceScorer,
   contextFaithfulnessScorer,
   ...similarScorers,
+  judgeYesNoScorer,
+  embeddingSimilarityScorer,
 ])
   registerScorer(scorer);
 
