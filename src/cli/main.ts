@@ -2,7 +2,8 @@
 // `--help` start instantly.
 import { readFileSync } from 'node:fs';
 
-export const HELP = `assay — run LLM evaluation suites (promptfoo configs, …) against model providers
+export const HELP = `assay — run LLM evaluation suites (promptfoo configs, pramana JSONL suites, ÈwéBench folders)
+against model providers
 
 Usage:
   assay eval [SUITE] [options]     run a suite and write a run directory
@@ -13,8 +14,10 @@ Usage:
   assay --version | --help
   assay COMMAND --help             options of one command
 
-SUITE is a suite file or a folder; with none, assay looks for promptfooconfig.yaml,
-promptfooconfig.yml or promptfooconfig.json in the current folder.
+SUITE is a suite file or a folder, recognised by its shape: a promptfoo config (or a folder with
+promptfooconfig.yaml|.yml|.json), a pramana .jsonl suite (or a folder with manifest.toml), or an
+ÈwéBench tests/<category>.json file (or a folder of them). With none, assay looks in the current
+folder.
 
 Exit codes:
   0  everything ran and every test passed
