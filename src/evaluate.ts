@@ -47,6 +47,8 @@ export interface EvaluateOptions {
   providers?: string[];
   /** `--grader`: the grader for model-graded assertions that name no provider of their own. */
   grader?: ProviderSpec;
+  /** `--embedder`: the embedding provider for graders that have none (similarity assertions). */
+  embedder?: ProviderSpec;
   maxConcurrency?: number;
   repeat?: number;
   /** `--filter-*`: run only part of the suite. */
@@ -123,7 +125,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const resolved = await Promise.all(
     providers.map(async (spec) => ({ spec, provider: await createProvider(spec, providerContext) })),
   );
-  checkGraders(suite, options.grader);
+  checkGraders(suite, options.grader, options.embedder);
   // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.
   const caseProviders = new Map(
     await Promise.all(
@@ -218,6 +220,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const resumedJobs = done.size;
   const graders = new GraderPool({
     override: options.grader,
+    embedder: options.embedder,
     suiteDefault: suite.grader,
     providerContext,
     cache,
@@ -284,14 +287,18 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
  * Refuses, before anything runs, a suite with a model-graded assertion and no grader for it: a
  * surprise call to a paid default API is worse than an error. Also checks grader ids are known.
  */
-export function checkGraders(suite: Suite, override: ProviderSpec | undefined): void {
+export function checkGraders(
+  suite: Suite,
+  override: ProviderSpec | undefined,
+  embedder?: ProviderSpec,
+): void {
   const problems: Diagnostic[] = [];
   const seen = new Set<string>();
   for (const c of suite.cases) {
     for (const spec of allAssertions(c.asserts)) {
       const scorer = getScorer(spec.type);
       if (!scorer?.graded && !scorer?.usesGrader) continue;
-      const graderSpec = graderSpecFor(spec, override, suite.grader);
+      const graderSpec = graderSpecFor(spec, override, suite.grader, embedder);
       const where = spec.source ?? c.source ?? { file: suite.source.path };
       if (!graderSpec) {
         if (!scorer.graded) continue;

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { DEFAULT_CACHE_TTL_SECONDS, defaultCachePath } from '../engine/cache.js';
 import { parseShard } from '../engine/shard.js';
-import { DEFAULT_MAX_CONCURRENCY, type ErrorBudget, evaluate, type Progress } from '../evaluate.js';
+import { DEFAULT_MAX_CONCURRENCY, type ErrorBudget, evaluate, selectProviders, type Progress } from '../evaluate.js';
 import { loadSuite } from '../formats/detect.js';
 import { DEFAULT_RETRY_POLICY } from '../providers/types.js';
 import { renderProgress, renderResultLine, renderSummary } from '../report/console.js';
@@ -39,6 +39,8 @@ Suite and providers:
   -p, --provider ID          run with this provider instead of the suite's (repeatable); a name
                              matching a suite provider keeps its config
       --grader ID            the grader model for model-graded assertions that name none
+      --embedder ID          the embedding model for similarity assertions whose grader has none
+                             (e.g. openai:embedding:text-embedding-3-small)
       --expect-hash HASH     refuse to run unless the suite's own hash (pramana) is HASH
 ${SUITE_FLAGS_USAGE}${FILTER_FLAGS_USAGE}Running:
   -j, --max-concurrency N    jobs in flight at once (default ${DEFAULT_MAX_CONCURRENCY})
@@ -79,6 +81,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       ...SUITE_FLAGS,
       ...FILTER_FLAGS,
       grader: { type: 'string' },
+      embedder: { type: 'string' },
       'expect-hash': { type: 'string' },
       provider: { type: 'string', short: 'p', multiple: true },
       'max-concurrency': { type: 'string', short: 'j' },
@@ -148,6 +151,7 @@ export async function evalCommand(args: string[]): Promise<number> {
 
     const suitePath = values.config ?? positionals[0];
     const grader = graderFrom(values.grader);
+    const embedder = graderFrom(values.embedder, '--embedder');
     const envLoad = loadEnvFiles(envFilesFrom(values), suitePath);
     if (envLoad.files.length > 0 && values.verbose)
       process.stderr.write(
@@ -177,6 +181,18 @@ export async function evalCommand(args: string[]): Promise<number> {
       }
     }
     filters = seedSample(filters);
+    // A native results file that cannot describe this run (another format, several models) is
+    // refused now, not after the run has been paid for.
+    const shape = {
+      format: suite.format,
+      native: suite.native,
+      providers: selectProviders(suite, values.provider).length,
+      repeat: repeat ?? 1,
+    };
+    for (const o of outputs) {
+      const problem = o.format.check?.(shape);
+      if (problem) throw new InputError(`-o ${o.path}: ${problem}`);
+    }
 
     const color = useColor(process.stdout, values['no-color'] === true);
     const progress = values['no-progress'] ? undefined : new ProgressLine();
@@ -205,6 +221,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         suite,
         providers: values.provider,
         grader,
+        embedder,
         maxConcurrency,
         repeat,
         filters,

@@ -35,13 +35,11 @@ export function loadOptionsFrom(values: {
   return options;
 }
 
-/** `--grader ID`: a provider id assay knows. */
-export function graderFrom(value: string | undefined): ProviderSpec | undefined {
+/** `--grader ID` / `--embedder ID`: a provider id assay knows. */
+export function graderFrom(value: string | undefined, flag = '--grader'): ProviderSpec | undefined {
   if (value === undefined) return undefined;
   if (!isKnownProviderId(value))
-    throw new InputError(
-      `--grader ${value}: unknown provider; expected one of: ${providerPatterns().join(', ')}`,
-    );
+    throw new InputError(`${flag} ${value}: unknown provider; expected one of: ${providerPatterns().join(', ')}`);
   return { id: value };
 }
 

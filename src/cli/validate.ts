@@ -13,6 +13,8 @@ without calling any model. Every problem is printed as file:line:col: message. E
 
 Options:
       --grader ID            the grader model for model-graded assertions that name none
+      --embedder ID          the embedding model for similarity assertions whose grader has none
+                             (e.g. openai:embedding:text-embedding-3-small)
 ${SUITE_FLAGS_USAGE}`;
 
 /** `assay validate`: load and check a suite, call nothing. */
@@ -22,6 +24,7 @@ export async function validateCommand(args: string[]): Promise<number> {
       config: { type: 'string', short: 'c' },
       ...SUITE_FLAGS,
       grader: { type: 'string' },
+      embedder: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -35,8 +38,9 @@ export async function validateCommand(args: string[]): Promise<number> {
     }
     const path = values.config ?? positionals[0];
     const grader = graderFrom(values.grader);
+    const embedder = graderFrom(values.embedder, '--embedder');
     const suite = await loadSuite(path, loadOptionsFrom(values));
-    checkGraders(suite, grader);
+    checkGraders(suite, grader, embedder);
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     const jobs = countJobs(suite, suite.providers, { repeat: 1 });
     process.stdout.write(

@@ -136,6 +136,11 @@ export interface Case {
   /** A fixed output: no provider is called. */
   providerOutput?: unknown;
   /**
+   * The case cannot be run as written (its format's own tool would stop here): the engine records
+   * an error result with this reason and calls no provider.
+   */
+  error?: string;
+  /**
    * Index of the suite entry this case was expanded from (a promptfoo test whose list vars made
    * several cases). Filters that count tests (`--filter-first-n`, `--filter-sample`) count entries.
    * Absent: the case is an entry of its own.

@@ -10,6 +10,8 @@ import { providerKey } from './plan.js';
 export interface GraderPoolOptions {
   /** `--grader`: replaces the suite's default grader (an assertion's own provider still wins). */
   override?: ProviderSpec;
+  /** `--embedder`: the embedding provider of graders that have none. */
+  embedder?: ProviderSpec;
   /** The suite's default grader. */
   suiteDefault?: ProviderSpec;
   providerContext: ProviderContext;
@@ -26,8 +28,13 @@ export function graderSpecFor(
   spec: AssertionSpec,
   override: ProviderSpec | undefined,
   suiteDefault: ProviderSpec | undefined,
+  embedder?: ProviderSpec,
 ): ProviderSpec | undefined {
-  return spec.grader ?? override ?? suiteDefault;
+  const chosen = spec.grader ?? override ?? suiteDefault;
+  // `--embedder` gives embeddings to a grader that has none of its own; it never creates a grader,
+  // so no model ends up judging unless the suite or the user asked for one.
+  if (!chosen || !embedder || chosen.embedding) return chosen;
+  return { ...chosen, embedding: embedder };
 }
 
 /**
@@ -47,7 +54,7 @@ export class GraderPool {
    * `embed` with the embedding one.
    */
   async resolve(spec: AssertionSpec, self: Provider): Promise<Grader | undefined> {
-    const graderSpec = graderSpecFor(spec, this.options.override, this.options.suiteDefault);
+    const graderSpec = graderSpecFor(spec, this.options.override, this.options.suiteDefault, this.options.embedder);
     if (!graderSpec) return undefined;
     const build = (s: ProviderSpec): Promise<Provider> =>
       s.id === SELF_GRADER ? Promise.resolve(self) : this.provider(s);

@@ -267,6 +267,8 @@ async function executeJob(
   startedAt: string,
 ): Promise<JobOutcome> {
   const { env } = ctx;
+  if (testCase.error !== undefined)
+    return { result: errorResult(job, testCase, prompt, startedAt, testCase.error) };
   const { text, messages } = buildPrompt(testCase, prompt, env);
   let response: ProviderResponse;
   let outputValue: unknown;

@@ -6,7 +6,7 @@ import type { Scorecard, WeightedGroup } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
-import { registerOutputFormat } from './outputs.js';
+import { type RunShape, registerOutputFormat, runShapeOf } from './outputs.js';
 import { PyFloat, pyJson } from './pyjson.js';
 
 /** What the ÈwéBench loader records in the manifest (suite.native). */
@@ -63,19 +63,21 @@ export function fileSafeModelName(model: string): string {
   return safe === '' ? 'model' : safe;
 }
 
-function nativeOf(manifest: RunManifest): EweNative {
-  const native = manifest.suite.native as EweNative | undefined;
+/** Why an ÈwéBench results file cannot describe this run, if it cannot. */
+function checkEweBenchRun(run: RunShape): string | undefined {
+  const native = run.native as EweNative | undefined;
   if (!native || !Array.isArray(native.categories))
-    throw new Error(
-      `the run is not of an ÈwéBench suite (format ${manifest.suite.format}); --output-format ewebench needs one`,
-    );
-  if (manifest.providers.length !== 1)
-    throw new Error(
-      `an ÈwéBench results file describes one model; this run has ${manifest.providers.length} (run each with its own -p)`,
-    );
-  if (manifest.options.repeat !== 1)
-    throw new Error('an ÈwéBench results file has one answer per test; this run used --repeat');
-  return native;
+    return `the run is not of an ÈwéBench suite (format ${run.format}); --output-format ewebench needs one`;
+  if (run.providers !== 1)
+    return `an ÈwéBench results file describes one model; this run has ${run.providers} (run each with its own -p)`;
+  if (run.repeat !== 1) return 'an ÈwéBench results file has one answer per test; this run uses --repeat';
+  return undefined;
+}
+
+function nativeOf(manifest: RunManifest): EweNative {
+  const problem = checkEweBenchRun(runShapeOf(manifest));
+  if (problem) throw new Error(problem);
+  return manifest.suite.native as unknown as EweNative;
 }
 
 /** An error with no score at all (the test could not be scored, or the call failed and nothing was scored). */
@@ -156,6 +158,7 @@ export async function eweBenchReport(runDir: string, scorecard: Scorecard): Prom
 registerOutputFormat({
   name: 'ewebench',
   extensions: [],
+  check: checkEweBenchRun,
   description: "ÈwéBench's results JSON (ewebench_<model>_<run_id>.json); -o DIR/ writes that name into DIR",
   fileName(runDir) {
     const manifest = readManifest(runDir);

@@ -15,7 +15,34 @@ export interface OutputFormat {
   description: string;
   /** The file name this format's own tool would give the output; `-o DIR/` then writes it into DIR. */
   fileName?(runDir: string): string;
+  /**
+   * Whether this format can describe a run of this shape; a reason when it cannot. Checked before
+   * the run starts, so a results file that could never be written does not cost a run.
+   */
+  check?(run: RunShape): string | undefined;
   write(runDir: string, scorecard: Scorecard, out: WriteStream): Promise<void>;
+}
+
+/** What an output format may need to know of a run before it starts. */
+export interface RunShape {
+  format: string;
+  native?: Record<string, unknown>;
+  providers: number;
+  repeat: number;
+}
+
+/** The run shape recorded in a run directory's manifest. */
+export function runShapeOf(manifest: {
+  suite: { format: string; native?: Record<string, unknown> };
+  providers: unknown[];
+  options: { repeat: number };
+}): RunShape {
+  return {
+    format: manifest.suite.format,
+    native: manifest.suite.native,
+    providers: manifest.providers.length,
+    repeat: manifest.options.repeat,
+  };
 }
 
 const formats = new Map<string, OutputFormat>();

@@ -8,7 +8,7 @@ import { pramanaResultHash } from '../formats/pramana/hash.js';
 import type { PramanaNative } from '../formats/pramana/index.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
-import { registerOutputFormat } from './outputs.js';
+import { type RunShape, registerOutputFormat, runShapeOf } from './outputs.js';
 
 interface Block {
   tier: string;
@@ -66,13 +66,17 @@ function testResult(
   };
 }
 
+function checkPramanaRun(run: RunShape): string | undefined {
+  const native = run.native?.pramana as PramanaNative | undefined;
+  if (!native?.tiers) return `--output-format pramana needs a pramana suite; this run is of a ${run.format} suite`;
+  return undefined;
+}
+
 async function writePramanaResults(runDir: string, out: WriteStream): Promise<void> {
   const manifest = readManifest(runDir);
-  const native = manifest.suite.native?.pramana as PramanaNative | undefined;
-  if (!native?.tiers)
-    throw new Error(
-      `--output-format pramana needs a pramana suite; this run is of a ${manifest.suite.format} suite`,
-    );
+  const problem = checkPramanaRun(runShapeOf(manifest));
+  if (problem) throw new Error(problem);
+  const native = manifest.suite.native?.pramana as PramanaNative;
   // Bounded by the suite: pramana tiers hold tens of tests, times models and trials.
   const blocks = new Map<string, Block>();
   for await (const line of resultLinesInPlanOrder(runDir)) {
@@ -123,6 +127,7 @@ async function writePramanaResults(runDir: string, out: WriteStream): Promise<vo
 registerOutputFormat({
   name: 'pramana',
   extensions: [],
+  check: checkPramanaRun,
   description: "pramana's results file: a JSON array of EvalResults blocks (one per tier, model and trial)",
   write: (runDir, _scorecard, out) => writePramanaResults(runDir, out),
 });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../support/cli.js';
+import { fixture } from '../support/paths.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-suite-flags-');
@@ -35,6 +36,58 @@ describe('suite flags on a format that does not take them', () => {
     assert.equal(run.code, 2, run.stderr);
     assert.match(run.stderr, /--expect-hash: a promptfoo suite has no suite hash to check/);
     assert.doesNotMatch(run.stdout, /jobs:/);
+  });
+
+  it('refuses a native results file that cannot describe the run before running anything', async () => {
+    const cwd = join(tmp.dir, 'native');
+    const promptfoo = await runCli(
+      ['eval', suite, '--no-progress', '-o', join(cwd, 'r.json'), '--output-format', 'pramana'],
+      { cwd: tmp.dir },
+    );
+    assert.equal(promptfoo.code, 2, promptfoo.stderr);
+    assert.match(
+      promptfoo.stderr,
+      /r\.json: --output-format pramana needs a pramana suite; this run is of a promptfoo suite/,
+    );
+    assert.equal(existsSync(join(tmp.dir, '.assay', 'runs')), false, 'no run was started');
+    const ewe = fixture('ewebench', 'mini');
+    const repeated = await runCli(
+      [
+        'eval',
+        ewe,
+        '-p',
+        'echo',
+        '--repeat',
+        '2',
+        '--no-progress',
+        '-o',
+        `${cwd}/`,
+        '--output-format',
+        'ewebench',
+      ],
+      { cwd: tmp.dir },
+    );
+    assert.equal(repeated.code, 2, repeated.stderr);
+    assert.match(repeated.stderr, /one answer per test; this run uses --repeat/);
+    const twoModels = await runCli(
+      [
+        'eval',
+        ewe,
+        '-p',
+        'echo',
+        '-p',
+        'openai:chat:m',
+        '--no-progress',
+        '-o',
+        `${cwd}/`,
+        '--output-format',
+        'ewebench',
+      ],
+      { cwd: tmp.dir },
+    );
+    assert.equal(twoModels.code, 2, twoModels.stderr);
+    assert.match(twoModels.stderr, /describes one model; this run has 2/);
+    assert.equal(existsSync(join(tmp.dir, '.assay', 'runs')), false, 'no run was started');
   });
 
   it('refuses an unknown --grader', async () => {

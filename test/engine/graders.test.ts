@@ -183,6 +183,16 @@ describe('evaluate with graders, skips and scored errors', () => {
     }
   });
 
+  it('a case marked with an error is recorded as that error without calling the provider', async () => {
+    const suite = suiteWith([{ type: 'test:error-text' }], { providers: [{ id: 'fake:never-called' }] });
+    suite.cases[0].error = "KeyError: 'content'";
+    const { scorecard, runDir } = await evaluate({ suite, runsDir: join(tmp.dir, 'runs'), cache: false });
+    assert.equal(scorecard.counts.error, 1);
+    assert.equal(calls['fake:never-called'], undefined);
+    const { readResults } = await import('../../src/runlog/reader.js');
+    for await (const r of readResults(runDir)) assert.equal(r.error, "KeyError: 'content'");
+  });
+
   it('a case whose only verdict skips is a skip, not a pass', async () => {
     const { scorecard } = await evaluate({
       suite: suiteWith([{ type: 'test:maybe-embed' }], { providers: [{ id: 'echo' }] }),

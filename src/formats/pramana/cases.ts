@@ -74,7 +74,9 @@ export function abortWarning(
 ): Diagnostic | undefined {
   const { type, judgePrompt } = test.assertion;
   let problem: string | undefined;
-  if (type === 'llm_judge' && !judgePrompt)
+  if (test.inputError)
+    problem = `input: a chat list without a first message content (${test.inputError})`;
+  else if (type === 'llm_judge' && !judgePrompt)
     problem = 'assertion.judge_prompt: missing or empty for llm_judge';
   else if (['exact_match', 'contains', 'contains_any'].includes(type)) {
     if (test.ideal === null) problem = `ideal: null with ${type}`;
@@ -109,6 +111,7 @@ export function toCase(
       },
     ],
     asserts: [assertionSpec(test, where)],
+    ...(test.inputError ? { error: test.inputError } : {}),
     metadata: {
       pramana_id: test.id,
       tier,

@@ -31,6 +31,8 @@ export interface PramanaTest {
   inputText: string;
   /** True when `input` was a list of chat messages. */
   chatInput: boolean;
+  /** pramana's exception where it cannot build the request (a chat list with no first content). */
+  inputError?: string;
   ideal: string | string[] | null;
   assertion: {
     type: AssertionType;
@@ -167,6 +169,7 @@ export function validateTest(value: PyValue): { test?: PramanaTest; problems: Fi
   const input = get('input');
   let inputText: string | undefined;
   let chatInput = false;
+  let inputError: string | undefined;
   if (required('input', input)) {
     if (typeof input === 'string') inputText = input;
     else if (Array.isArray(input)) {
@@ -178,18 +181,15 @@ export function validateTest(value: PyValue): { test?: PramanaTest; problems: Fi
             if (typeof v !== 'string') bad(`input[${i}].${k}`, `expected a string, got ${shape(v)}`);
       });
       const first = input[0];
-      // pramana validates a list of any length but sends input[0]["content"]; without it, it stops.
-      if (input.length === 0)
-        bad(
-          'input',
-          'an empty list: pramana sends the first message\'s content and would stop with "list index out of range"',
-        );
-      else if (isDict(first) && !first.has('content'))
-        bad(
-          'input[0]',
-          'has no "content": pramana sends the first message\'s content and would stop with KeyError',
-        );
-      else if (isDict(first) && typeof first.get('content') === 'string')
+      // pramana validates a list of any length but sends input[0]["content"]; without one it stops
+      // the run there. assay records that test as an error instead (see abortWarning).
+      if (input.length === 0) {
+        inputText = '';
+        inputError = 'IndexError: list index out of range';
+      } else if (isDict(first) && !first.has('content')) {
+        inputText = '';
+        inputError = "KeyError: 'content'";
+      } else if (isDict(first) && typeof first.get('content') === 'string')
         inputText = first.get('content') as string;
     } else bad('input', `expected a string or a list of chat messages, got ${shape(input)}`);
   }
@@ -272,6 +272,7 @@ export function validateTest(value: PyValue): { test?: PramanaTest; problems: Fi
       category: category!,
       inputText: inputText!,
       chatInput,
+      ...(inputError ? { inputError } : {}),
       ideal,
       assertion: assertion!,
       difficulty: difficulty!,

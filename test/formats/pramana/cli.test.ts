@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pramanaResultHash } from '../../../src/formats/pramana/hash.js';
@@ -215,6 +215,53 @@ describe('assay eval on the cheap tier against the test server', () => {
       several.stderr,
       /joins 3 parts, each with its own hash .*pin one part \(pramana: --tier NAME\)/,
     );
+  });
+
+  it('scores semantic_similarity with --embedder while the model under test still judges itself', async () => {
+    const cwd = freshCwd();
+    const suite = join(cwd, 'similar.jsonl');
+    const line = (o: object): string => JSON.stringify(o);
+    const meta = { difficulty: 'easy', tokens_est: 10 };
+    writeFileSync(
+      suite,
+      [
+        line({
+          id: 'j',
+          category: 'reasoning',
+          input: 'What is the capital of France?',
+          assertion: { type: 'llm_judge', judge_prompt: 'Does this text contain exactly 3 lines?' },
+          metadata: meta,
+        }),
+        line({
+          id: 's-near',
+          category: 'factual',
+          input: 'What is the capital of France?',
+          ideal: 'Paris.',
+          assertion: { type: 'semantic_similarity', threshold: 0.9 },
+          metadata: meta,
+        }),
+        line({
+          id: 's-far',
+          category: 'factual',
+          input: 'What is the capital of France?',
+          ideal: 'Bananas grow in warm countries',
+          assertion: { type: 'semantic_similarity', threshold: 0.9 },
+          metadata: meta,
+        }),
+      ].join('\n'),
+    );
+    const env = { ...cleanEnv, OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: 'k' };
+    const base = ['eval', suite, '-p', 'openai:chat:m', '--no-progress', '--no-cache'];
+    const without = await runCli(base, { cwd, env });
+    assert.match(without.stdout, /3 jobs: 1 passed · 0 failed · 0 errors · 2 skipped/, without.stderr);
+    const run = await runCli([...base, '--embedder', 'openai:embedding:e'], { cwd, env });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stdout, /3 jobs: 2 passed · 1 failed · 0 errors/);
+    const embeds = mock.requests.filter((r) => r.path.endsWith('/embeddings'));
+    assert.ok(embeds.length > 0, 'the embedding model was asked');
+    const bad = await runCli([...base, '--embedder', 'nosuch:x'], { cwd, env });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--embedder nosuch:x: unknown provider/);
   });
 
   it('asks for a model when none is given', async () => {

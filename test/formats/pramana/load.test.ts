@@ -224,7 +224,6 @@ describe('pramana: fields, types and defaults (spec §1)', () => {
       '[1, 2]',
       line({ id: 7, input: { role: 'user' } }),
       line({ metadata: { tokens_est: 1, tags: [1] } }),
-      line({ input: [] }),
     ].join('\n');
     assert.deepEqual(await loadErrors(text), [
       '2: category: expected one of reasoning, factual, instruction_following, coding, safety, creative; got a string "math"',
@@ -239,8 +238,24 @@ describe('pramana: fields, types and defaults (spec §1)', () => {
       '7: input: expected a string or a list of chat messages, got an object',
       '8: metadata.difficulty: required field is missing',
       '8: metadata.tags[0]: expected a string, got the number 1',
-      `9: input: an empty list: pramana sends the first message's content and would stop with "list index out of range"`,
     ]);
+  });
+
+  it('loads a chat input pramana cannot send (it would stop the run) as a case that errors with its exception', async () => {
+    const suite = await loadText(
+      [line({ input: [] }), line({ id: 't-2', input: [{ role: 'user' }] }), line({ id: 't-3' })].join('\n'),
+    );
+    assert.deepEqual(
+      suite.cases.map((c) => c.error),
+      ['IndexError: list index out of range', "KeyError: 'content'", undefined],
+    );
+    assert.deepEqual(
+      suite.warnings.map((w) => `${w.line}: ${w.message}`).filter((m) => m.includes('input:')),
+      [
+        '1: input: a chat list without a first message content (IndexError: list index out of range): pramana stops the whole run at this test; assay records it as an error and goes on',
+        "2: input: a chat list without a first message content (KeyError: 'content'): pramana stops the whole run at this test; assay records it as an error and goes on",
+      ],
+    );
   });
 
   it('reports missing required fields and non-string ideal items', async () => {
