@@ -1,5 +1,6 @@
 import type { Breakdown, Counts, FailureNote, Scorecard, ScorecardCell } from '../core/scorecard.js';
 import type { JobResult, SuiteScoring } from '../core/types.js';
+import { ColumnNamedScores } from './derived.js';
 import { type MeanAccumulator, meanInterval, wilson } from './stats.js';
 import { WeightedScoreBuilder } from './weighted.js';
 
@@ -24,6 +25,8 @@ interface CellAcc extends Counts {
   latencySum: number;
   tokens: number;
   cost: number;
+  /** Set when the suite derives metrics per column. */
+  named?: ColumnNamedScores;
 }
 
 function emptyCounts(): Counts {
@@ -85,8 +88,10 @@ export class ScorecardBuilder {
         tokens: 0,
         cost: 0,
       };
+      if (this.scoring.derivedMetrics?.length) cell.named = new ColumnNamedScores(this.scoring.derivedMetrics);
       this.cells.set(cellKey, cell);
     }
+    cell.named?.add(r);
     count(cell, r.status);
     const tokens = r.usage?.total ?? (r.usage?.prompt ?? 0) + (r.usage?.completion ?? 0);
     cell.scoreSum += r.score;
@@ -147,6 +152,7 @@ export class ScorecardBuilder {
         latencyMsMean: c.total > 0 ? c.latencySum / c.total : 0,
         tokens: c.tokens,
         cost: c.cost,
+        ...(c.named ? { derivedMetrics: c.named.derivedValues() } : {}),
       };
     });
     return {

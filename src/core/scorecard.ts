@@ -25,6 +25,8 @@ export interface ScorecardCell extends Counts {
   latencyMsMean: number;
   tokens: number;
   cost: number;
+  /** The suite's derived metrics (SuiteScoring.derivedMetrics) for this column, in order. */
+  derivedMetrics?: { name: string; value: number }[];
 }
 
 export interface MetricSummary {

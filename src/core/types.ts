@@ -188,6 +188,17 @@ export interface WeightedScoreSpec {
   unscoredErrors?: 'zero' | 'exclude';
 }
 
+/**
+ * A metric computed from a prompt × provider column's named scores after each of its results
+ * (promptfoo's `derivedMetrics`): `expression` (see core/expression.ts) over the column's named
+ * score totals (each result's named score times its weight, summed), `__count` (results so far)
+ * and the derived metrics listed before it.
+ */
+export interface DerivedMetricSpec {
+  name: string;
+  expression: string;
+}
+
 /** How a suite's results are summarised beyond pass/fail counts. Parameters, never format branches. */
 export interface SuiteScoring {
   /** Case metadata keys to break results down by (e.g. `category`, `difficulty`), each with CIs. */
@@ -199,6 +210,8 @@ export interface SuiteScoring {
    * so a format whose own tool scores error text (ÈwéBench's `[ERROR] …`) reproduces its numbers.
    */
   scoreErrorsAs?: string;
+  /** Metrics derived per prompt × provider column from its named scores, in order. */
+  derivedMetrics?: DerivedMetricSpec[];
 }
 
 /** A whole suite, in assay's model. */
@@ -306,6 +319,8 @@ export interface JobResult {
   cached?: boolean;
   metadata?: Record<string, unknown>;
   namedScores?: Record<string, number>;
+  /** The total assertion weight behind each named score (absent: 1 each). */
+  namedScoreWeights?: Record<string, number>;
   startedAt: string;
   attempts?: number;
 }

@@ -368,6 +368,7 @@ async function executeJob(
       reason: outcome.reason,
       error: outcome.error,
       namedScores: outcome.namedScores,
+      namedScoreWeights: outcome.namedScoreWeights,
     },
   };
 }

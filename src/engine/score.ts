@@ -30,6 +30,7 @@ export interface CaseOutcome {
   reason: string;
   verdicts: Verdict[];
   namedScores?: Record<string, number>;
+  namedScoreWeights?: Record<string, number>;
   error?: string;
 }
 
@@ -182,5 +183,6 @@ export function aggregate(
     verdicts: all,
   };
   if (c.namedScores) outcome.namedScores = c.namedScores;
+  if (c.namedScoreWeights) outcome.namedScoreWeights = c.namedScoreWeights;
   return outcome;
 }

@@ -102,10 +102,19 @@ export function renderSummary(
 
   if (card.weightedScore) lines.push(...renderWeightedScore(card.weightedScore, style));
 
-  if (card.metrics.length > 0) {
+  const derived = card.cells.filter((cell) => cell.derivedMetrics && cell.derivedMetrics.length > 0);
+  if (card.metrics.length > 0 || derived.length > 0) {
     lines.push('');
     lines.push(paint(style, 'bold', 'Metrics'));
     for (const m of card.metrics) lines.push(`  ${m.name}: ${m.mean.toFixed(3)} (n=${m.count})`);
+    for (const cell of derived) {
+      // Derived metrics are per prompt × provider column; name the column when there are several.
+      const column = card.cells.length > 1 ? ` · ${oneLine(cell.promptLabel, 30)} · ${cell.providerId}` : '';
+      for (const d of cell.derivedMetrics ?? []) {
+        const value = Number.isFinite(d.value) ? d.value.toFixed(3) : String(d.value);
+        lines.push(`  ${d.name} (derived${column}): ${value}`);
+      }
+    }
   }
 
   if (card.failures.length > 0) {

@@ -3,6 +3,7 @@
 // only per-column totals are held in memory.
 import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
+import { ColumnNamedScores } from '../analysis/derived.js';
 import { type AssertionSpec, type JobResult, SELF_GRADER, type Verdict } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
@@ -32,6 +33,7 @@ interface ColumnMetrics {
   tokenUsage: TokenTotals;
   namedScores: Record<string, number>;
   namedScoresCount: Record<string, number>;
+  namedScoreWeights: Record<string, number>;
   cost: number;
 }
 
@@ -39,7 +41,7 @@ function emptyTokens(): TokenTotals {
   return { total: 0, prompt: 0, completion: 0, cached: 0, numRequests: 0 };
 }
 
-function emptyMetrics(): ColumnMetrics {
+function emptyMetrics(named: ColumnNamedScores): ColumnMetrics {
   return {
     score: 0,
     testPassCount: 0,
@@ -49,8 +51,10 @@ function emptyMetrics(): ColumnMetrics {
     assertFailCount: 0,
     totalLatencyMs: 0,
     tokenUsage: emptyTokens(),
-    namedScores: {},
-    namedScoresCount: {},
+    // Filled by the column's ColumnNamedScores (promptfoo's weighted totals plus derived metrics).
+    namedScores: named.namedScores,
+    namedScoresCount: named.namedScoresCount,
+    namedScoreWeights: named.namedScoreWeights,
     cost: 0,
   };
 }
@@ -140,6 +144,7 @@ export function promptfooResult(
           score: r.score,
           reason: r.reason,
           namedScores: r.namedScores ?? {},
+          ...(r.namedScoreWeights ? { namedScoreWeights: r.namedScoreWeights } : {}),
           componentResults: r.verdicts.map((v, i) => ({
             pass: v.pass,
             score: v.score,
@@ -156,7 +161,8 @@ export function promptfooResult(
   };
 }
 
-function addToColumn(m: ColumnMetrics, r: JobResult): void {
+function addToColumn(column: Column, r: JobResult): void {
+  const m = column.metrics;
   m.score += r.score;
   if (r.status === 'pass') m.testPassCount++;
   else if (r.status === 'error') m.testErrorCount++;
@@ -168,17 +174,20 @@ function addToColumn(m: ColumnMetrics, r: JobResult): void {
   }
   m.totalLatencyMs += r.latencyMs;
   addTokens(m.tokenUsage, tokensOf(r));
-  for (const [name, value] of Object.entries(r.namedScores ?? {})) {
-    m.namedScores[name] = (m.namedScores[name] ?? 0) + value;
-    m.namedScoresCount[name] = (m.namedScoresCount[name] ?? 0) + 1;
-  }
+  column.named.add(r);
   m.cost += r.cost ?? 0;
 }
 
 interface Column {
   providerKey: string;
   promptId: string;
+  named: ColumnNamedScores;
   metrics: ColumnMetrics;
+}
+
+function newColumn(providerKey: string, promptId: string, manifest: RunManifest): Column {
+  const named = new ColumnNamedScores(manifest.suite.scoring?.derivedMetrics);
+  return { providerKey, promptId, named, metrics: emptyMetrics(named) };
 }
 
 /** The provider × prompt columns present in the run, in plan order (provider, then prompt). */
@@ -193,14 +202,13 @@ async function columnsOf(runDir: string, manifest: RunManifest): Promise<Map<str
   for (const key of keys) {
     for (const prompt of manifest.suite.prompts) {
       const id = `${key}\u0000${prompt.id}`;
-      if (seen.delete(id))
-        columns.set(id, { providerKey: key, promptId: prompt.id, metrics: emptyMetrics() });
+      if (seen.delete(id)) columns.set(id, newColumn(key, prompt.id, manifest));
     }
   }
   // Results of providers or prompts the manifest does not list (a merged run) go last.
   for (const id of seen) {
     const [providerKey, promptId] = id.split('\u0000');
-    columns.set(id, { providerKey, promptId, metrics: emptyMetrics() });
+    columns.set(id, newColumn(providerKey, promptId, manifest));
   }
   return columns;
 }
@@ -241,7 +249,7 @@ export async function writePromptfooJson(runDir: string, out: WriteStream): Prom
       provider: providers.get(r.providerId) ?? { id: r.providerId },
     });
     const column = columns.get(id);
-    if (column) addToColumn(column.metrics, r);
+    if (column) addToColumn(column, r);
     if (r.status === 'pass') stats.successes++;
     else if (r.status === 'error') stats.errors++;
     else if (r.status === 'fail') stats.failures++;
