@@ -88,7 +88,8 @@ export class ScorecardBuilder {
         tokens: 0,
         cost: 0,
       };
-      if (this.scoring.derivedMetrics?.length) cell.named = new ColumnNamedScores(this.scoring.derivedMetrics);
+      if (this.scoring.derivedMetrics?.length)
+        cell.named = new ColumnNamedScores(this.scoring.derivedMetrics);
       this.cells.set(cellKey, cell);
     }
     cell.named?.add(r);

@@ -72,7 +72,14 @@ function tokenize(text: string): Token[] {
 }
 
 /** Binary operators by precedence level, lowest first (mathjs's order). */
-const LEVELS: string[][] = [['or'], ['xor'], ['and'], ['==', '!=', '<', '>', '<=', '>='], ['+', '-'], ['*', '/', '%', 'mod']];
+const LEVELS: string[][] = [
+  ['or'],
+  ['xor'],
+  ['and'],
+  ['==', '!=', '<', '>', '<=', '>='],
+  ['+', '-'],
+  ['*', '/', '%', 'mod'],
+];
 
 class Parser {
   private pos = 0;
@@ -142,7 +149,11 @@ class Parser {
     const t = this.peek();
     if (t.kind === 'op' && (t.text === '-' || t.text === '+' || t.text === 'not')) {
       this.pos++;
-      return this.nested(t.index, () => ({ kind: 'unary', op: t.text as '-' | '+' | 'not', arg: this.unary() }));
+      return this.nested(t.index, () => ({
+        kind: 'unary',
+        op: t.text as '-' | '+' | 'not',
+        arg: this.unary(),
+      }));
     }
     return this.power();
   }
@@ -174,7 +185,8 @@ class Parser {
         }
       }
       this.expect(')');
-      if (!(t.text in FUNCTIONS)) throw new ExpressionSyntaxError(`unknown function "${t.text}"`, t.index);
+      if (!Object.hasOwn(FUNCTIONS, t.text))
+        throw new ExpressionSyntaxError(`unknown function "${t.text}"`, t.index);
       return { kind: 'call', fn: t.text, args };
     }
     if (this.isOp('(')) {
@@ -202,43 +214,55 @@ function mod(x: number, y: number): number {
   return y === 0 ? x : x - y * Math.floor(x / y);
 }
 
-function needs(name: string, args: number[], min: number, max = min): void {
-  if (args.length < min || args.length > max) {
-    const want = min === max ? `${min}` : `${min} to ${max}`;
-    throw new ExpressionEvalError(`${name}() takes ${want} argument(s), got ${args.length}`);
-  }
+interface Fn {
+  /** Argument count: exactly `min`, or `min` to `max`; variadic ones need at least `min`. */
+  min: number;
+  max: number;
+  f: (args: number[]) => number;
 }
 
-function nonEmpty(name: string, args: number[]): number[] {
-  if (args.length === 0) throw new ExpressionEvalError(`${name}() needs at least one argument`);
-  return args;
-}
+const unary = (f: (x: number) => number): Fn => ({ min: 1, max: 1, f: (a) => f(a[0]) });
+const variadic = (f: (a: number[]) => number): Fn => ({ min: 1, max: Number.POSITIVE_INFINITY, f });
 
-const FUNCTIONS: Record<string, (args: number[]) => number> = {
-  abs: (a) => (needs('abs', a, 1), Math.abs(a[0])),
-  sqrt: (a) => (needs('sqrt', a, 1), Math.sqrt(a[0])),
-  cbrt: (a) => (needs('cbrt', a, 1), Math.cbrt(a[0])),
-  exp: (a) => (needs('exp', a, 1), Math.exp(a[0])),
-  log: (a) => (needs('log', a, 1, 2), a.length === 2 ? Math.log(a[0]) / Math.log(a[1]) : Math.log(a[0])),
-  log10: (a) => (needs('log10', a, 1), Math.log10(a[0])),
-  log2: (a) => (needs('log2', a, 1), Math.log2(a[0])),
-  pow: (a) => (needs('pow', a, 2), a[0] ** a[1]),
-  mod: (a) => (needs('mod', a, 2), mod(a[0], a[1])),
-  round: (a) => (needs('round', a, 1, 2), roundTo(a[0], a[1])),
-  floor: (a) => (needs('floor', a, 1), Math.floor(a[0])),
-  ceil: (a) => (needs('ceil', a, 1), Math.ceil(a[0])),
-  fix: (a) => (needs('fix', a, 1), Math.trunc(a[0])),
-  sign: (a) => (needs('sign', a, 1), Math.sign(a[0])),
-  min: (a) => Math.min(...nonEmpty('min', a)),
-  max: (a) => Math.max(...nonEmpty('max', a)),
-  sum: (a) => a.reduce((s, x) => s + x, 0),
-  mean: (a) => nonEmpty('mean', a).reduce((s, x) => s + x, 0) / a.length,
-  median: (a) => {
-    const sorted = [...nonEmpty('median', a)].sort((x, y) => x - y);
+const FUNCTIONS: Record<string, Fn> = {
+  abs: unary(Math.abs),
+  sqrt: unary(Math.sqrt),
+  cbrt: unary(Math.cbrt),
+  exp: unary(Math.exp),
+  log: { min: 1, max: 2, f: (a) => (a.length === 2 ? Math.log(a[0]) / Math.log(a[1]) : Math.log(a[0])) },
+  log10: unary(Math.log10),
+  log2: unary(Math.log2),
+  pow: { min: 2, max: 2, f: (a) => a[0] ** a[1] },
+  mod: { min: 2, max: 2, f: (a) => mod(a[0], a[1]) },
+  round: { min: 1, max: 2, f: (a) => roundTo(a[0], a[1]) },
+  floor: unary(Math.floor),
+  ceil: unary(Math.ceil),
+  fix: unary(Math.trunc),
+  sign: unary(Math.sign),
+  min: variadic((a) => Math.min(...a)),
+  max: variadic((a) => Math.max(...a)),
+  sum: { min: 0, max: Number.POSITIVE_INFINITY, f: (a) => a.reduce((s, x) => s + x, 0) },
+  mean: variadic((a) => a.reduce((s, x) => s + x, 0) / a.length),
+  median: variadic((a) => {
+    const sorted = [...a].sort((x, y) => x - y);
     const mid = Math.floor(sorted.length / 2);
     return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  },
+  }),
 };
+
+function call(name: string, args: number[]): number {
+  const fn = FUNCTIONS[name];
+  if (args.length < fn.min || args.length > fn.max) {
+    const want =
+      fn.max === Number.POSITIVE_INFINITY
+        ? `at least ${fn.min}`
+        : fn.min === fn.max
+          ? `${fn.min}`
+          : `${fn.min} to ${fn.max}`;
+    throw new ExpressionEvalError(`${name}() takes ${want} argument(s), got ${args.length}`);
+  }
+  return fn.f(args);
+}
 
 const CONSTANTS: Record<string, number> = { pi: Math.PI, e: Math.E, Infinity, NaN, true: 1, false: 0 };
 
@@ -304,6 +328,9 @@ export function evaluateExpression(expr: Expr, scope: Readonly<Record<string, nu
         ? evaluateExpression(expr.then, scope)
         : evaluateExpression(expr.else, scope);
     case 'call':
-      return FUNCTIONS[expr.fn](expr.args.map((a) => evaluateExpression(a, scope)));
+      return call(
+        expr.fn,
+        expr.args.map((a) => evaluateExpression(a, scope)),
+      );
   }
 }

@@ -330,15 +330,19 @@ async function executeJob(
     }
     return { result, fatal: response.fatal ? `${job.providerId}: ${response.error}` : undefined };
   }
+  let providerOutput: unknown = outputValue;
   let output = response.output;
   if (output !== null && output !== undefined) {
     try {
-      outputValue = await transformOutput(outputValue, {
+      const transforms = { vars: testCase.vars, prompt, basePath: ctx.basePath };
+      // Kept apart: a context transform reads the output after the provider's transform only.
+      providerOutput = await transformOutput(outputValue, {
+        ...transforms,
         providerTransform: ctx.transform,
+      });
+      outputValue = await transformOutput(providerOutput, {
+        ...transforms,
         caseTransform: testCase.options?.transform,
-        vars: testCase.vars,
-        prompt,
-        basePath: ctx.basePath,
       });
     } catch (err) {
       if (!(err instanceof TransformError)) throw err;
@@ -357,7 +361,7 @@ async function executeJob(
     }
     output = typeof outputValue === 'string' ? outputValue : JSON.stringify(outputValue);
   }
-  const outcome = await scoreCase(testCase, { ...scoring, output, outputValue });
+  const outcome = await scoreCase(testCase, { ...scoring, output, outputValue, providerOutput });
   return {
     result: {
       ...base,

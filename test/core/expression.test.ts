@@ -70,7 +70,8 @@ describe('expressions', () => {
     for (const [text, index, message] of cases) {
       assert.throws(
         () => parseExpression(text),
-        (err: unknown) => err instanceof ExpressionSyntaxError && err.index === index && message.test(err.message),
+        (err: unknown) =>
+          err instanceof ExpressionSyntaxError && err.index === index && message.test(err.message),
         text,
       );
     }
@@ -78,7 +79,10 @@ describe('expressions', () => {
   });
 
   it('throws an evaluation error for an unknown name or a wrong argument count', () => {
-    assert.throws(() => ev('tp + 1'), (err: unknown) => err instanceof ExpressionEvalError && /"tp"/.test(String(err)));
+    assert.throws(
+      () => ev('tp + 1'),
+      (err: unknown) => err instanceof ExpressionEvalError && /"tp"/.test(String(err)),
+    );
     assert.throws(() => ev('sqrt(1, 2)'), ExpressionEvalError);
     assert.throws(() => ev('max()'), ExpressionEvalError);
   });
