@@ -47,6 +47,8 @@ export class ScorecardBuilder {
   private latencySum = 0;
   private tokens = 0;
   private cost = 0;
+  private gradingTokens = 0;
+  private gradingCost = 0;
   private cached = 0;
   /** Per breakdown key, per group value: counts and score sums. */
   private groups = new Map<string, Map<string, GroupAcc>>();
@@ -103,6 +105,8 @@ export class ScorecardBuilder {
     this.latencySum += r.latencyMs;
     this.tokens += tokens;
     this.cost += r.cost ?? 0;
+    this.gradingTokens += r.grading?.total ?? 0;
+    this.gradingCost += r.grading?.cost ?? 0;
     if (r.cached) this.cached++;
     if (r.namedScores) {
       for (const [name, value] of Object.entries(r.namedScores)) {
@@ -168,6 +172,8 @@ export class ScorecardBuilder {
       failuresOmitted: this.failuresOmitted,
       tokens: this.tokens,
       cost: this.cost,
+      gradingTokens: this.gradingTokens,
+      gradingCost: this.gradingCost,
       latencyMsMean: this.counts.total > 0 ? this.latencySum / this.counts.total : 0,
       cached: this.cached,
       ...this.buildGroups(),

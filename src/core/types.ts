@@ -263,6 +263,23 @@ export interface TokenUsage {
 
 export type JobStatus = 'pass' | 'fail' | 'error' | 'skip';
 
+/**
+ * What a job's graders cost: the model-graded assertions' calls, kept apart from the answer's own
+ * `usage` and `cost` (promptfoo reports them apart too, as the assertions' token usage).
+ */
+export interface GradingUsage {
+  /** Grader completions asked (cache hits included). */
+  calls: number;
+  /** Of `calls`, how many the response cache answered. */
+  cached: number;
+  prompt: number;
+  completion: number;
+  total: number;
+  /** Tokens of the cached answers (included in `total`). */
+  cachedTokens: number;
+  cost: number;
+}
+
 /** The judgement of one assertion on one output. */
 export interface Verdict {
   /** Scorer type, with `not-` when negated. */
@@ -315,6 +332,8 @@ export interface JobResult {
   latencyMs: number;
   usage?: TokenUsage;
   cost?: number;
+  /** Tokens and cost of the grader calls its assertions made (absent when none was made). */
+  grading?: GradingUsage;
   finishReason?: string;
   cached?: boolean;
   metadata?: Record<string, unknown>;

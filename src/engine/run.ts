@@ -17,7 +17,7 @@ import { renderPrompt } from '../template/render.js';
 import { cacheKey, type ResponseCache } from './cache.js';
 import { caseProviderKey } from './case-providers.js';
 import { applyComparisons, GroupBuffer, type Ready } from './compare.js';
-import type { GraderPool } from './graders.js';
+import { type GraderPool, GradingMeter } from './graders.js';
 import { type PlanOptions, planJobs, providerKey } from './plan.js';
 import { scoreCase } from './score.js';
 import { transformOutput } from './transforms.js';
@@ -300,6 +300,7 @@ async function executeJob(
     attempts: response.attempts,
     metadata: Object.keys(testCase.metadata).length > 0 ? testCase.metadata : undefined,
   };
+  const meter = new GradingMeter();
   const scoring = {
     vars: testCase.vars,
     prompt: text,
@@ -308,7 +309,12 @@ async function executeJob(
     provider: ctx.providerInfo,
     basePath: ctx.basePath,
     test: { description: testCase.description, metadata: testCase.metadata },
-    grader: ctx.graders ? (spec: AssertionSpec) => ctx.graders!.resolve(spec, ctx.provider) : undefined,
+    grader: ctx.graders
+      ? async (spec: AssertionSpec) => {
+          const grader = await ctx.graders!.resolve(spec, ctx.provider);
+          return grader && meter.wrap(grader);
+        }
+      : undefined,
   };
   if (response.error !== undefined) {
     const result: JobResult = {
@@ -327,6 +333,8 @@ async function executeJob(
       result.score = outcome.score;
       result.verdicts = outcome.verdicts;
       result.output = errorText;
+      const grading = meter.result();
+      if (grading) result.grading = grading;
     }
     return { result, fatal: response.fatal ? `${job.providerId}: ${response.error}` : undefined };
   }
@@ -373,6 +381,7 @@ async function executeJob(
       error: outcome.error,
       namedScores: outcome.namedScores,
       namedScoreWeights: outcome.namedScoreWeights,
+      grading: meter.result(),
     },
   };
 }

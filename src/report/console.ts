@@ -135,6 +135,9 @@ export function renderSummary(
   const extras: string[] = [];
   if (card.tokens > 0) extras.push(`${card.tokens} tokens`);
   if (card.cost > 0) extras.push(`$${card.cost.toFixed(4)}`);
+  // `?? 0`: a scorecard.json written before grading was counted has no such fields.
+  if ((card.gradingTokens ?? 0) > 0) extras.push(`${card.gradingTokens} grader tokens`);
+  if ((card.gradingCost ?? 0) > 0) extras.push(`$${card.gradingCost.toFixed(4)} grading`);
   if (card.cached > 0) extras.push(`${card.cached} cached`);
   if (extras.length > 0) lines.push('', extras.join(' · '));
   if (manifest.status !== 'complete') {

@@ -19,6 +19,8 @@ interface TokenTotals {
   completion: number;
   cached: number;
   numRequests: number;
+  /** The graders' share, as promptfoo reports it beside the answers' tokens. */
+  assertions?: TokenTotals;
 }
 
 /** promptfoo's PromptMetrics for one provider × prompt column. */
@@ -65,6 +67,27 @@ function tokensOf(r: JobResult): TokenTotals {
   const completion = r.usage?.completion ?? 0;
   const total = r.usage?.total ?? prompt + completion;
   return { total, prompt, completion, cached: r.cached ? total : 0, numRequests: r.cached ? 0 : 1 };
+}
+
+/** A result's grader tokens in promptfoo's shape (`gradingResult.tokensUsed`), or undefined. */
+function gradingTokensOf(r: JobResult): TokenTotals | undefined {
+  const g = r.grading;
+  if (!g) return undefined;
+  return {
+    total: g.total,
+    prompt: g.prompt,
+    completion: g.completion,
+    cached: g.cachedTokens,
+    numRequests: g.calls - g.cached,
+  };
+}
+
+/** Adds a result's grader tokens to a total's `assertions` part. */
+function addGradingTokens(into: TokenTotals, r: JobResult): void {
+  const t = gradingTokensOf(r);
+  if (!t) return;
+  into.assertions ??= emptyTokens();
+  addTokens(into.assertions, t);
 }
 
 function addTokens(into: TokenTotals, t: TokenTotals): void {
@@ -145,6 +168,7 @@ export function promptfooResult(
           reason: r.reason,
           namedScores: r.namedScores ?? {},
           ...(r.namedScoreWeights ? { namedScoreWeights: r.namedScoreWeights } : {}),
+          ...(r.grading ? { tokensUsed: gradingTokensOf(r) } : {}),
           componentResults: r.verdicts.map((v, i) => ({
             pass: v.pass,
             score: v.score,
@@ -174,6 +198,7 @@ function addToColumn(column: Column, r: JobResult): void {
   }
   m.totalLatencyMs += r.latencyMs;
   addTokens(m.tokenUsage, tokensOf(r));
+  addGradingTokens(m.tokenUsage, r);
   column.named.add(r);
   m.cost += r.cost ?? 0;
 }
@@ -254,6 +279,7 @@ export async function writePromptfooJson(runDir: string, out: WriteStream): Prom
     else if (r.status === 'error') stats.errors++;
     else if (r.status === 'fail') stats.failures++;
     addTokens(stats.tokenUsage, row.tokenUsage as TokenTotals);
+    addGradingTokens(stats.tokenUsage, r);
     await put(out, `${first ? '\n' : ',\n'}      ${nested(row, 3)}`);
     first = false;
   }
