@@ -1,5 +1,6 @@
 import type { Breakdown, Counts, FailureNote, Scorecard, ScorecardCell } from '../core/scorecard.js';
 import type { JobResult, SuiteScoring } from '../core/types.js';
+import { ColumnNamedScores } from './derived.js';
 import { type MeanAccumulator, meanInterval, wilson } from './stats.js';
 import { WeightedScoreBuilder } from './weighted.js';
 
@@ -24,6 +25,8 @@ interface CellAcc extends Counts {
   latencySum: number;
   tokens: number;
   cost: number;
+  /** Set when the suite derives metrics per column. */
+  named?: ColumnNamedScores;
 }
 
 function emptyCounts(): Counts {
@@ -44,6 +47,8 @@ export class ScorecardBuilder {
   private latencySum = 0;
   private tokens = 0;
   private cost = 0;
+  private gradingTokens = 0;
+  private gradingCost = 0;
   private cached = 0;
   /** Per breakdown key, per group value: counts and score sums. */
   private groups = new Map<string, Map<string, GroupAcc>>();
@@ -85,8 +90,11 @@ export class ScorecardBuilder {
         tokens: 0,
         cost: 0,
       };
+      if (this.scoring.derivedMetrics?.length)
+        cell.named = new ColumnNamedScores(this.scoring.derivedMetrics);
       this.cells.set(cellKey, cell);
     }
+    cell.named?.add(r);
     count(cell, r.status);
     const tokens = r.usage?.total ?? (r.usage?.prompt ?? 0) + (r.usage?.completion ?? 0);
     cell.scoreSum += r.score;
@@ -97,6 +105,8 @@ export class ScorecardBuilder {
     this.latencySum += r.latencyMs;
     this.tokens += tokens;
     this.cost += r.cost ?? 0;
+    this.gradingTokens += r.grading?.total ?? 0;
+    this.gradingCost += r.grading?.cost ?? 0;
     if (r.cached) this.cached++;
     if (r.namedScores) {
       for (const [name, value] of Object.entries(r.namedScores)) {
@@ -147,6 +157,7 @@ export class ScorecardBuilder {
         latencyMsMean: c.total > 0 ? c.latencySum / c.total : 0,
         tokens: c.tokens,
         cost: c.cost,
+        ...(c.named ? { derivedMetrics: c.named.derivedValues() } : {}),
       };
     });
     return {
@@ -161,6 +172,8 @@ export class ScorecardBuilder {
       failuresOmitted: this.failuresOmitted,
       tokens: this.tokens,
       cost: this.cost,
+      gradingTokens: this.gradingTokens,
+      gradingCost: this.gradingCost,
       latencyMsMean: this.counts.total > 0 ? this.latencySum / this.counts.total : 0,
       cached: this.cached,
       ...this.buildGroups(),

@@ -25,6 +25,8 @@ export interface ScorecardCell extends Counts {
   latencyMsMean: number;
   tokens: number;
   cost: number;
+  /** The suite's derived metrics (SuiteScoring.derivedMetrics) for this column, in order. */
+  derivedMetrics?: { name: string; value: number }[];
 }
 
 export interface MetricSummary {
@@ -103,6 +105,9 @@ export interface Scorecard {
   failuresOmitted: number;
   tokens: number;
   cost: number;
+  /** Tokens and cost of the graders' calls (model-graded assertions), apart from `tokens` and `cost`. */
+  gradingTokens: number;
+  gradingCost: number;
   latencyMsMean: number;
   cached: number;
   /** Breakdowns by case metadata keys (SuiteScoring.breakdowns). */

@@ -193,6 +193,17 @@ export interface WeightedScoreSpec {
   unscoredErrors?: 'zero' | 'exclude';
 }
 
+/**
+ * A metric computed from a prompt × provider column's named scores after each of its results
+ * (promptfoo's `derivedMetrics`): `expression` (see core/expression.ts) over the column's named
+ * score totals (each result's named score times its weight, summed), `__count` (results so far)
+ * and the derived metrics listed before it.
+ */
+export interface DerivedMetricSpec {
+  name: string;
+  expression: string;
+}
+
 /** How a suite's results are summarised beyond pass/fail counts. Parameters, never format branches. */
 export interface SuiteScoring {
   /** Case metadata keys to break results down by (e.g. `category`, `difficulty`), each with CIs. */
@@ -204,6 +215,8 @@ export interface SuiteScoring {
    * so a format whose own tool scores error text (ÈwéBench's `[ERROR] …`) reproduces its numbers.
    */
   scoreErrorsAs?: string;
+  /** Metrics derived per prompt × provider column from its named scores, in order. */
+  derivedMetrics?: DerivedMetricSpec[];
 }
 
 /** A whole suite, in assay's model. */
@@ -254,6 +267,23 @@ export interface TokenUsage {
 }
 
 export type JobStatus = 'pass' | 'fail' | 'error' | 'skip';
+
+/**
+ * What a job's graders cost: the model-graded assertions' calls, kept apart from the answer's own
+ * `usage` and `cost` (promptfoo reports them apart too, as the assertions' token usage).
+ */
+export interface GradingUsage {
+  /** Grader completions asked (cache hits included). */
+  calls: number;
+  /** Of `calls`, how many the response cache answered. */
+  cached: number;
+  prompt: number;
+  completion: number;
+  total: number;
+  /** Tokens of the cached answers (included in `total`). */
+  cachedTokens: number;
+  cost: number;
+}
 
 /** The judgement of one assertion on one output. */
 export interface Verdict {
@@ -307,10 +337,14 @@ export interface JobResult {
   latencyMs: number;
   usage?: TokenUsage;
   cost?: number;
+  /** Tokens and cost of the grader calls its assertions made (absent when none was made). */
+  grading?: GradingUsage;
   finishReason?: string;
   cached?: boolean;
   metadata?: Record<string, unknown>;
   namedScores?: Record<string, number>;
+  /** The total assertion weight behind each named score (absent: 1 each). */
+  namedScoreWeights?: Record<string, number>;
   startedAt: string;
   attempts?: number;
 }

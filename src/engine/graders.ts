@@ -1,6 +1,12 @@
 import { canonicalJson, sha256 } from '../core/hash.js';
 import { redactText } from '../core/redact.js';
-import { type AssertionSpec, type Message, type ProviderSpec, SELF_GRADER } from '../core/types.js';
+import {
+  type AssertionSpec,
+  type GradingUsage,
+  type Message,
+  type ProviderSpec,
+  SELF_GRADER,
+} from '../core/types.js';
 import { createProvider } from '../providers/registry.js';
 import type { Provider, ProviderContext } from '../providers/types.js';
 import { type Grader, GraderError, type GraderReply } from '../scorers/types.js';
@@ -35,6 +41,56 @@ export function graderSpecFor(
   // so no model ends up judging unless the suite or the user asked for one.
   if (!chosen || !embedder || chosen.embedding) return chosen;
   return { ...chosen, embedding: embedder };
+}
+
+/**
+ * Counts the tokens and cost of one job's grader calls. Graders are shared by every job of a run,
+ * so each job wraps the ones it uses in its own meter.
+ */
+export class GradingMeter {
+  private usage: GradingUsage = {
+    calls: 0,
+    cached: 0,
+    prompt: 0,
+    completion: 0,
+    total: 0,
+    cachedTokens: 0,
+    cost: 0,
+  };
+
+  /** The grader, counting what its completions use. */
+  wrap(grader: Grader): Grader {
+    return {
+      ...grader,
+      complete: async (messages, params) => {
+        const reply = await grader.complete(messages, params);
+        this.record(reply);
+        return reply;
+      },
+    };
+  }
+
+  private record(reply: GraderReply): void {
+    const u = this.usage;
+    const prompt = reply.usage?.prompt ?? 0;
+    const completion = reply.usage?.completion ?? 0;
+    const total = reply.usage?.total ?? prompt + completion;
+    u.calls++;
+    u.prompt += prompt;
+    u.completion += completion;
+    u.total += total;
+    // A cached reply keeps the cost it had when asked, as a cached answer under test does.
+    u.cost += reply.cost ?? 0;
+    if (reply.cached) {
+      u.cached++;
+      u.cachedTokens += total;
+    }
+  }
+
+  /** What the job's graders used, or undefined when no grader was asked. */
+  result(): GradingUsage | undefined {
+    return this.usage.calls > 0 ? { ...this.usage } : undefined;
+  }
 }
 
 /**

@@ -17,7 +17,7 @@ import { renderPrompt } from '../template/render.js';
 import { cacheKey, type ResponseCache } from './cache.js';
 import { caseProviderKey } from './case-providers.js';
 import { applyComparisons, GroupBuffer, type Ready } from './compare.js';
-import type { GraderPool } from './graders.js';
+import { type GraderPool, GradingMeter } from './graders.js';
 import { type PlanOptions, planJobs, providerKey } from './plan.js';
 import { scoreCase } from './score.js';
 import { transformOutput } from './transforms.js';
@@ -302,6 +302,7 @@ async function executeJob(
     attempts: response.attempts,
     metadata: Object.keys(testCase.metadata).length > 0 ? testCase.metadata : undefined,
   };
+  const meter = new GradingMeter();
   const scoring = {
     vars: testCase.vars,
     prompt: text,
@@ -310,7 +311,12 @@ async function executeJob(
     provider: ctx.providerInfo,
     basePath: ctx.basePath,
     test: { description: testCase.description, metadata: testCase.metadata },
-    grader: ctx.graders ? (spec: AssertionSpec) => ctx.graders!.resolve(spec, ctx.provider) : undefined,
+    grader: ctx.graders
+      ? async (spec: AssertionSpec) => {
+          const grader = await ctx.graders!.resolve(spec, ctx.provider);
+          return grader && meter.wrap(grader);
+        }
+      : undefined,
   };
   if (response.error !== undefined) {
     const result: JobResult = {
@@ -329,18 +335,24 @@ async function executeJob(
       result.score = outcome.score;
       result.verdicts = outcome.verdicts;
       result.output = errorText;
+      const grading = meter.result();
+      if (grading) result.grading = grading;
     }
     return { result, fatal: response.fatal ? `${job.providerId}: ${response.error}` : undefined };
   }
+  let providerOutput: unknown = outputValue;
   let output = response.output;
   if (output !== null && output !== undefined) {
     try {
-      outputValue = await transformOutput(outputValue, {
+      const transforms = { vars: testCase.vars, prompt, basePath: ctx.basePath };
+      // Kept apart: a context transform reads the output after the provider's transform only.
+      providerOutput = await transformOutput(outputValue, {
+        ...transforms,
         providerTransform: ctx.transform,
+      });
+      outputValue = await transformOutput(providerOutput, {
+        ...transforms,
         caseTransform: testCase.options?.transform,
-        vars: testCase.vars,
-        prompt,
-        basePath: ctx.basePath,
       });
     } catch (err) {
       if (!(err instanceof TransformError)) throw err;
@@ -359,7 +371,7 @@ async function executeJob(
     }
     output = typeof outputValue === 'string' ? outputValue : JSON.stringify(outputValue);
   }
-  const outcome = await scoreCase(testCase, { ...scoring, output, outputValue });
+  const outcome = await scoreCase(testCase, { ...scoring, output, outputValue, providerOutput });
   return {
     result: {
       ...base,
@@ -370,6 +382,8 @@ async function executeJob(
       reason: outcome.reason,
       error: outcome.error,
       namedScores: outcome.namedScores,
+      namedScoreWeights: outcome.namedScoreWeights,
+      grading: meter.result(),
     },
   };
 }

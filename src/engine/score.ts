@@ -10,6 +10,8 @@ import { renderAssertionValue } from '../template/render.js';
 export interface ScoringContext {
   output: string | null;
   outputValue: unknown;
+  /** The output after the provider's transform, before the case's (what a context transform reads). */
+  providerOutput?: unknown;
   vars: Record<string, unknown>;
   prompt: string;
   env?: Record<string, string | undefined>;
@@ -30,6 +32,7 @@ export interface CaseOutcome {
   reason: string;
   verdicts: Verdict[];
   namedScores?: Record<string, number>;
+  namedScoreWeights?: Record<string, number>;
   error?: string;
 }
 
@@ -113,6 +116,7 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   const result = await scorer.score({
     output: output ?? '',
     outputValue,
+    providerOutput: 'providerOutput' in ctx ? ctx.providerOutput : ctx.outputValue,
     value,
     spec,
     vars: ctx.vars,
@@ -182,5 +186,6 @@ export function aggregate(
     verdicts: all,
   };
   if (c.namedScores) outcome.namedScores = c.namedScores;
+  if (c.namedScoreWeights) outcome.namedScoreWeights = c.namedScoreWeights;
   return outcome;
 }

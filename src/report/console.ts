@@ -102,10 +102,19 @@ export function renderSummary(
 
   if (card.weightedScore) lines.push(...renderWeightedScore(card.weightedScore, style));
 
-  if (card.metrics.length > 0) {
+  const derived = card.cells.filter((cell) => cell.derivedMetrics && cell.derivedMetrics.length > 0);
+  if (card.metrics.length > 0 || derived.length > 0) {
     lines.push('');
     lines.push(paint(style, 'bold', 'Metrics'));
     for (const m of card.metrics) lines.push(`  ${m.name}: ${m.mean.toFixed(3)} (n=${m.count})`);
+    for (const cell of derived) {
+      // Derived metrics are per prompt × provider column; name the column when there are several.
+      const column = card.cells.length > 1 ? ` · ${oneLine(cell.promptLabel, 30)} · ${cell.providerId}` : '';
+      for (const d of cell.derivedMetrics ?? []) {
+        const value = Number.isFinite(d.value) ? d.value.toFixed(3) : String(d.value);
+        lines.push(`  ${d.name} (derived${column}): ${value}`);
+      }
+    }
   }
 
   if (card.failures.length > 0) {
@@ -126,6 +135,9 @@ export function renderSummary(
   const extras: string[] = [];
   if (card.tokens > 0) extras.push(`${card.tokens} tokens`);
   if (card.cost > 0) extras.push(`$${card.cost.toFixed(4)}`);
+  // `?? 0`: a scorecard.json written before grading was counted has no such fields.
+  if ((card.gradingTokens ?? 0) > 0) extras.push(`${card.gradingTokens} grader tokens`);
+  if ((card.gradingCost ?? 0) > 0) extras.push(`$${card.gradingCost.toFixed(4)} grading`);
   if (card.cached > 0) extras.push(`${card.cached} cached`);
   if (extras.length > 0) lines.push('', extras.join(' · '));
   if (manifest.status !== 'complete') {

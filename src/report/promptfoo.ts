@@ -3,6 +3,7 @@
 // only per-column totals are held in memory.
 import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
+import { ColumnNamedScores } from '../analysis/derived.js';
 import { type AssertionSpec, type JobResult, SELF_GRADER, type Verdict } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
@@ -18,6 +19,8 @@ interface TokenTotals {
   completion: number;
   cached: number;
   numRequests: number;
+  /** The graders' share, as promptfoo reports it beside the answers' tokens. */
+  assertions?: TokenTotals;
 }
 
 /** promptfoo's PromptMetrics for one provider × prompt column. */
@@ -32,6 +35,7 @@ interface ColumnMetrics {
   tokenUsage: TokenTotals;
   namedScores: Record<string, number>;
   namedScoresCount: Record<string, number>;
+  namedScoreWeights: Record<string, number>;
   cost: number;
 }
 
@@ -39,7 +43,7 @@ function emptyTokens(): TokenTotals {
   return { total: 0, prompt: 0, completion: 0, cached: 0, numRequests: 0 };
 }
 
-function emptyMetrics(): ColumnMetrics {
+function emptyMetrics(named: ColumnNamedScores): ColumnMetrics {
   return {
     score: 0,
     testPassCount: 0,
@@ -49,8 +53,10 @@ function emptyMetrics(): ColumnMetrics {
     assertFailCount: 0,
     totalLatencyMs: 0,
     tokenUsage: emptyTokens(),
-    namedScores: {},
-    namedScoresCount: {},
+    // Filled by the column's ColumnNamedScores (promptfoo's weighted totals plus derived metrics).
+    namedScores: named.namedScores,
+    namedScoresCount: named.namedScoresCount,
+    namedScoreWeights: named.namedScoreWeights,
     cost: 0,
   };
 }
@@ -61,6 +67,27 @@ function tokensOf(r: JobResult): TokenTotals {
   const completion = r.usage?.completion ?? 0;
   const total = r.usage?.total ?? prompt + completion;
   return { total, prompt, completion, cached: r.cached ? total : 0, numRequests: r.cached ? 0 : 1 };
+}
+
+/** A result's grader tokens in promptfoo's shape (`gradingResult.tokensUsed`), or undefined. */
+function gradingTokensOf(r: JobResult): TokenTotals | undefined {
+  const g = r.grading;
+  if (!g) return undefined;
+  return {
+    total: g.total,
+    prompt: g.prompt,
+    completion: g.completion,
+    cached: g.cachedTokens,
+    numRequests: g.calls - g.cached,
+  };
+}
+
+/** Adds a result's grader tokens to a total's `assertions` part. */
+function addGradingTokens(into: TokenTotals, r: JobResult): void {
+  const t = gradingTokensOf(r);
+  if (!t) return;
+  into.assertions ??= emptyTokens();
+  addTokens(into.assertions, t);
 }
 
 function addTokens(into: TokenTotals, t: TokenTotals): void {
@@ -140,6 +167,8 @@ export function promptfooResult(
           score: r.score,
           reason: r.reason,
           namedScores: r.namedScores ?? {},
+          ...(r.namedScoreWeights ? { namedScoreWeights: r.namedScoreWeights } : {}),
+          ...(r.grading ? { tokensUsed: gradingTokensOf(r) } : {}),
           componentResults: r.verdicts.map((v, i) => ({
             pass: v.pass,
             score: v.score,
@@ -156,7 +185,8 @@ export function promptfooResult(
   };
 }
 
-function addToColumn(m: ColumnMetrics, r: JobResult): void {
+function addToColumn(column: Column, r: JobResult): void {
+  const m = column.metrics;
   m.score += r.score;
   if (r.status === 'pass') m.testPassCount++;
   else if (r.status === 'error') m.testErrorCount++;
@@ -168,17 +198,21 @@ function addToColumn(m: ColumnMetrics, r: JobResult): void {
   }
   m.totalLatencyMs += r.latencyMs;
   addTokens(m.tokenUsage, tokensOf(r));
-  for (const [name, value] of Object.entries(r.namedScores ?? {})) {
-    m.namedScores[name] = (m.namedScores[name] ?? 0) + value;
-    m.namedScoresCount[name] = (m.namedScoresCount[name] ?? 0) + 1;
-  }
+  addGradingTokens(m.tokenUsage, r);
+  column.named.add(r);
   m.cost += r.cost ?? 0;
 }
 
 interface Column {
   providerKey: string;
   promptId: string;
+  named: ColumnNamedScores;
   metrics: ColumnMetrics;
+}
+
+function newColumn(providerKey: string, promptId: string, manifest: RunManifest): Column {
+  const named = new ColumnNamedScores(manifest.suite.scoring?.derivedMetrics);
+  return { providerKey, promptId, named, metrics: emptyMetrics(named) };
 }
 
 /** The provider × prompt columns present in the run, in plan order (provider, then prompt). */
@@ -193,14 +227,13 @@ async function columnsOf(runDir: string, manifest: RunManifest): Promise<Map<str
   for (const key of keys) {
     for (const prompt of manifest.suite.prompts) {
       const id = `${key}\u0000${prompt.id}`;
-      if (seen.delete(id))
-        columns.set(id, { providerKey: key, promptId: prompt.id, metrics: emptyMetrics() });
+      if (seen.delete(id)) columns.set(id, newColumn(key, prompt.id, manifest));
     }
   }
   // Results of providers or prompts the manifest does not list (a merged run) go last.
   for (const id of seen) {
     const [providerKey, promptId] = id.split('\u0000');
-    columns.set(id, { providerKey, promptId, metrics: emptyMetrics() });
+    columns.set(id, newColumn(providerKey, promptId, manifest));
   }
   return columns;
 }
@@ -241,11 +274,12 @@ export async function writePromptfooJson(runDir: string, out: WriteStream): Prom
       provider: providers.get(r.providerId) ?? { id: r.providerId },
     });
     const column = columns.get(id);
-    if (column) addToColumn(column.metrics, r);
+    if (column) addToColumn(column, r);
     if (r.status === 'pass') stats.successes++;
     else if (r.status === 'error') stats.errors++;
     else if (r.status === 'fail') stats.failures++;
     addTokens(stats.tokenUsage, row.tokenUsage as TokenTotals);
+    addGradingTokens(stats.tokenUsage, r);
     await put(out, `${first ? '\n' : ',\n'}      ${nested(row, 3)}`);
     first = false;
   }

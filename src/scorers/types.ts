@@ -6,6 +6,11 @@ export interface ScoreInput {
   output: string;
   /** The output as the provider returned it (may be an object, e.g. tool calls). */
   outputValue: unknown;
+  /**
+   * The output after the provider's transform but before the case's and the assertion's (promptfoo
+   * gives this to a `contextTransform`). Defaults to `outputValue` when the engine has no other.
+   */
+  providerOutput?: unknown;
   /** The expected value after template rendering (strings rendered, arrays element-wise). */
   value: unknown;
   spec: AssertionSpec;

@@ -147,6 +147,9 @@ function resolveType(
   return undefined;
 }
 
+/** The assertions that read a retrieved context, and so a `contextTransform` (spec §5.4). */
+const CONTEXT_TYPES = new Set(['context-faithfulness', 'context-recall', 'context-relevance']);
+
 /** Fields of an assertion that assay reads itself; the rest (spec §5.1) go to the scorer as options. */
 const OWN_FIELDS = new Set(['type', 'value', 'threshold', 'weight', 'metric', 'provider', 'config']);
 /** Every assertion field promptfoo defines (spec §5.1), for telling a typo from an extra. */
@@ -274,8 +277,15 @@ export function parseAssertion(
       continue;
     }
     if (key === 'contextTransform') {
-      errorAt(ctx, at([key]), notYet(`an assertion \`${key}\``));
-      ok = false;
+      const code = transformAt(ctx, value, at([key]), `${context}.contextTransform`);
+      if (code === undefined) ok = false;
+      else if (!CONTEXT_TYPES.has(spec.type))
+        warnAt(
+          ctx,
+          at([key], true),
+          `${context}: \`contextTransform\` is ignored by ${spec.type} (only the context-* assertions read it)`,
+        );
+      else options[key] = code;
       continue;
     }
     if (key === 'rubricPrompt') {

@@ -37,7 +37,6 @@ const REFUSED_KEYS: Record<string, string> = {
 const IGNORED_KEYS: Record<string, string> = {
   evaluateOptions: 'pass the equivalent command-line flags instead',
   commandLineOptions: 'pass the flags on the command line instead',
-  derivedMetrics: 'assay does not compute derived metrics yet (they change no verdict)',
   redteam: 'red-team generation is not part of assay',
 };
 

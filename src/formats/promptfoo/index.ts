@@ -8,6 +8,7 @@ import type { Case, PromptTemplate, ProviderSpec, Suite } from '../../core/types
 import '../../scorers/index.js';
 import { parseConfig } from './config.js';
 import { errorAt, isRecord, type LoadContext, warnAt } from './context.js';
+import { parseDerivedMetrics } from './derivedMetrics.js';
 import { expandVars } from './expand.js';
 import { mergeDefaultTest } from './merge.js';
 import { defaultPrompt, loadPrompts } from './prompts.js';
@@ -134,6 +135,7 @@ export async function loadPromptfooSuite(
   ctx.files.read(abs);
   for (const rel of configFiles.files) ctx.files.read(resolve(configDir, rel));
 
+  const derivedMetrics = parseDerivedMetrics(ctx, config.derivedMetrics, yaml);
   const errorsBefore = bag.errors.length;
   const loadedPrompts = loadPrompts(ctx, config.prompts, yaml.locator(['prompts']));
   const promptsOk = bag.errors.length === errorsBefore;
@@ -236,7 +238,7 @@ export async function loadPromptfooSuite(
     prompts,
     providers,
     cases,
-    scoring: {},
+    scoring: derivedMetrics ? { derivedMetrics } : {},
     warnings: bag.warnings,
   };
   if (grader) suite.grader = grader;

@@ -1,6 +1,7 @@
 // The RAG assertions `context-recall`, `context-relevance` and `context-faithfulness`: the grader
 // reads the retrieved context (`vars.context`, text or a list of chunks) against the ground truth,
 // the query or the output. Like promptfoo's handlers, `not-` is ignored.
+import { runTransform, transformLabel } from '../code/transform.js';
 import { type ScoreInput, type ScoreResult, type Scorer, ScorerInputError } from '../types.js';
 import {
   CONTEXT_FAITHFULNESS_LONGFORM,
@@ -22,13 +23,35 @@ import {
   unreadable,
 } from './rubric.js';
 
-/** The retrieved context: `vars.context` as text, or as a list of chunks. */
-function contextOf(input: ScoreInput, type: string): string | string[] {
+const isTexts = (c: unknown): c is string | string[] =>
+  typeof c === 'string' || (Array.isArray(c) && c.every((x) => typeof x === 'string'));
+
+/**
+ * The retrieved context: what the assertion's `contextTransform` makes of the output (after the
+ * provider's transform, as promptfoo gives it), else `vars.context`; as text or a list of chunks.
+ */
+async function contextOf(input: ScoreInput, type: string): Promise<string | string[]> {
+  const code = input.spec.options?.contextTransform;
+  if (typeof code === 'string') {
+    const value = 'providerOutput' in input ? input.providerOutput : input.outputValue;
+    // A TransformError (the code threw or returned nothing) makes the job an error, naming the code.
+    const c = await runTransform(
+      code,
+      value,
+      { vars: input.vars, prompt: { label: input.prompt } },
+      {
+        basePath: input.basePath,
+      },
+    );
+    if (isTexts(c) && (Array.isArray(c) ? c.length > 0 : c !== '')) return c;
+    throw new ScorerInputError(
+      `contextTransform (${transformLabel(code)}) must return non-empty text or a list of texts, got ${Array.isArray(c) ? 'an empty or mixed list' : c === '' ? 'an empty string' : typeof c}`,
+    );
+  }
   const c = input.vars.context;
-  if (typeof c === 'string') return c;
-  if (Array.isArray(c) && c.every((x) => typeof x === 'string')) return c;
+  if (isTexts(c)) return c;
   throw new ScorerInputError(
-    `${type} needs the retrieved context in the \`context\` var (text or a list of texts)${c === undefined ? '' : `, got ${typeof c}`}`,
+    `${type} needs the retrieved context in the \`context\` var (text or a list of texts), or a \`contextTransform\`${c === undefined ? '' : `; got ${typeof c}`}`,
   );
 }
 
@@ -53,9 +76,11 @@ async function recall(input: ScoreInput): Promise<ScoreResult> {
   const grader = requireGrader(input, 'context-recall');
   if (typeof input.value !== 'string')
     throw new ScorerInputError('"context-recall" assertion type must have a string value (the ground truth)');
-  const context = serialise(contextOf(input, 'context-recall'));
+  const context = serialise(await contextOf(input, 'context-recall'));
   const template = rubricPromptText(rubricPromptOption(input), CONTEXT_RECALL);
-  const { reply } = await askGrader(grader, template, { context, groundTruth: input.value, ...input.vars });
+  // The resolved context goes last: a test's own `context` var must not replace what a
+  // contextTransform extracted (or the blank-line-joined chunks of a list).
+  const { reply } = await askGrader(grader, template, { groundTruth: input.value, ...input.vars, context });
   const attributed = CONTEXT_RECALL_ATTRIBUTED.toLowerCase();
   const notAttributed = CONTEXT_RECALL_NOT_ATTRIBUTED.toLowerCase();
   const classified = lines(reply).filter((l) => {
@@ -84,7 +109,7 @@ async function recall(input: ScoreInput): Promise<ScoreResult> {
 async function relevance(input: ScoreInput): Promise<ScoreResult> {
   const grader = requireGrader(input, 'context-relevance');
   const query = queryOf(input, 'context-relevance');
-  const context = contextOf(input, 'context-relevance');
+  const context = await contextOf(input, 'context-relevance');
   const template = rubricPromptText(rubricPromptOption(input), CONTEXT_RELEVANCE);
   const { reply } = await askGrader(grader, template, { context: serialise(context), query });
   const units = Array.isArray(context) ? context.filter((chunk) => chunk.trim() !== '') : lines(context);
@@ -111,7 +136,7 @@ function faithfulnessPrompt(input: ScoreInput, index: number, fallback: string):
 async function faithfulness(input: ScoreInput): Promise<ScoreResult> {
   const grader = requireGrader(input, 'context-faithfulness');
   const query = queryOf(input, 'context-faithfulness');
-  const context = serialise(contextOf(input, 'context-faithfulness'));
+  const context = serialise(await contextOf(input, 'context-faithfulness'));
   const answer = tryParse(input.output);
   const longform = await askGrader(grader, faithfulnessPrompt(input, 0, CONTEXT_FAITHFULNESS_LONGFORM), {
     question: query,
@@ -120,9 +145,9 @@ async function faithfulness(input: ScoreInput): Promise<ScoreResult> {
   });
   const statements = lines(longform.reply);
   const nli = await askGrader(grader, faithfulnessPrompt(input, 1, CONTEXT_FAITHFULNESS_NLI_STATEMENTS), {
-    context,
     statements,
     ...input.vars,
+    context,
   });
   const marker = 'final verdict for each statement in order:';
   let verdicts = nli.reply.toLowerCase().trim();
