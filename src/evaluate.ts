@@ -153,7 +153,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       nativeHash: suite.source.nativeHash,
       files: suite.source.files,
       cases: suite.cases.length,
-      prompts: suite.prompts.map((p) => ({ id: p.id, label: p.label, raw: p.raw })),
+      prompts: suite.prompts.map((p) => ({
+        id: p.id,
+        label: p.label,
+        raw: p.raw,
+        ...(p.config && Object.keys(p.config).length > 0 ? { config: redactObject(p.config) } : {}),
+      })),
       scoring: suite.scoring,
       ...(suite.native ? { native: suite.native } : {}),
     },

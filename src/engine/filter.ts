@@ -46,8 +46,7 @@ export function parseTestRange(text: string): TestRange | string {
   if (colon < 0 || colon !== trimmed.lastIndexOf(':')) return form;
   const startText = trimmed.slice(0, colon).trim();
   const endText = trimmed.slice(colon + 1).trim();
-  if ((startText === '' && endText === '') || !/^\d*$/.test(startText) || !/^\d*$/.test(endText))
-    return form;
+  if ((startText === '' && endText === '') || !/^\d*$/.test(startText) || !/^\d*$/.test(endText)) return form;
   const start = startText === '' ? 0 : Number(startText);
   const end = endText === '' ? undefined : Number(endText);
   if (!Number.isSafeInteger(start) || (end !== undefined && !Number.isSafeInteger(end)))

@@ -128,8 +128,7 @@ function failingInJson(file: string, kind: FailingKind): FailingSelection {
   }
   throw new InputError({
     file,
-    message:
-      `${FLAG[kind]}: not a results file; expected promptfoo output (results.results[]) or assay -o JSON (results[])`,
+    message: `${FLAG[kind]}: not a results file; expected promptfoo output (results.results[]) or assay -o JSON (results[])`,
     severity: 'error',
   });
 }
