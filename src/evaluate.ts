@@ -22,7 +22,7 @@ import { inShard, type Shard } from './engine/shard.js';
 import { loadSuite } from './formats/detect.js';
 import { createProvider, isKnownProviderId, providerPatterns } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
-import { pinFilters, readFailing } from './runlog/failing.js';
+import { pinFilters, readSelectedFailures } from './runlog/failing.js';
 import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, dropPartialGroups, repairTail } from './runlog/resume.js';
 import type { RunManifest, Selection } from './runlog/types.js';
@@ -110,7 +110,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const env = options.env ?? process.env;
   const loaded = options.suite ?? (await loadSuite(options.suitePath, { env, vars: options.vars }));
   const filters = pinFilters(options.filters, options.runsDir);
-  const failing = filters?.failing ? await readFailing(filters.failing) : undefined;
+  const failing = await readSelectedFailures(filters);
   const suite = filters ? filterSuite(loaded, filters, failing) : loaded;
   const providers = filterProviders(selectProviders(suite, options.providers), filters?.providers);
   const selection: Selection = {};
@@ -153,7 +153,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       nativeHash: suite.source.nativeHash,
       files: suite.source.files,
       cases: suite.cases.length,
-      prompts: suite.prompts.map((p) => ({ id: p.id, label: p.label, raw: p.raw })),
+      prompts: suite.prompts.map((p) => ({
+        id: p.id,
+        label: p.label,
+        raw: p.raw,
+        ...(p.config && Object.keys(p.config).length > 0 ? { config: redactObject(p.config) } : {}),
+      })),
       scoring: suite.scoring,
       ...(suite.native ? { native: suite.native } : {}),
     },

@@ -2,7 +2,7 @@
 // (promptfoo's `derivedMetrics`, spec §6.2–6.3). Used by the scorecard and by the promptfoo JSON
 // output so both report the same figures.
 import { type Expr, evaluateExpression, parseExpression } from '../core/expression.js';
-import type { DerivedMetricSpec, JobResult } from '../core/types.js';
+import type { DerivedMetricSpec, JobResult, Verdict } from '../core/types.js';
 
 /** A derived metric's value for one column. */
 export interface DerivedValue {
@@ -15,7 +15,7 @@ export const COUNT_NAME = '__count';
 
 /**
  * One column's named scores as promptfoo totals them: for each metric, the sum over results of
- * (result value × the weight behind it), the number of results carrying it and the total weight;
+ * (result value × the weight behind it), the number of assertions carrying it and the total weight;
  * derived metrics are re-evaluated after every result, in order, each seeing the ones before it.
  */
 export class ColumnNamedScores {
@@ -31,15 +31,16 @@ export class ColumnNamedScores {
   }
 
   /** Adds one result's named scores, then updates the derived metrics. */
-  add(r: Pick<JobResult, 'namedScores' | 'namedScoreWeights'>): void {
+  add(r: Pick<JobResult, 'namedScores' | 'namedScoreWeights'> & { verdicts?: Verdict[] }): void {
     this.results++;
     for (const [name, value] of Object.entries(r.namedScores ?? {})) {
       const weight = r.namedScoreWeights?.[name];
+      const count = contributingAssertions(r.verdicts ?? [], name);
       // A result written before weights were recorded counts its value once, as promptfoo's old totals.
       const total = weight === undefined ? value : value * weight;
       this.namedScores[name] = (this.namedScores[name] ?? 0) + total;
-      this.namedScoresCount[name] = (this.namedScoresCount[name] ?? 0) + 1;
-      this.namedScoreWeights[name] = (this.namedScoreWeights[name] ?? 0) + (weight ?? 1);
+      this.namedScoresCount[name] = (this.namedScoresCount[name] ?? 0) + count;
+      this.namedScoreWeights[name] = (this.namedScoreWeights[name] ?? 0) + (weight ?? count);
     }
     if (this.derived.length > 0) this.derive();
   }
@@ -64,6 +65,24 @@ export class ColumnNamedScores {
   derivedValues(): DerivedValue[] {
     return this.derived.map(({ name }) => ({ name, value: this.namedScores[name] ?? 0 }));
   }
+}
+
+/**
+ * How many assertions of a result carry a metric, as promptfoo counts its component results: the
+ * members of a group (assert-set) count, the group itself does not (promptfoo's set result names
+ * no assertion); a metric no assertion carries (a script's own named score) counts once.
+ */
+export function contributingAssertions(verdicts: Verdict[], metric: string): number {
+  let count = 0;
+  const visit = (list: Verdict[]): void => {
+    for (const v of list) {
+      if (v.skipped) continue;
+      if (v.children) visit(v.children);
+      else if (v.metric === metric) count++;
+    }
+  };
+  visit(verdicts);
+  return count || 1;
 }
 
 /** An expression that does not parse was refused at load; one reaching here (a hand-edited manifest) stays 0. */

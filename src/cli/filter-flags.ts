@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { InputError } from '../core/errors.js';
-import { hasFilters, type SuiteFilters } from '../engine/filter.js';
+import { hasFilters, parseTestRange, type SuiteFilters } from '../engine/filter.js';
 import { intFlag } from './common.js';
 
 /** `assay eval` flags that choose part of a suite, set vars, read env files or pace requests. */
@@ -14,6 +14,9 @@ export const FILTER_FLAGS = {
   'filter-targets': { type: 'string' },
   'filter-prompts': { type: 'string' },
   'filter-failing': { type: 'string' },
+  'filter-failing-only': { type: 'string' },
+  'filter-errors-only': { type: 'string' },
+  'filter-range': { type: 'string' },
   var: { type: 'string', multiple: true },
   'env-file': { type: 'string', multiple: true },
   'env-path': { type: 'string', multiple: true },
@@ -26,7 +29,10 @@ export const FILTER_FLAGS_USAGE = `Choosing tests (applied in this order; an emp
                              repeatable: every condition must hold
       --filter-failing RUN   tests that failed or errored in an earlier run (run id or directory,
                              or a promptfoo/assay results JSON), matched by case id or vars
+      --filter-failing-only RUN  tests that failed an assertion in RUN (errors left out)
+      --filter-errors-only RUN   tests that errored in RUN (both -only flags: either)
       --filter-pattern RE    tests whose description matches RE (tests without one are dropped)
+      --filter-range A:B     tests A to B-1, zero-based, counted like -n (A: or :B leave a side open)
   -n, --filter-first-n N     the first N tests, counted before list vars expand them
       --filter-sample N      N tests drawn at random; --seed S makes the draw repeatable
       --seed S               seed of --filter-sample (printed and recorded when not given)
@@ -59,12 +65,36 @@ export function filtersFrom(values: Values): SuiteFilters | undefined {
     providers: values['filter-providers'] ?? values['filter-targets'],
     prompts: values['filter-prompts'],
     failing: values['filter-failing'],
+    failingOnly: values['filter-failing-only'],
+    errorsOnly: values['filter-errors-only'],
+    range: rangeFrom(values['filter-range']),
   };
   if (filters.seed !== undefined && filters.sample === undefined)
     throw new InputError('--seed goes with --filter-sample');
+  warnIgnoredFailureFilters(filters);
   for (const k of Object.keys(filters) as (keyof SuiteFilters)[])
     if (filters[k] === undefined) delete filters[k];
   return hasFilters(filters) ? filters : undefined;
+}
+
+function rangeFrom(text: string | undefined): SuiteFilters['range'] {
+  if (text === undefined) return undefined;
+  const range = parseTestRange(text);
+  if (typeof range === 'string') throw new InputError(range);
+  return range;
+}
+
+/** promptfoo's precedence among the failure filters leaves one unused in two combinations: say which. */
+function warnIgnoredFailureFilters(f: SuiteFilters): void {
+  const ignored =
+    f.failing !== undefined && f.failingOnly !== undefined && f.errorsOnly !== undefined
+      ? '--filter-failing (--filter-failing-only with --filter-errors-only selects both kinds)'
+      : f.failing !== undefined && f.failingOnly !== undefined
+        ? '--filter-failing-only (--filter-failing already selects failures and errors)'
+        : f.failing !== undefined && f.errorsOnly !== undefined
+          ? '--filter-errors-only (--filter-failing already selects failures and errors)'
+          : undefined;
+  if (ignored) process.stderr.write(`assay: as in promptfoo, ${ignored} is ignored\n`);
 }
 
 /** A sample without a seed gets a random one, so the manifest says how to draw the same tests again. */

@@ -342,6 +342,15 @@ export interface JobResult {
   finishReason?: string;
   cached?: boolean;
   metadata?: Record<string, unknown>;
+  /** The case's pass threshold (Case.threshold), when it has one. */
+  threshold?: number;
+  /** The case's options (Case.options; source positions dropped, secrets redacted), when it has any. */
+  caseOptions?: CaseOptions;
+  /**
+   * The case's assertions (as Verdict.assertion records them), present only when the verdicts do
+   * not list them all: the job errored before or while its assertions were scored.
+   */
+  asserts?: AssertionSpec[];
   namedScores?: Record<string, number>;
   /** The total assertion weight behind each named score (absent: 1 each). */
   namedScoreWeights?: Record<string, number>;

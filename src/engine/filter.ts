@@ -21,6 +21,38 @@ export interface SuiteFilters {
   prompts?: string;
   /** The earlier run (directory, or promptfoo results JSON) whose failed and errored tests to run again. */
   failing?: string;
+  /** The earlier run whose assertion failures (not errors) to run again (`--filter-failing-only`). */
+  failingOnly?: string;
+  /** The earlier run whose errors to run again (`--filter-errors-only`). */
+  errorsOnly?: string;
+  /** Keep the tests at these zero-based positions, end excluded, counted like `firstN`. */
+  range?: TestRange;
+}
+
+/** `--filter-range START:END`: zero-based, END excluded; an absent END runs to the last test. */
+export interface TestRange {
+  start: number;
+  end?: number;
+}
+
+/**
+ * Parses `START:END` as promptfoo does: one colon, digits only, either bound may be left out (not
+ * both); START defaults to 0; START > END is refused. Returns a message instead when it is not valid.
+ */
+export function parseTestRange(text: string): TestRange | string {
+  const trimmed = text.trim();
+  const colon = trimmed.indexOf(':');
+  const form = `--filter-range ${text}: expected START:END, zero-based with END excluded (e.g. 0:10)`;
+  if (colon < 0 || colon !== trimmed.lastIndexOf(':')) return form;
+  const startText = trimmed.slice(0, colon).trim();
+  const endText = trimmed.slice(colon + 1).trim();
+  if ((startText === '' && endText === '') || !/^\d*$/.test(startText) || !/^\d*$/.test(endText)) return form;
+  const start = startText === '' ? 0 : Number(startText);
+  const end = endText === '' ? undefined : Number(endText);
+  if (!Number.isSafeInteger(start) || (end !== undefined && !Number.isSafeInteger(end)))
+    return `--filter-range ${text}: the bounds must be whole numbers below 2^53`;
+  if (end !== undefined && start > end) return `--filter-range ${text}: START must not be greater than END`;
+  return end === undefined ? { start } : { start, end };
 }
 
 /** The cases an earlier run failed or errored on: by case id, and by vars (canonical JSON). */
@@ -108,8 +140,9 @@ function draw<T>(items: T[], n: number, random: () => number): T[] {
 }
 
 /**
- * The cases the filters keep, in suite order. Applied in promptfoo's order: metadata, failing,
- * pattern, first N, sample. Conditions a flag cannot express (bad regex) must be checked before.
+ * The cases the filters keep, in suite order. Applied in promptfoo's order: metadata, failing (the
+ * earlier run's selection, `failing`), pattern, range, first N, sample. Conditions a flag cannot
+ * express (bad regex) must be checked before.
  */
 export function filterCases(cases: Case[], filters: SuiteFilters, failing?: FailingSelection): Case[] {
   let out = cases;
@@ -123,6 +156,10 @@ export function filterCases(cases: Case[], filters: SuiteFilters, failing?: Fail
   if (filters.pattern !== undefined) {
     const re = new RegExp(filters.pattern);
     out = out.filter((c) => c.description !== undefined && c.description !== '' && re.test(c.description));
+  }
+  if (filters.range !== undefined) {
+    const { start, end } = filters.range;
+    out = byEntries(out, (entries) => entries.slice(start, end));
   }
   if (filters.firstN !== undefined) {
     const n = filters.firstN;

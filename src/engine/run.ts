@@ -1,9 +1,10 @@
 import { setMaxListeners } from 'node:events';
 import { messageText, promptToMessages } from '../core/messages.js';
-import { redactText } from '../core/redact.js';
+import { redactObject, redactText } from '../core/redact.js';
 import type {
   AssertionSpec,
   Case,
+  CaseOptions,
   Job,
   JobResult,
   Message,
@@ -19,7 +20,7 @@ import { caseProviderKey } from './case-providers.js';
 import { applyComparisons, GroupBuffer, type Ready } from './compare.js';
 import { type GraderPool, GradingMeter } from './graders.js';
 import { type PlanOptions, planJobs, providerKey } from './plan.js';
-import { scoreCase } from './score.js';
+import { recordedSpec, scoreCase } from './score.js';
 import { transformOutput } from './transforms.js';
 
 /** A suite's provider spec with the provider built from it. */
@@ -160,6 +161,10 @@ export async function runSuite(
   const groups = new GroupBuffer();
   const emit = (result: JobResult): void => {
     completed++;
+    const asserts = suite.cases[result.caseIndex]?.asserts ?? [];
+    // Outputs that echo the test (promptfoo's testCase.assert) must list every assertion, even for
+    // a job that never reached them.
+    if (result.verdicts.length < asserts.length) result.asserts = asserts.map(recordedSpec);
     if (result.error && options.secrets?.length) {
       result.error = redactText(result.error, options.secrets);
       result.reason = redactText(result.reason, options.secrets);
@@ -449,8 +454,9 @@ export function buildPrompt(
   return { text, messages: promptToMessages(text) };
 }
 
-/** The fields that say which job a result belongs to. */
+/** The fields that say which job a result belongs to, and the case settings outputs echo. */
 function identity(job: Job, testCase: Case, prompt: PromptTemplate, startedAt: string) {
+  const options = recordedOptions(testCase);
   return {
     key: job.key,
     caseId: job.caseId,
@@ -461,8 +467,29 @@ function identity(job: Job, testCase: Case, prompt: PromptTemplate, startedAt: s
     providerId: job.providerId,
     trial: job.trial,
     vars: testCase.vars,
+    ...(testCase.threshold !== undefined ? { threshold: testCase.threshold } : {}),
+    ...(options ? { caseOptions: options } : {}),
     startedAt,
   };
+}
+
+const recordedOptionsOf = new WeakMap<Case, CaseOptions | undefined>();
+
+/** A case's options as the run log keeps them (once per case): no source positions, secrets redacted. */
+function recordedOptions(testCase: Case): CaseOptions | undefined {
+  if (recordedOptionsOf.has(testCase)) return recordedOptionsOf.get(testCase);
+  let out: CaseOptions | undefined;
+  const options = testCase.options;
+  if (options && Object.values(options).some((v) => v !== undefined)) {
+    const { provider, ...rest } = options;
+    out = redactObject(rest);
+    if (provider) {
+      const { source: _source, ...spec } = provider;
+      out.provider = redactObject(spec);
+    }
+  }
+  recordedOptionsOf.set(testCase, out);
+  return out;
 }
 
 function errorResult(

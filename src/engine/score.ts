@@ -154,9 +154,11 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
 }
 
 /** The spec as the run log keeps it: positions dropped (they are not the assertion), secrets redacted. */
-function recordedSpec(spec: AssertionSpec): AssertionSpec {
-  const { source: _source, ...rest } = spec;
-  return redactObject(rest);
+export function recordedSpec(spec: AssertionSpec): AssertionSpec {
+  const { source: _source, children, ...rest } = spec;
+  const out: AssertionSpec = redactObject(rest);
+  if (children) out.children = children.map(recordedSpec);
+  return out;
 }
 
 function renderMetricName(metric: string, ctx: ScoringContext): string {

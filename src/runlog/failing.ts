@@ -1,5 +1,6 @@
-// `--filter-failing`: which cases an earlier run failed or errored on, read from its run directory
-// (or from a promptfoo results JSON, so a team moving over can re-run promptfoo's failures).
+// `--filter-failing`, `--filter-failing-only`, `--filter-errors-only`: which cases an earlier run
+// failed or errored on, read from its run directory (or from a promptfoo results JSON, so a team
+// moving over can re-run promptfoo's failures).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
@@ -12,29 +13,73 @@ import {
 } from '../engine/filter.js';
 import { readResults } from './reader.js';
 
-/** Where `--filter-failing VALUE` points: a run directory, or a results JSON file. */
-export function resolveFailingSource(value: string, runsDir: string): string {
+/** Which results of the earlier run select their cases: failures and errors, failures only, errors only. */
+export type FailingKind = 'any' | 'fail' | 'error';
+
+const FLAG: Record<FailingKind, string> = {
+  any: '--filter-failing',
+  fail: '--filter-failing-only',
+  error: '--filter-errors-only',
+};
+
+/** Where `--filter-failing VALUE` (or its `-only` forms) points: a run directory, or a results JSON file. */
+export function resolveFailingSource(value: string, runsDir: string, kind: FailingKind = 'any'): string {
   for (const dir of [join(runsDir, value), resolve(value)]) {
     if (existsSync(join(dir, 'manifest.json'))) return dir;
   }
   const file = resolve(value);
   if (existsSync(file) && statSync(file).isFile()) return file;
   throw new InputError(
-    `--filter-failing ${value}: not a run id in ${runsDir}, a run directory, or a results JSON file`,
+    `${FLAG[kind]} ${value}: not a run id in ${runsDir}, a run directory, or a results JSON file`,
   );
 }
 
-/** The cases that did not pass in an earlier run (the last result of each job counts). */
-export async function readFailing(source: string): Promise<FailingSelection> {
-  if (existsSync(join(source, 'manifest.json'))) return failingInRun(source);
-  return failingInJson(source);
+/**
+ * The cases of an earlier run whose results are of `kind` (the last result of each job counts):
+ * `any` failed or errored, `fail` failed an assertion, `error` errored.
+ */
+export async function readFailing(source: string, kind: FailingKind = 'any'): Promise<FailingSelection> {
+  if (existsSync(join(source, 'manifest.json'))) return failingInRun(source, kind);
+  return failingInJson(source, kind);
 }
 
-async function failingInRun(runDir: string): Promise<FailingSelection> {
+/**
+ * The selection the filters ask for, with promptfoo's precedence: `--filter-failing-only` and
+ * `--filter-errors-only` together select both; otherwise `--filter-failing` wins over either.
+ */
+export async function readSelectedFailures(
+  filters: SuiteFilters | undefined,
+): Promise<FailingSelection | undefined> {
+  if (!filters) return undefined;
+  if (filters.failingOnly !== undefined && filters.errorsOnly !== undefined) {
+    const a = await readFailing(filters.failingOnly, 'fail');
+    const b = await readFailing(filters.errorsOnly, 'error');
+    return { caseIds: new Set([...a.caseIds, ...b.caseIds]), vars: new Set([...a.vars, ...b.vars]) };
+  }
+  if (filters.failing !== undefined) return readFailing(filters.failing, 'any');
+  if (filters.failingOnly !== undefined) return readFailing(filters.failingOnly, 'fail');
+  if (filters.errorsOnly !== undefined) return readFailing(filters.errorsOnly, 'error');
+  return undefined;
+}
+
+/** Whether a run-log status counts for `kind` (a skipped case neither failed nor errored). */
+function statusIs(status: unknown, kind: FailingKind): boolean {
+  if (kind === 'fail') return status === 'fail';
+  if (kind === 'error') return status === 'error';
+  return status === 'fail' || status === 'error';
+}
+
+/** Whether a promptfoo row counts for `kind`: promptfoo's own tests on `success` and `failureReason` (2 = error). */
+function promptfooRowIs(row: Record<string, unknown>, kind: FailingKind): boolean {
+  if (kind === 'error') return row.failureReason === 2;
+  if (row.success !== false) return false;
+  return kind === 'any' || row.failureReason !== 2;
+}
+
+async function failingInRun(runDir: string, kind: FailingKind): Promise<FailingSelection> {
   const failing = new Map<string, { caseId: string; vars: string }>();
   for await (const r of readResults(runDir)) {
-    if (r.status === 'fail' || r.status === 'error')
-      failing.set(r.key, { caseId: r.caseId, vars: canonicalJson(r.vars) });
+    if (statusIs(r.status, kind)) failing.set(r.key, { caseId: r.caseId, vars: canonicalJson(r.vars) });
     else failing.delete(r.key);
   }
   const selection: FailingSelection = { caseIds: new Set(), vars: new Set() };
@@ -54,14 +99,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * (`results[]` with `status`, `caseId`, `vars`). Matched by vars, as promptfoo does, and by case id
  * when the file has them.
  */
-function failingInJson(file: string): FailingSelection {
+function failingInJson(file: string, kind: FailingKind): FailingSelection {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new InputError({
       file,
-      message: `--filter-failing: cannot read this results file as JSON: ${(err as Error).message}`,
+      message: `${FLAG[kind]}: cannot read this results file as JSON: ${(err as Error).message}`,
       severity: 'error',
     });
   }
@@ -69,13 +114,13 @@ function failingInJson(file: string): FailingSelection {
   const outer = isRecord(parsed) ? parsed.results : undefined;
   if (isRecord(outer) && Array.isArray(outer.results)) {
     for (const r of outer.results) {
-      if (isRecord(r) && r.success === false) selection.vars.add(canonicalJson(r.vars ?? {}));
+      if (isRecord(r) && promptfooRowIs(r, kind)) selection.vars.add(canonicalJson(r.vars ?? {}));
     }
     return selection;
   }
   if (Array.isArray(outer)) {
     for (const r of outer) {
-      if (!isRecord(r) || (r.status !== 'fail' && r.status !== 'error')) continue;
+      if (!isRecord(r) || !statusIs(r.status, kind)) continue;
       if (typeof r.caseId === 'string') selection.caseIds.add(r.caseId);
       selection.vars.add(canonicalJson(r.vars ?? {}));
     }
@@ -83,15 +128,14 @@ function failingInJson(file: string): FailingSelection {
   }
   throw new InputError({
     file,
-    message:
-      '--filter-failing: not a results file; expected promptfoo output (results.results[]) or assay -o JSON (results[])',
+    message: `${FLAG[kind]}: not a results file; expected promptfoo output (results.results[]) or assay -o JSON (results[])`,
     severity: 'error',
   });
 }
 
 /**
- * Checks the filters (exit 2 on a bad pattern) and pins what a later resume compares: the
- * `--filter-failing` source as an absolute path. Undefined when no filter is set.
+ * Checks the filters (exit 2 on a bad pattern) and pins what a later resume compares: the earlier
+ * runs the failure filters read, as absolute paths. Undefined when no filter is set.
  */
 export function pinFilters(
   filters: SuiteFilters | undefined,
@@ -99,6 +143,12 @@ export function pinFilters(
 ): SuiteFilters | undefined {
   if (!filters || !hasFilters(filters)) return undefined;
   checkFilters(filters);
-  if (filters.failing === undefined) return filters;
-  return { ...filters, failing: resolveFailingSource(filters.failing, resolve(runsDir ?? '.assay/runs')) };
+  const root = resolve(runsDir ?? '.assay/runs');
+  const pinned = { ...filters };
+  if (pinned.failing !== undefined) pinned.failing = resolveFailingSource(pinned.failing, root, 'any');
+  if (pinned.failingOnly !== undefined)
+    pinned.failingOnly = resolveFailingSource(pinned.failingOnly, root, 'fail');
+  if (pinned.errorsOnly !== undefined)
+    pinned.errorsOnly = resolveFailingSource(pinned.errorsOnly, root, 'error');
+  return pinned;
 }

@@ -27,8 +27,8 @@ export interface RunManifest {
     nativeHash?: string;
     files: string[];
     cases: number;
-    /** The prompts run (`raw`: the template, for outputs that show it). */
-    prompts: { id: string; label: string; raw?: string }[];
+    /** The prompts run (`raw`: the template, `config`: its provider parameters, for outputs that show them). */
+    prompts: { id: string; label: string; raw?: string; config?: Record<string, unknown> }[];
     /** How results are summarised (breakdowns, weighted score): analysis recomputes scorecards from it. */
     scoring?: SuiteScoring;
     /** Format-specific facts for native outputs (Suite.native). */

@@ -179,6 +179,90 @@ tests:
   });
 });
 
+describe('assay eval --filter-failing-only / --filter-errors-only', () => {
+  const config = `prompts: ['{{q}}']
+providers: [echo]
+tests:
+  - {description: ok, vars: {q: a}, assert: [{type: contains, value: a}]}
+  - {description: bad, vars: {q: b}, assert: [{type: contains, value: zzz}]}
+  - {description: broken, vars: {q: c}, assert: [{type: contains, value: '{{nothing}}'}]}
+  - {description: fine, vars: {q: d}}
+`;
+  const described = (run: string): string[] =>
+    readRun(run)
+      .results.map((r) => r.description ?? '')
+      .sort();
+
+  it('select only the failures, only the errors, or both, from a run id and from a promptfoo results JSON', async () => {
+    const dir = suiteDir(config);
+    assert.equal((await evalIn(dir, ['-o', 'pf.json', '--output-format', 'promptfoo'])).code, 3);
+    const runId = readRun(runs(dir)[0]).manifest.runId;
+    const failures = await evalIn(dir, ['--filter-failing-only', runId]);
+    assert.equal(failures.code, 1, failures.stderr);
+    const errors = await evalIn(dir, ['--filter-errors-only', 'pf.json']);
+    assert.equal(errors.code, 3, errors.stderr);
+    const both = await evalIn(dir, ['--filter-failing-only', 'pf.json', '--filter-errors-only', runId]);
+    assert.equal(both.code, 3, both.stderr);
+    const failuresJson = await evalIn(dir, ['--filter-failing-only', 'pf.json']);
+    assert.equal(failuresJson.code, 1, failuresJson.stderr);
+    const [, r1, r2, r3, r4] = runs(dir);
+    assert.deepEqual(described(r1), ['bad']);
+    assert.deepEqual(described(r2), ['broken']);
+    assert.deepEqual(described(r3), ['bad', 'broken']);
+    assert.deepEqual(described(r4), ['bad']);
+    const recorded = readRun(r3).manifest.options.selection?.filters;
+    assert.equal(recorded?.failingOnly, join(dir, 'pf.json'));
+    assert.equal(recorded?.errorsOnly, runs(dir)[0]);
+  });
+
+  it('--filter-failing wins over one -only flag, as in promptfoo, and says so', async () => {
+    const dir = suiteDir(config);
+    await evalIn(dir, []);
+    const runId = readRun(runs(dir)[0]).manifest.runId;
+    const r = await evalIn(dir, ['--filter-failing', runId, '--filter-errors-only', runId]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /--filter-errors-only .* is ignored/);
+    assert.deepEqual(described(runs(dir)[1]), ['bad', 'broken']);
+  });
+
+  it('refuses a source that is neither a run nor a results file, naming the flag (exit 2)', async () => {
+    const r = await evalIn(suiteDir(config), ['--filter-errors-only', 'no-such-run']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--filter-errors-only no-such-run: not a run id/);
+  });
+});
+
+describe('assay eval --filter-range', () => {
+  it('keeps tests START to END-1 as written (a test whose list vars expand counts once)', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']
+providers: [echo]
+tests:
+  - vars: {q: [a, b]}
+  - vars: {q: c}
+  - vars: {q: d}
+  - vars: {q: e}
+`);
+    const r = await evalIn(dir, ['--filter-range', '1:3']);
+    assert.equal(r.code, 0, r.stderr);
+    const open = await evalIn(dir, ['--filter-range', ':1']);
+    assert.equal(open.code, 0, open.stderr);
+    const [first, second] = runs(dir).map(readRun);
+    assert.deepEqual(first.results.map((x) => x.output).sort(), ['c', 'd']);
+    assert.deepEqual(first.manifest.options.selection?.filters?.range, { start: 1, end: 3 });
+    assert.deepEqual(second.results.map((x) => x.output).sort(), ['a', 'b']);
+  });
+
+  it('refuses a range that is not START:END (exit 2, nothing runs)', async () => {
+    const dir = suiteDir(TWO_BY_TWO);
+    const r = await evalIn(dir, ['--filter-range', '3']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--filter-range 3: expected START:END/);
+    const reversed = await evalIn(dir, ['--filter-range', '3:1']);
+    assert.equal(reversed.code, 2);
+    assert.match(reversed.stderr, /START must not be greater than END/);
+  });
+});
+
 describe('assay eval --var', () => {
   it('is a default var: it beats defaultTest.vars, and a test’s own var beats it', async () => {
     const dir = suiteDir(`prompts: ['{{greeting}} {{name}}']

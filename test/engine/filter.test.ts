@@ -9,6 +9,7 @@ import {
   filterPrompts,
   filterProviders,
   parseMetadataCondition,
+  parseTestRange,
   seededRandom,
 } from '../../src/engine/filter.js';
 
@@ -65,6 +66,21 @@ describe('filterCases', () => {
   it('first N counts what the earlier filters left', () => {
     assert.deepEqual(ids(filterCases(cases, { metadata: ['category=poetry,math'], firstN: 2 })), ['a', 'b']);
     assert.deepEqual(ids(filterCases(cases, { pattern: 'ta$', firstN: 1 })), ['b']);
+  });
+
+  it('range: entries START to END-1 as written, after the pattern and before first N', () => {
+    const expanded = [
+      kase('x1', { expandedFrom: 0 }),
+      kase('x2', { expandedFrom: 0 }),
+      kase('y1', { expandedFrom: 1 }),
+      kase('z1', { expandedFrom: 2 }),
+    ];
+    assert.deepEqual(ids(filterCases(expanded, { range: { start: 1, end: 3 } })), ['y1', 'z1']);
+    assert.deepEqual(ids(filterCases(expanded, { range: { start: 0, end: 1 } })), ['x1', 'x2']);
+    assert.deepEqual(ids(filterCases(expanded, { range: { start: 2 } })), ['z1']);
+    assert.deepEqual(ids(filterCases(expanded, { range: { start: 1, end: 1 } })), []);
+    assert.deepEqual(ids(filterCases(cases, { pattern: 'a$', range: { start: 1 } })), ['b', 'd']);
+    assert.deepEqual(ids(filterCases(cases, { range: { start: 1 }, firstN: 2 })), ['b', 'c']);
   });
 
   it('sample: N entries, the same for the same seed, kept in suite order', () => {
@@ -136,6 +152,17 @@ describe('checkFilters and parseMetadataCondition', () => {
     assert.doesNotThrow(() => checkFilters({ pattern: 'a|b', metadata: ['k=v'] }));
     assert.deepEqual(parseMetadataCondition('k=a,b'), { key: 'k', values: ['a', 'b'] });
     assert.match(String(parseMetadataCondition('k=a,,b')), /empty/);
+  });
+
+  it('parseTestRange reads START:END as promptfoo does, and says what is wrong otherwise', () => {
+    assert.deepEqual(parseTestRange('2:5'), { start: 2, end: 5 });
+    assert.deepEqual(parseTestRange(' 3 : '), { start: 3 });
+    assert.deepEqual(parseTestRange(':4'), { start: 0, end: 4 });
+    assert.deepEqual(parseTestRange('4:4'), { start: 4, end: 4 });
+    for (const bad of ['5', ':', '1:2:3', '-1:2', 'a:b', '1.5:3'])
+      assert.match(String(parseTestRange(bad)), /expected START:END/, bad);
+    assert.match(String(parseTestRange('5:2')), /START must not be greater than END/);
+    assert.match(String(parseTestRange('99999999999999999999:')), /whole numbers/);
   });
 
   it('seededRandom is deterministic and in [0, 1)', () => {

@@ -87,7 +87,14 @@ tests:
       cached: 0,
       numRequests: 1,
     });
-    assert.equal(rows.find((r) => r.description === 'plain')?.gradingResult.tokensUsed, undefined);
+    // promptfoo always writes the grading result's token usage: zeros when no grader was asked.
+    assert.deepEqual(rows.find((r) => r.description === 'plain')?.gradingResult.tokensUsed, {
+      total: 0,
+      prompt: 0,
+      completion: 0,
+      cached: 0,
+      numRequests: 0,
+    });
     assert.equal(json.results.stats.tokenUsage.assertions.total, gradingTotal);
     assert.equal(json.results.stats.tokenUsage.assertions.numRequests, 3);
     assert.equal(json.results.stats.tokenUsage.total, answerTotal);

@@ -6,10 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
+import { checkResult, type Json } from '../support/promptfoo-json.js';
 import { tempDir } from '../support/tmp.js';
-
-// biome-ignore lint/suspicious/noExplicitAny: parsed JSON, walked field by field and checked at run time
-type Json = Record<string, any>;
 
 const tmp = tempDir('assay-pfout-');
 let mock: MockServer;
@@ -20,38 +18,6 @@ after(async () => {
   await mock.close();
   tmp.cleanup();
 });
-
-const isNum = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
-
-/** The fields promptfoo's EvaluateResult requires, with their types. */
-function checkResult(r: Json): void {
-  for (const k of ['promptIdx', 'testIdx', 'failureReason', 'score', 'latencyMs'])
-    assert.ok(isNum(r[k]), `${k} is a number`);
-  assert.equal(typeof r.success, 'boolean');
-  assert.equal(typeof r.promptId, 'string');
-  assert.ok([0, 1, 2].includes(r.failureReason));
-  assert.equal(typeof r.provider.id, 'string');
-  assert.equal(typeof r.prompt.raw, 'string');
-  assert.equal(typeof r.prompt.label, 'string');
-  assert.equal(typeof r.vars, 'object');
-  assert.equal(typeof r.testCase, 'object');
-  assert.equal(typeof r.namedScores, 'object');
-  assert.ok(r.error === null || typeof r.error === 'string');
-  assert.ok('output' in r.response);
-  for (const k of ['total', 'prompt', 'completion', 'cached', 'numRequests'])
-    assert.ok(isNum(r.tokenUsage[k]), k);
-  if (r.gradingResult !== null) {
-    assert.equal(typeof r.gradingResult.pass, 'boolean');
-    assert.ok(isNum(r.gradingResult.score));
-    assert.equal(typeof r.gradingResult.reason, 'string');
-    for (const c of r.gradingResult.componentResults) {
-      assert.equal(typeof c.pass, 'boolean');
-      assert.ok(isNum(c.score));
-      assert.equal(typeof c.reason, 'string');
-      assert.equal(typeof c.assertion.type, 'string');
-    }
-  }
-}
 
 describe('--output-format promptfoo', () => {
   let out: Json;
@@ -127,17 +93,21 @@ tests:
 
   it('writes rows in plan order: test by test, each provider column in turn', () => {
     assert.deepEqual(
-      rows.map((r) => `${r.testIdx}:${r.promptIdx}:${r.provider.label ?? r.provider.id}`),
+      rows.map((r) => `${r.testIdx}:${r.promptIdx}:${r.provider.label || r.provider.id}`),
       ['0:0:echo', '0:1:down', '1:0:echo', '1:1:down', '2:0:echo', '2:1:down', '3:0:echo', '3:1:down'],
     );
     assert.deepEqual(rows[1].provider, { id: 'openai:chat:m', label: 'down' });
+    // promptfoo gives a provider without a label the empty label.
+    assert.deepEqual(rows[0].provider, { id: 'echo', label: '' });
   });
 
   it('a passing row: success, failureReason 0, component results carrying their assertions', () => {
     const r = rows[0];
     assert.equal(r.success, true);
     assert.equal(r.failureReason, 0);
-    assert.equal(r.error, null);
+    assert.equal('error' in r, false, 'promptfoo writes no error on a passing row');
+    assert.equal(r.response.cached, false);
+    assert.equal(r.cost, 0, 'echo reports no cost: promptfoo writes 0');
     assert.equal(r.response.output, 'say a');
     assert.equal(r.prompt.raw, 'say a');
     assert.equal(r.prompt.label, 'say {{q}}');
@@ -193,13 +163,31 @@ tests:
     assert.equal(typeof provider.response.error, 'string');
     assert.equal(provider.error, provider.response.error);
     assert.equal(provider.gradingResult, null);
+    assert.deepEqual(provider.namedScores, {});
+    // An error row never reached its assertions, yet its test case lists them all, as promptfoo's does.
+    assert.deepEqual(provider.testCase.assert, [
+      { type: 'contains', value: 'a', metric: 'acc' },
+      { type: 'not-contains', value: 'zzz' },
+    ]);
+    assert.deepEqual(scorer.testCase.assert, [{ type: 'contains', value: '{{nothing}}' }]);
+    assert.equal(
+      scorer.gradingResult,
+      null,
+      'promptfoo has no grading result for a row whose assertion threw',
+    );
   });
 
   it('a row without assertions passes with "No assertions"', () => {
     const r = rows[6];
     assert.equal(r.success, true);
-    assert.equal(r.gradingResult.reason, 'No assertions');
-    assert.deepEqual(r.gradingResult.componentResults, []);
+    // promptfoo's result for a test without assertions has no component results or named scores.
+    assert.deepEqual(r.gradingResult, {
+      pass: true,
+      score: 1,
+      reason: 'No assertions',
+      tokensUsed: { total: 0, prompt: 0, completion: 0, cached: 0, numRequests: 0 },
+    });
+    assert.deepEqual(r.testCase.assert, []);
   });
 
   it('stats and per-column prompt metrics add up', () => {

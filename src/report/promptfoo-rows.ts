@@ -1,0 +1,245 @@
+// One row of promptfoo's results JSON (an EvaluateResult) from one run-log result, in promptfoo's
+// shapes: its test case, grading result with flattened component results, response and tokens.
+import {
+  type AssertionSpec,
+  type CaseOptions,
+  type JobResult,
+  SELF_GRADER,
+  type Verdict,
+} from '../core/types.js';
+
+/** promptfoo's ResultFailureReason. */
+export const FAILURE = { NONE: 0, ASSERT: 1, ERROR: 2 } as const;
+
+export interface TokenTotals {
+  total: number;
+  prompt: number;
+  completion: number;
+  cached: number;
+  numRequests: number;
+  /** The graders' share, as promptfoo reports it beside the answers' tokens. */
+  assertions?: TokenTotals;
+}
+
+export function emptyTokens(): TokenTotals {
+  return { total: 0, prompt: 0, completion: 0, cached: 0, numRequests: 0 };
+}
+
+/** A result's token usage in promptfoo's shape (a cached answer counts its tokens as cached). */
+export function tokensOf(r: JobResult): TokenTotals {
+  const prompt = r.usage?.prompt ?? 0;
+  const completion = r.usage?.completion ?? 0;
+  const total = r.usage?.total ?? prompt + completion;
+  return { total, prompt, completion, cached: r.cached ? total : 0, numRequests: r.cached ? 0 : 1 };
+}
+
+/** A result's grader tokens in promptfoo's shape (`gradingResult.tokensUsed`), or undefined. */
+function gradingTokensOf(r: JobResult): TokenTotals | undefined {
+  const g = r.grading;
+  if (!g) return undefined;
+  return {
+    total: g.total,
+    prompt: g.prompt,
+    completion: g.completion,
+    cached: g.cachedTokens,
+    numRequests: g.calls - g.cached,
+  };
+}
+
+/** Adds a result's grader tokens to a total's `assertions` part. */
+export function addGradingTokens(into: TokenTotals, r: JobResult): void {
+  const t = gradingTokensOf(r);
+  if (!t) return;
+  into.assertions ??= emptyTokens();
+  addTokens(into.assertions, t);
+}
+
+export function addTokens(into: TokenTotals, t: TokenTotals): void {
+  into.total += t.total;
+  into.prompt += t.prompt;
+  into.completion += t.completion;
+  into.cached += t.cached;
+  into.numRequests += t.numRequests;
+}
+
+/** An assertion as promptfoo writes it: `not-` folded into the type, the grader as `provider`, a set's members under `assert`. */
+function promptfooAssertion(spec: AssertionSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: spec.negate ? `not-${spec.type}` : spec.type };
+  if (spec.children) out.assert = spec.children.map(promptfooAssertion);
+  if (spec.value !== undefined) out.value = spec.value;
+  if (spec.threshold !== undefined) out.threshold = spec.threshold;
+  if (spec.weight !== undefined) out.weight = spec.weight;
+  if (spec.metric !== undefined) out.metric = spec.metric;
+  if (spec.transform !== undefined) out.transform = spec.transform;
+  if (spec.grader && spec.grader.id !== SELF_GRADER)
+    out.provider = spec.grader.config ? { id: spec.grader.id, config: spec.grader.config } : spec.grader.id;
+  return out;
+}
+
+/** The assertion a verdict judged, as promptfoo writes it (a verdict from an old run may lack its spec). */
+function verdictAssertion(v: Verdict): Record<string, unknown> {
+  return v.assertion ? promptfooAssertion(v.assertion) : { type: v.type };
+}
+
+const ZERO_TOKENS: TokenTotals = { total: 0, prompt: 0, completion: 0, cached: 0, numRequests: 0 };
+
+/**
+ * One verdict as a promptfoo component result. A group (assert-set) is written as promptfoo's set
+ * result: no assertion of its own, its members' results and `metadata.assertionSet`. A skipped
+ * verdict judged nothing: it is marked as promptfoo marks results that count in no pass/fail tally
+ * (`metadata.metricOnly`), with `metadata.skipped`.
+ */
+function componentResult(v: Verdict): Record<string, unknown> {
+  const metadata: Record<string, unknown> = {};
+  if (v.skipped) Object.assign(metadata, { skipped: true, metricOnly: true });
+  if (v.children) {
+    const spec = v.assertion;
+    metadata.assertionSet = {
+      type: 'assert-set',
+      assertionCount: spec?.children?.length ?? v.children.length,
+      ...(spec?.metric !== undefined ? { metric: spec.metric } : {}),
+      ...(spec?.threshold !== undefined ? { threshold: spec.threshold } : {}),
+      ...(spec?.weight !== undefined ? { weight: spec.weight } : {}),
+    };
+    return {
+      pass: v.pass,
+      score: v.score,
+      reason: v.error ?? v.reason,
+      namedScores: v.namedScores ?? {},
+      ...(v.namedScoreWeights ? { namedScoreWeights: v.namedScoreWeights } : {}),
+      componentResults: flattenVerdicts(v.children),
+      metadata,
+    };
+  }
+  if (v.renderedValue !== undefined) metadata.renderedAssertionValue = v.renderedValue;
+  if (v.metric !== undefined && v.metric !== v.assertion?.metric) metadata.renderedMetric = v.metric;
+  return {
+    pass: v.pass,
+    score: v.score,
+    reason: v.error ?? v.reason,
+    assertion: verdictAssertion(v),
+    ...(v.namedScores ? { namedScores: v.namedScores } : {}),
+    ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
+  };
+}
+
+/** promptfoo's flattened component results: each set's result followed by its members' results. */
+function flattenVerdicts(verdicts: Verdict[]): Record<string, unknown>[] {
+  return verdicts.flatMap((v) =>
+    v.children ? [componentResult(v), ...flattenVerdicts(v.children)] : [componentResult(v)],
+  );
+}
+
+/** Whether promptfoo counts a component result in its assertion pass/fail tallies. */
+export function countsAsAssertion(c: Record<string, unknown>): boolean {
+  return (c.metadata as { metricOnly?: boolean } | undefined)?.metricOnly !== true;
+}
+
+/**
+ * promptfoo's failure reason and error text for a result's status. promptfoo has no skipped row: a
+ * case whose every assertion skipped did not pass, and nothing errored, so it is written as promptfoo
+ * writes its other such rows (a missing output): `success: false`, failure reason 0, counted as a failure.
+ */
+function outcomeOf(r: JobResult): { success: boolean; failureReason: number; error?: string } {
+  if (r.status === 'pass') return { success: true, failureReason: FAILURE.NONE };
+  if (r.status === 'error')
+    return { success: false, failureReason: FAILURE.ERROR, error: r.error ?? r.reason };
+  // promptfoo counts a missing output as a failure with no failure reason (§6.1).
+  if (r.output === null)
+    return { success: false, failureReason: FAILURE.NONE, error: r.error ?? 'No output' };
+  if (r.status === 'skip') return { success: false, failureReason: FAILURE.NONE, error: r.reason };
+  return { success: false, failureReason: FAILURE.ASSERT, error: r.reason };
+}
+
+/** The case's options as promptfoo's `testCase.options` (provider parameters sit beside prefix and suffix). */
+function testOptions(options: CaseOptions | undefined): Record<string, unknown> {
+  if (!options) return {};
+  const { params, provider: _provider, ...rest } = options;
+  const out: Record<string, unknown> = { ...(params ?? {}) };
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** promptfoo's `testCase`: the test after defaultTest was merged in, every assertion listed. */
+function testCaseOf(r: JobResult): Record<string, unknown> {
+  const testCase: Record<string, unknown> = {};
+  if (r.description !== undefined) testCase.description = r.description;
+  testCase.vars = r.vars;
+  testCase.assert = r.asserts ? r.asserts.map(promptfooAssertion) : r.verdicts.map(verdictAssertion);
+  testCase.options = testOptions(r.caseOptions);
+  testCase.metadata = r.metadata ?? {};
+  if (r.threshold !== undefined) testCase.threshold = r.threshold;
+  const provider = r.caseOptions?.provider;
+  if (provider)
+    testCase.provider = {
+      id: provider.id,
+      ...(provider.label !== undefined ? { label: provider.label } : {}),
+      ...(provider.config ? { config: provider.config } : {}),
+    };
+  return testCase;
+}
+
+/** promptfoo's `gradingResult`, or null for a row whose assertions never ran to the end (an error, no output). */
+function gradingResultOf(r: JobResult, success: boolean): Record<string, unknown> | null {
+  if (r.status === 'error' || r.output === null) return null;
+  const tokensUsed = gradingTokensOf(r) ?? { ...ZERO_TOKENS };
+  if (r.verdicts.length === 0) return { pass: success, score: r.score, reason: r.reason, tokensUsed };
+  return {
+    pass: success,
+    score: r.score,
+    reason: r.reason,
+    namedScores: r.namedScores ?? {},
+    ...(r.namedScoreWeights ? { namedScoreWeights: r.namedScoreWeights } : {}),
+    tokensUsed,
+    componentResults: flattenVerdicts(r.verdicts),
+  };
+}
+
+/** One EvaluateResult (a row of promptfoo's `results.results`). */
+export function promptfooResult(
+  r: JobResult,
+  ctx: {
+    promptIdx: number;
+    repeat: number;
+    provider: { id: string; label: string };
+    promptConfig?: Record<string, unknown>;
+  },
+): Record<string, unknown> {
+  const { success, failureReason, error } = outcomeOf(r);
+  const tokens = tokensOf(r);
+  const response: Record<string, unknown> = { output: r.output };
+  if (r.status === 'error' && r.error !== undefined) response.error = r.error;
+  response.tokenUsage = tokens;
+  response.cached = r.cached === true;
+  if (r.cost !== undefined) response.cost = r.cost;
+  if (r.finishReason !== undefined) response.finishReason = r.finishReason;
+  response.latencyMs = r.latencyMs;
+  const gradingResult = gradingResultOf(r, success);
+  return {
+    id: r.key,
+    ...(r.description !== undefined ? { description: r.description } : {}),
+    promptIdx: ctx.promptIdx,
+    testIdx: r.caseIndex * ctx.repeat + r.trial,
+    testCase: testCaseOf(r),
+    promptId: r.promptId,
+    provider: ctx.provider,
+    prompt: {
+      raw: r.prompt.text,
+      label: r.promptLabel,
+      ...(ctx.promptConfig ? { config: ctx.promptConfig } : {}),
+    },
+    vars: r.vars,
+    response,
+    ...(error !== undefined ? { error } : {}),
+    failureReason,
+    success,
+    score: r.score,
+    latencyMs: r.latencyMs,
+    gradingResult,
+    // promptfoo's rows take their named scores from the grading result; an error row has none.
+    namedScores: gradingResult ? (r.namedScores ?? {}) : {},
+    cost: r.cost ?? 0,
+    metadata: r.metadata ?? {},
+    tokenUsage: tokens,
+  };
+}
