@@ -11,8 +11,10 @@ function redact(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] =
-      SECRET_KEY.test(k) && v !== undefined && v !== null && v !== '' ? '[redacted]' : redact(v, depth + 1);
+    // Numbers and booleans are settings, not secrets: `max_tokens: 1024` must stay readable.
+    const plain =
+      v === undefined || v === null || v === '' || typeof v === 'number' || typeof v === 'boolean';
+    out[k] = SECRET_KEY.test(k) && !plain ? '[redacted]' : redact(v, depth + 1);
   }
   return out;
 }
