@@ -50,6 +50,10 @@ export interface RunOptions extends PlanOptions {
   graders?: GraderPool;
   /** Milliseconds a worker waits after each provider call not answered from the cache (`--delay`). */
   delayMs?: number;
+  /** A job not finished after this many milliseconds becomes an error (its call is abandoned). */
+  jobTimeoutMs?: number;
+  /** Past this many milliseconds from the start, jobs not finished become errors. */
+  maxRunMs?: number;
   /** Providers that answer instead of the provider under test for cases naming one, by {@link caseProviderKey}. */
   caseProviders?: Map<string, Provider>;
 }
@@ -110,7 +114,8 @@ export async function runSuite(
         basePath: suite.basePath,
         graders: options.graders,
         scoreErrorsAs: suite.scoring.scoreErrorsAs,
-        delayMs: options.delayMs,
+        // A provider's own delay beats the run's (promptfoo: provider.delay ?? --delay).
+        delayMs: r.spec.delayMs ?? options.delayMs,
       },
     ]),
   );
@@ -134,6 +139,7 @@ export async function runSuite(
   let stopReason: string | undefined;
   let interrupted = false;
 
+  const deadline = options.maxRunMs ? performance.now() + options.maxRunMs : undefined;
   const runJob = async (job: Job): Promise<JobOutcome> => {
     const testCase = suite.cases[job.caseIndex];
     const prompt = prompts.get(job.promptId)!;
@@ -144,7 +150,14 @@ export async function runSuite(
       const caller = override ? callers.get(caseProviderKey(override)) : ctx;
       if (!caller)
         throw new Error(`no provider was built for the case's own provider ${providerKey(override!)}`);
-      return await executeJob(job, testCase, prompt, ctx, caller, startedAt);
+      const work = executeJob(job, testCase, prompt, ctx, caller, startedAt);
+      const limit = timeLimit(options.jobTimeoutMs, deadline, options.maxRunMs);
+      if (!limit) return await work;
+      if (limit.ms <= 0) {
+        work.catch(() => {});
+        return { result: errorResult(job, testCase, prompt, startedAt, limit.message) };
+      }
+      return await withTimeLimit(work, limit, () => errorResult(job, testCase, prompt, startedAt, limit.message));
     } catch (err) {
       // An engine bug or a template error must not crash the run: record it against the job.
       const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
@@ -247,6 +260,33 @@ export async function runSuite(
   });
 
   return { completed, stopReason, interrupted };
+}
+
+/** The time a job may still take: its own timeout or what is left of the run's, whichever is less. */
+function timeLimit(
+  jobTimeoutMs: number | undefined,
+  deadline: number | undefined,
+  maxRunMs: number | undefined,
+): { ms: number; message: string } | undefined {
+  const left = deadline !== undefined ? deadline - performance.now() : undefined;
+  if (left !== undefined && (jobTimeoutMs === undefined || left < jobTimeoutMs))
+    return { ms: left, message: `Evaluation exceeded max duration of ${maxRunMs} ms` };
+  if (jobTimeoutMs !== undefined) return { ms: jobTimeoutMs, message: `Evaluation timed out after ${jobTimeoutMs} ms` };
+  return undefined;
+}
+
+/** The job's outcome, or an error result once the limit passes (the abandoned work runs on unseen). */
+function withTimeLimit(
+  work: Promise<JobOutcome>,
+  limit: { ms: number },
+  onTimeout: () => JobResult,
+): Promise<JobOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<JobOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ result: onTimeout() }), limit.ms);
+  });
+  work.catch(() => {});
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** How long the scheduler may run before letting the event loop handle signals and timers. */

@@ -98,6 +98,8 @@ async function pdfText(bytes: Buffer): Promise<VarFileValue> {
 export interface VarFileOptions {
   /** Give a PDF's raw bytes as text instead of its extracted text (PROMPTFOO_DISABLE_PDF_AS_TEXT). */
   pdfRaw?: boolean;
+  /** Give images, video and audio as the file's text, not base64 (PROMPTFOO_DISABLE_MULTIMEDIA_AS_BASE64). */
+  mediaRaw?: boolean;
 }
 
 /**
@@ -115,9 +117,9 @@ export async function varFileValue(
   const ext = extname(path).toLowerCase();
   if (SCRIPTS.has(ext)) return { unsupported: 'a var computed by a script' };
   if (ext === '.pdf' && !opts.pdfRaw) return pdfText(bytes);
-  if (MEDIA.has(ext)) return { unsupported: 'a video or audio var' };
+  if (MEDIA.has(ext) && !opts.mediaRaw) return { unsupported: 'a video or audio var' };
   const imageType = IMAGE_TYPES[ext];
-  if (imageType !== undefined) {
+  if (imageType !== undefined && !opts.mediaRaw) {
     return { value: `data:${sniffImage(bytes) ?? imageType};base64,${bytes.toString('base64')}` };
   }
   const text = bytes.toString('utf8');
