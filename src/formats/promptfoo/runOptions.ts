@@ -19,20 +19,21 @@ export interface LoadDefaults {
 type Kind = 'int0' | 'int1' | 'bool' | 'string' | 'strings';
 
 // promptfoo's EvaluateOptions keys assay honours, with the RunDefaults field each sets.
-const EVALUATE: Record<string, [Kind, (d: RunDefaults, v: never) => void]> = {
+const EVALUATE: Record<string, [Kind, (d: RunDefaults, v: never) => unknown]> = {
   maxConcurrency: ['int1', (d, v: number) => (d.maxConcurrency = v)],
   repeat: ['int1', (d, v: number) => (d.repeat = v)],
   delay: ['int0', (d, v: number) => (d.delayMs = v)],
   cache: ['bool', (d, v: boolean) => (d.cache = v)],
   showProgressBar: ['bool', (d, v: boolean) => (d.progress = v)],
-  timeoutMs: ['int0', (d, v: number) => (d.jobTimeoutMs = v || undefined)],
-  maxEvalTimeMs: ['int0', (d, v: number) => (d.maxRunMs = v || undefined)],
+  // 0 means no limit, as in promptfoo.
+  timeoutMs: ['int0', (d, v: number) => v > 0 && (d.jobTimeoutMs = v)],
+  maxEvalTimeMs: ['int0', (d, v: number) => v > 0 && (d.maxRunMs = v)],
 };
 // Keys of promptfoo's EvaluateOptions that only steer its own UI or API callers.
 const EVALUATE_NO_EFFECT = ['eventSource', 'silent', 'interactiveProviders', 'isRedteam'];
 
 // promptfoo's CommandLineOptions keys assay honours as defaults of its own flags.
-const COMMAND_LINE: Record<string, [Kind, (d: RunDefaults, v: never) => void]> = {
+const COMMAND_LINE: Record<string, [Kind, (d: RunDefaults, v: never) => unknown]> = {
   maxConcurrency: ['int1', (d, v: number) => (d.maxConcurrency = v)],
   repeat: ['int1', (d, v: number) => (d.repeat = v)],
   delay: ['int0', (d, v: number) => (d.delayMs = v)],
