@@ -100,6 +100,24 @@ export async function runSuite(
   resolved: ResolvedProvider[],
   options: RunOptions,
 ): Promise<RunOutcome> {
+  // Work a time limit gave up on must not outlive the run: its request and its delay are cut
+  // when the run ends (and at once on a hard stop).
+  const settled = new AbortController();
+  const cut = options.hardSignal ? AbortSignal.any([options.hardSignal, settled.signal]) : settled.signal;
+  setMaxListeners(0, cut);
+  try {
+    return await schedule(suite, resolved, options, cut);
+  } finally {
+    settled.abort();
+  }
+}
+
+async function schedule(
+  suite: Suite,
+  resolved: ResolvedProvider[],
+  options: RunOptions,
+  cut: AbortSignal,
+): Promise<RunOutcome> {
   const contexts = new Map<string, JobContext>(
     resolved.map((r) => [
       providerKey(r.spec),
@@ -108,7 +126,7 @@ export async function runSuite(
         identity: r.provider.describe(),
         env: options.env,
         cache: r.provider.cacheable === false ? undefined : options.cache,
-        hardSignal: options.hardSignal,
+        hardSignal: cut,
         providerInfo: { id: r.spec.id, config: r.spec.config ?? {} },
         transform: r.spec.transform,
         basePath: suite.basePath,
@@ -127,7 +145,7 @@ export async function runSuite(
       identity: provider.describe(),
       cache: provider.cacheable === false ? undefined : options.cache,
       delayMs: options.delayMs,
-      hardSignal: options.hardSignal,
+      hardSignal: cut,
     });
   }
   const providerSpecs = resolved.map((r) => r.spec);
@@ -157,7 +175,9 @@ export async function runSuite(
         work.catch(() => {});
         return { result: errorResult(job, testCase, prompt, startedAt, limit.message) };
       }
-      return await withTimeLimit(work, limit, () => errorResult(job, testCase, prompt, startedAt, limit.message));
+      return await withTimeLimit(work, limit, () =>
+        errorResult(job, testCase, prompt, startedAt, limit.message),
+      );
     } catch (err) {
       // An engine bug or a template error must not crash the run: record it against the job.
       const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
@@ -271,7 +291,8 @@ function timeLimit(
   const left = deadline !== undefined ? deadline - performance.now() : undefined;
   if (left !== undefined && (jobTimeoutMs === undefined || left < jobTimeoutMs))
     return { ms: left, message: `Evaluation exceeded max duration of ${maxRunMs} ms` };
-  if (jobTimeoutMs !== undefined) return { ms: jobTimeoutMs, message: `Evaluation timed out after ${jobTimeoutMs} ms` };
+  if (jobTimeoutMs !== undefined)
+    return { ms: jobTimeoutMs, message: `Evaluation timed out after ${jobTimeoutMs} ms` };
   return undefined;
 }
 

@@ -40,7 +40,8 @@ export function envRunDefaults(ctx: LoadContext, file: string): RunDefaults {
     const n = Number(delay);
     if (Number.isInteger(n) && n >= 0) {
       if (n > 0) out.fallbackDelayMs = n;
-    } else warnAt(ctx, { file }, `PROMPTFOO_DELAY_MS=${delay} is not a whole number of milliseconds; ignored`);
+    } else
+      warnAt(ctx, { file }, `PROMPTFOO_DELAY_MS=${delay} is not a whole number of milliseconds; ignored`);
   }
   const threshold = ctx.env.PROMPTFOO_PASS_RATE_THRESHOLD;
   const code = ctx.env.PROMPTFOO_FAILED_TEST_EXIT_CODE;

@@ -106,7 +106,9 @@ function withCommandLineDefaults(
   const prefix = !parsed?.prefix && load.promptPrefix ? load.promptPrefix : undefined;
   const suffix = !parsed?.suffix && load.promptSuffix ? load.promptSuffix : undefined;
   if (!hasVars && prefix === undefined && suffix === undefined) return parsed;
-  const out: ParsedTest = { ...(parsed ?? { options: {}, gradingOptions: {}, at: yaml.locator(['defaultTest']) }) };
+  const out: ParsedTest = {
+    ...(parsed ?? { options: {}, gradingOptions: {}, at: yaml.locator(['defaultTest']) }),
+  };
   if (hasVars) out.vars = { ...parsed?.vars, ...vars };
   if (prefix !== undefined) out.prefix = prefix;
   if (suffix !== undefined) out.suffix = suffix;

@@ -138,7 +138,10 @@ function fromOptions(
   }
   if (options.env !== undefined && options.env !== null) {
     const env = options.env;
-    if (isRecord(env) && Object.values(env).every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))) {
+    if (
+      isRecord(env) &&
+      Object.values(env).every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
+    ) {
       spec.env = Object.fromEntries(
         Object.entries(env)
           .filter(([, v]) => v !== null)

@@ -18,38 +18,53 @@ export interface LoadDefaults {
 
 type Kind = 'int0' | 'int1' | 'bool' | 'string' | 'strings';
 
+type Filters = NonNullable<RunDefaults['filters']>;
+/** Where a value goes: a RunDefaults field or a filter, and how it is converted on the way. */
+type Rule = [Kind, keyof RunDefaults | `filters.${keyof Filters}`, ((v: never) => unknown)?];
+
+// 0 means "no limit" in promptfoo.
+const positive = (v: number): number | undefined => (v > 0 ? v : undefined);
+
 // promptfoo's EvaluateOptions keys assay honours, with the RunDefaults field each sets.
-const EVALUATE: Record<string, [Kind, (d: RunDefaults, v: never) => unknown]> = {
-  maxConcurrency: ['int1', (d, v: number) => (d.maxConcurrency = v)],
-  repeat: ['int1', (d, v: number) => (d.repeat = v)],
-  delay: ['int0', (d, v: number) => (d.delayMs = v)],
-  cache: ['bool', (d, v: boolean) => (d.cache = v)],
-  showProgressBar: ['bool', (d, v: boolean) => (d.progress = v)],
-  // 0 means no limit, as in promptfoo.
-  timeoutMs: ['int0', (d, v: number) => v > 0 && (d.jobTimeoutMs = v)],
-  maxEvalTimeMs: ['int0', (d, v: number) => v > 0 && (d.maxRunMs = v)],
+const EVALUATE: Record<string, Rule> = {
+  maxConcurrency: ['int1', 'maxConcurrency'],
+  repeat: ['int1', 'repeat'],
+  delay: ['int0', 'delayMs'],
+  cache: ['bool', 'cache'],
+  showProgressBar: ['bool', 'progress'],
+  timeoutMs: ['int0', 'jobTimeoutMs', positive],
+  maxEvalTimeMs: ['int0', 'maxRunMs', positive],
 };
 // Keys of promptfoo's EvaluateOptions that only steer its own UI or API callers.
 const EVALUATE_NO_EFFECT = ['eventSource', 'silent', 'interactiveProviders', 'isRedteam'];
 
 // promptfoo's CommandLineOptions keys assay honours as defaults of its own flags.
-const COMMAND_LINE: Record<string, [Kind, (d: RunDefaults, v: never) => unknown]> = {
-  maxConcurrency: ['int1', (d, v: number) => (d.maxConcurrency = v)],
-  repeat: ['int1', (d, v: number) => (d.repeat = v)],
-  delay: ['int0', (d, v: number) => (d.delayMs = v)],
-  cache: ['bool', (d, v: boolean) => (d.cache = v)],
-  progressBar: ['bool', (d, v: boolean) => (d.progress = v)],
-  grader: ['string', (d, v: string) => (d.grader = v)],
-  filterPattern: ['string', (d, v: string) => ((d.filters ??= {}).pattern = v)],
-  filterFirstN: ['int0', (d, v: number) => ((d.filters ??= {}).firstN = v)],
-  filterSample: ['int0', (d, v: number) => ((d.filters ??= {}).sample = v)],
-  filterSampleSeed: ['int0', (d, v: number) => ((d.filters ??= {}).seed = v)],
-  filterProviders: ['string', (d, v: string) => ((d.filters ??= {}).providers = v)],
-  filterTargets: ['string', (d, v: string) => ((d.filters ??= {}).providers = v)],
-  filterMetadata: ['strings', (d, v: string[]) => ((d.filters ??= {}).metadata = v)],
-  filterFailing: ['string', (d, v: string) => ((d.filters ??= {}).failing = resolve(v))],
-  envPath: ['strings', (d, v: string[]) => (d.envFiles = v.map((p) => resolve(p)))],
+const COMMAND_LINE: Record<string, Rule> = {
+  maxConcurrency: ['int1', 'maxConcurrency'],
+  repeat: ['int1', 'repeat'],
+  delay: ['int0', 'delayMs'],
+  cache: ['bool', 'cache'],
+  progressBar: ['bool', 'progress'],
+  grader: ['string', 'grader'],
+  filterPattern: ['string', 'filters.pattern'],
+  filterFirstN: ['int0', 'filters.firstN'],
+  filterSample: ['int0', 'filters.sample'],
+  filterSampleSeed: ['int0', 'filters.seed'],
+  filterProviders: ['string', 'filters.providers'],
+  filterTargets: ['string', 'filters.providers'],
+  filterMetadata: ['strings', 'filters.metadata'],
+  filterFailing: ['string', 'filters.failing', (v: string) => resolve(v)],
+  envPath: ['strings', 'envFiles', (v: string[]) => v.map((p) => resolve(p))],
 };
+
+/** Stores a converted option value where its rule says. */
+function assign(defaults: RunDefaults, [, target, convert]: Rule, value: unknown): void {
+  const v = convert ? convert(value as never) : value;
+  if (v === undefined) return;
+  if (target.startsWith('filters.')) {
+    defaults.filters = { ...defaults.filters, [target.slice('filters.'.length)]: v };
+  } else (defaults as Record<string, unknown>)[target] = v;
+}
 // Keys the loader applies itself.
 const COMMAND_LINE_LOAD = ['var', 'promptPrefix', 'promptSuffix', 'description', 'output'];
 // Keys that only steer promptfoo's console, database or sharing: nothing in assay to change.
@@ -70,9 +85,13 @@ const COMMAND_LINE_REFUSED: Record<string, string> = {
 };
 
 /** Output file extensions and the format assay writes them in (promptfoo's JSON for `.json`). */
-const OUTPUT_FORMATS: Record<string, string | undefined> = { '.json': 'promptfoo', '.jsonl': undefined, '.csv': undefined };
+const OUTPUT_FORMATS: Record<string, string | undefined> = {
+  '.json': 'promptfoo',
+  '.jsonl': undefined,
+  '.csv': undefined,
+};
 
-function valueOf(kind: Kind, value: unknown): unknown {
+function parseValue(kind: Kind, value: unknown): unknown {
   // promptfoo's schema coerces numbers written as text ("5").
   const num = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   switch (kind) {
@@ -122,12 +141,20 @@ function readOptions(
     const at = yaml.locateKey([key, name]);
     const rule = honoured[name];
     if (rule) {
-      const parsed = valueOf(rule[0], v);
+      const parsed = parseValue(rule[0], v);
       if (parsed === undefined)
-        errorAt(ctx, yaml.locate([key, name]), `\`${key}.${name}\` must be ${EXPECTED[rule[0]]}, not ${brief(v)}`);
-      else rule[1](defaults, parsed as never);
+        errorAt(
+          ctx,
+          yaml.locate([key, name]),
+          `\`${key}.${name}\` must be ${EXPECTED[rule[0]]}, not ${brief(v)}`,
+        );
+      else assign(defaults, rule, parsed);
     } else if (noEffect.includes(name)) {
-      warnAt(ctx, at, `\`${key}.${name}\` has no effect in assay (it steers promptfoo's own console or database)`);
+      warnAt(
+        ctx,
+        at,
+        `\`${key}.${name}\` has no effect in assay (it steers promptfoo's own console or database)`,
+      );
     } else if (key === 'evaluateOptions' && name === 'generateSuggestions') {
       if (v === true) errorAt(ctx, at, notYet('prompt suggestions (`generateSuggestions`)'));
     } else if (key === 'commandLineOptions' && name in COMMAND_LINE_REFUSED) {
@@ -145,7 +172,11 @@ function loadDefaults(ctx: LoadContext, yaml: YamlFile, value: Record<string, un
     const v = value[name];
     if (v === undefined || v === null) return undefined;
     if (typeof v === 'string') return v;
-    errorAt(ctx, yaml.locate(['commandLineOptions', name]), `\`commandLineOptions.${name}\` must be a string`);
+    errorAt(
+      ctx,
+      yaml.locate(['commandLineOptions', name]),
+      `\`commandLineOptions.${name}\` must be a string`,
+    );
     return undefined;
   };
   out.promptPrefix = text('promptPrefix');
@@ -159,7 +190,8 @@ function loadDefaults(ctx: LoadContext, yaml: YamlFile, value: Record<string, un
         yaml.locate(['commandLineOptions', 'var']),
         '`commandLineOptions.var` must be a mapping of names to text values',
       );
-    else out.vars = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, v === null ? '' : String(v)]));
+    else
+      out.vars = Object.fromEntries(Object.entries(vars).map(([k, v]) => [k, v === null ? '' : String(v)]));
   }
   for (const k of Object.keys(out) as (keyof LoadDefaults)[]) if (out[k] === undefined) delete out[k];
   return out;

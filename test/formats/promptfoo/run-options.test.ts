@@ -97,13 +97,15 @@ commandLineOptions: {providers: [x], table: false, delay: soon}
         '6:79 unknown `evaluateOptions` key "repaet" (did you mean "repeat"?)',
         '7:22 `commandLineOptions.providers` (list them under `providers`, or give assay -p) is not supported by assay yet (it comes in a later version)',
         '7:59 `commandLineOptions.delay` must be a whole number ≥ 0, not "soon"',
-        '5:13 writing a .html results file is not supported by assay yet (it comes in a later version); assay writes .json (promptfoo\'s results JSON), .jsonl and .csv',
+        "5:13 writing a .html results file is not supported by assay yet (it comes in a later version); assay writes .json (promptfoo's results JSON), .jsonl and .csv",
       ],
     );
   });
 
   it('warns about keys that only steer promptfoo’s console', async () => {
-    const suite = await loadText(`${BASE}evaluateOptions: {silent: true}\ncommandLineOptions: {table: false}\n`);
+    const suite = await loadText(
+      `${BASE}evaluateOptions: {silent: true}\ncommandLineOptions: {table: false}\n`,
+    );
     assert.deepEqual(
       suite.warnings.map((d) => d.message),
       [
