@@ -71,7 +71,11 @@ function loadUnpdf(): Promise<Unpdf | undefined> {
   return unpdf;
 }
 
-/** The text of every page of a PDF, pages separated by a blank line, trimmed. */
+/**
+ * The text of a PDF as promptfoo's pdf-parse 2 gives it: every page followed by a blank line and
+ * its marker (`-- 1 of 3 --`), the whole trimmed. The text within a page comes from another
+ * extractor (unpdf), so line breaks inside a page may differ.
+ */
 async function pdfText(bytes: Buffer): Promise<VarFileValue> {
   const lib = await loadUnpdf();
   if (!lib) {
@@ -85,7 +89,8 @@ async function pdfText(bytes: Buffer): Promise<VarFileValue> {
     const doc = await lib.getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
     try {
       const { text } = await lib.extractText(doc, { mergePages: false });
-      return { value: text.join('\n\n').trim() };
+      const pages = text.map((page, i) => `${page}\n\n-- ${i + 1} of ${text.length} --\n\n`);
+      return { value: pages.join('').trim() };
     } finally {
       await doc.destroy();
     }
