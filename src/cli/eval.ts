@@ -78,7 +78,8 @@ Output:
   -h, --help
 
 Exit codes: 0 all passed (or nothing selected) · 1 a test failed · 2 invalid input ·
-3 run could not complete. promptfoo exits 100 for both 1 and 3.
+3 run could not complete. promptfoo exits 100 for both 1 and 3; with PROMPTFOO_PASS_RATE_THRESHOLD
+or PROMPTFOO_FAILED_TEST_EXIT_CODE set, a complete run's code follows promptfoo's rule.
 `;
 
 /** `assay eval`: run a suite. */

@@ -51,7 +51,14 @@ describe('XLSX test files (§1.4)', () => {
   });
 
   it('drops a row whose cells are all empty, as promptfoo does', async () => {
-    const sheets = { S: [['q', '__expected'], ['a', ''], ['', ''], ['b', 'contains:b']] };
+    const sheets = {
+      S: [
+        ['q', '__expected'],
+        ['a', ''],
+        ['', ''],
+        ['b', 'contains:b'],
+      ],
+    };
     const suite = await loadPromptfooSuite(suiteWith('file://t.xlsx', sheets), { env: ENV });
     assert.deepEqual(
       suite.cases.map((c) => [c.vars.q, c.description, c.source?.line]),
