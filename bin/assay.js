@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
 // assay's executable: a thin shim over the compiled CLI (run `npm run build` first in a checkout).
 import { main } from '../dist/src/cli/main.js';
 

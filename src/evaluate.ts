@@ -57,6 +57,10 @@ export interface EvaluateOptions {
   vars?: Record<string, string>;
   /** Milliseconds each worker waits after a provider call that was not answered from the cache. */
   delayMs?: number;
+  /** A job not finished after this many milliseconds is an error (default: the suite's run defaults). */
+  jobTimeoutMs?: number;
+  /** Past this many milliseconds, jobs not finished are errors (default: the suite's run defaults). */
+  maxRunMs?: number;
   /** Run only this share of the jobs (`--shard i/n`). */
   shard?: Shard;
   /** Where run directories go; default `.assay/runs` under the current folder. */
@@ -117,20 +121,27 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   if (filters) selection.filters = filters;
   if (options.vars && Object.keys(options.vars).length > 0) selection.vars = options.vars;
   const repeat = options.repeat ?? 1;
+  const jobTimeoutMs = options.jobTimeoutMs ?? suite.runDefaults?.jobTimeoutMs;
+  const maxRunMs = options.maxRunMs ?? suite.runDefaults?.maxRunMs;
+  const fallbackDelayMs = suite.runDefaults?.fallbackDelayMs;
   const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
   const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const providerEnv = { ...env, ...(suite.env ?? {}) };
   const secrets = secretValues(providerEnv);
+  for (const spec of providers) if (spec.env) secrets.push(...secretValues(spec.env));
   const providerContext = { env: providerEnv, maxConcurrency, retry };
+  // A provider's own `env` overrides the run's for that provider only.
+  const contextFor = (spec: ProviderSpec) =>
+    spec.env ? { ...providerContext, env: { ...providerEnv, ...spec.env } } : providerContext;
   const resolved = await Promise.all(
-    providers.map(async (spec) => ({ spec, provider: await createProvider(spec, providerContext) })),
+    providers.map(async (spec) => ({ spec, provider: await createProvider(spec, contextFor(spec)) })),
   );
   checkGraders(suite, options.grader, options.embedder);
   // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.
   const caseProviders = new Map(
     await Promise.all(
       [...caseProviderSpecs(suite)].map(
-        async ([key, spec]) => [key, await createProvider(spec, providerContext)] as const,
+        async ([key, spec]) => [key, await createProvider(spec, contextFor(spec))] as const,
       ),
     ),
   );
@@ -169,6 +180,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       ...(shard ? { shard } : {}),
       ...(Object.keys(selection).length > 0 ? { selection: redactObject(selection) } : {}),
       ...(options.delayMs ? { delayMs: options.delayMs } : {}),
+      ...(jobTimeoutMs ? { jobTimeoutMs } : {}),
+      ...(maxRunMs ? { maxRunMs } : {}),
     },
     plannedJobs: planned,
     command: redactCommand(options.command ?? []),
@@ -246,7 +259,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       cache,
       graders,
       caseProviders,
-      delayMs: options.delayMs,
+      delayMs: options.delayMs ?? fallbackDelayMs,
+      jobTimeoutMs,
+      maxRunMs,
       include: (job: Job) => (!shard || inShard(job, shard)) && !done.has(job.key),
       stopWhen: () =>
         progress.error > allowedErrors

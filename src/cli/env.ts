@@ -35,8 +35,9 @@ function suiteFolder(suitePath: string | undefined): string {
 
 /**
  * promptfoo's rules: files given with `--env-file` (repeatable, or comma-separated) must exist and
- * override the environment, later files winning. Without the flag, `.env` in the current folder and
- * then in the suite's folder fill in only what the environment does not already set.
+ * override the environment, later files winning. Then, with the flag or without it (promptfoo
+ * 0.123 reads `.env` at start-up either way), `.env` in the current folder and then in the suite's
+ * folder fill in only what is still unset.
  */
 export function loadEnvFiles(
   given: string[] | undefined,
@@ -61,11 +62,10 @@ export function loadEnvFiles(
       }
       load.files.push(resolve(p));
     }
-    return load;
   }
   const candidates = [...new Set([join(process.cwd(), '.env'), join(suiteFolder(suitePath), '.env')])];
   for (const p of candidates) {
-    if (!existsSync(p) || !statSync(p).isFile()) continue;
+    if (!existsSync(p) || !statSync(p).isFile() || load.files.includes(p)) continue;
     for (const [name, value] of Object.entries(readEnvFile(p))) {
       if (env[name] !== undefined) continue;
       env[name] = value;

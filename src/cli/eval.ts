@@ -41,7 +41,9 @@ Runs every prompt × provider × test of a suite, prints a summary and writes th
 .assay/runs/<run-id>/ (manifest.json, results.jsonl, scorecard.json).
 
 Suite and providers:
-  -c, --config FILE          the suite (same as the SUITE argument)
+  -c, --config FILE          the suite (same as the SUITE argument); one only. A suite may set
+                             run defaults (promptfoo: evaluateOptions, commandLineOptions,
+                             outputPath) that the flags below override
   -p, --provider ID          run with this provider instead of the suite's (repeatable); a name
                              matching a suite provider keeps its config
       --grader ID            the grader model for model-graded assertions that name none
@@ -76,14 +78,15 @@ Output:
   -h, --help
 
 Exit codes: 0 all passed (or nothing selected) · 1 a test failed · 2 invalid input ·
-3 run could not complete. promptfoo exits 100 for both 1 and 3.
+3 run could not complete. promptfoo exits 100 for both 1 and 3; with PROMPTFOO_PASS_RATE_THRESHOLD
+or PROMPTFOO_FAILED_TEST_EXIT_CODE set, a complete run's code follows promptfoo's rule.
 `;
 
 /** `assay eval`: run a suite. */
 export async function evalCommand(args: string[]): Promise<number> {
   return guard(async () => {
     const { values, positionals } = parseFlags(normaliseResumeFlag(args), {
-      config: { type: 'string', short: 'c' },
+      config: { type: 'string', short: 'c', multiple: true },
       ...SUITE_FLAGS,
       ...FILTER_FLAGS,
       grader: { type: 'string' },
@@ -116,47 +119,35 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     if (positionals.length > 1)
       throw new InputError(`expected one suite, got ${positionals.length}: ${positionals.join(' ')}`);
-    if (values.config !== undefined && positionals.length > 0) {
-      throw new InputError(`two suites given (-c ${values.config} and ${positionals[0]}); give one`);
+    const configs = values.config ?? [];
+    if (configs.length > 1)
+      throw new InputError(
+        `several suites given (${configs.map((c) => `-c ${c}`).join(' ')}): assay runs one suite at a time; promptfoo would combine the configs into one, which assay does not do yet — merge them into one config, or run each and compare with assay merge`,
+      );
+    if (configs.length > 0 && positionals.length > 0) {
+      throw new InputError(`two suites given (-c ${configs[0]} and ${positionals[0]}); give one`);
     }
-    const delayMs = intFlag('delay', values.delay, 0);
-    // promptfoo runs one request at a time under --delay; an explicit -j still wins.
-    const maxConcurrency =
-      intFlag('max-concurrency', values['max-concurrency'], 1, 10_000) ?? (delayMs ? 1 : undefined);
+    const delayFlag = intFlag('delay', values.delay, 0);
+    const jobsFlag = intFlag('max-concurrency', values['max-concurrency'], 1, 10_000);
     let filters = filtersFrom(values);
     let vars = varsFrom(values.var);
-    const repeat = intFlag('repeat', values.repeat, 1, 100_000);
+    const repeatFlag = intFlag('repeat', values.repeat, 1, 100_000);
     const maxRetries = intFlag('max-retries', values['max-retries'], 0);
     const timeoutMs = intFlag('request-timeout', values['request-timeout']);
     const maxErrors = values['max-errors'] !== undefined ? parseErrorBudget(values['max-errors']) : undefined;
     const shard = values.shard !== undefined ? parseShard(values.shard) : undefined;
     const graceSeconds = intFlag('grace-period', values['grace-period'], 0) ?? 10;
     const cacheTtl = intFlag('cache-ttl', values['cache-ttl'], 0) ?? DEFAULT_CACHE_TTL_SECONDS;
-    const cache = values['no-cache']
-      ? false
-      : {
-          path: resolve(values['cache-path'] ?? defaultCachePath(process.env, process.cwd())),
-          ttlSeconds: cacheTtl,
-        };
+    const cacheTarget = {
+      path: resolve(values['cache-path'] ?? defaultCachePath(process.env, process.cwd())),
+      ttlSeconds: cacheTtl,
+    };
     if (values['retry-errors'] && values.resume === undefined)
       throw new InputError('--retry-errors goes with --resume');
     // Output targets are checked before anything runs: a typo in -o must not cost a run.
-    const outputs: OutputTarget[] = (values.output ?? []).map((path) => ({
-      path: resolve(path),
-      format: resolveOutputFormat(path, values['output-format']),
-      // `-o DIR/`: a format that names its own files (a tool's native results) writes into DIR.
-      folder: /[\\/]$/.test(path) || (existsSync(path) && statSync(path).isDirectory()),
-    }));
-    for (const o of outputs) {
-      if (o.folder && !o.format.fileName)
-        throw new InputError(
-          `-o ${o.path}: is a folder, not a file (only formats that name their files take a folder)`,
-        );
-      ensureDir(o.folder ? o.path : dirname(o.path));
-    }
+    let outputs = outputTargets(values.output ?? [], values['output-format']);
 
-    const suitePath = values.config ?? positionals[0];
-    const grader = graderFrom(values.grader);
+    const suitePath = configs[0] ?? positionals[0];
     const embedder = graderFrom(values.embedder, '--embedder');
     const envLoad = loadEnvFiles(envFilesFrom(values), suitePath);
     if (envLoad.files.length > 0 && values.verbose)
@@ -167,6 +158,28 @@ export async function evalCommand(args: string[]): Promise<number> {
     let suite = await loadSuite(suitePath, { ...loadOptions, vars });
     checkExpectedHash(suite, values['expect-hash']);
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
+    // The suite's own run settings are defaults: each flag given replaces the one it names.
+    const defaults = suite.runDefaults ?? {};
+    if (!envFilesFrom(values) && defaults.envFiles) loadEnvFiles(defaults.envFiles, suitePath);
+    if (outputs.length === 0 && defaults.outputs)
+      outputs = defaults.outputs.flatMap((o) => outputTargets([o.path], values['output-format'] ?? o.format));
+    const delayMs = delayFlag ?? defaults.delayMs;
+    let maxConcurrency = jobsFlag ?? defaults.maxConcurrency;
+    if (delayMs) {
+      // promptfoo sends one request at a time whenever a delay is asked for, whatever -j says.
+      if (jobsFlag !== undefined && jobsFlag > 1)
+        process.stderr.write(
+          `assay: -j ${jobsFlag} ignored: with a delay of ${delayMs} ms requests go one at a time (as in promptfoo)\n`,
+        );
+      maxConcurrency = 1;
+    }
+    const repeat = repeatFlag ?? defaults.repeat;
+    const cache = values['no-cache'] || defaults.cache === false ? false : cacheTarget;
+    const grader =
+      values.grader !== undefined
+        ? graderFrom(values.grader)
+        : graderFrom(defaults.grader, "the suite's commandLineOptions.grader");
+    const showProgress = !values['no-progress'] && defaults.progress !== false;
     const runsDir = resolve(values['runs-dir'] ?? '.assay/runs');
     const resume =
       values.resume !== undefined
@@ -186,6 +199,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         if (vars) suite = await loadSuite(suitePath, { ...loadOptions, vars });
       }
     }
+    if (defaults.filters) filters = { ...defaults.filters, ...filters };
     filters = seedSample(filters);
     // A native results file that cannot describe this run (another format, several models) is
     // refused now, not after the run has been paid for.
@@ -201,7 +215,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
 
     const color = useColor(process.stdout, values['no-color'] === true);
-    const progress = values['no-progress'] ? undefined : new ProgressLine();
+    const progress = showProgress ? new ProgressLine() : undefined;
     const controller = new AbortController();
     const hard = new AbortController();
     let graceTimer: NodeJS.Timeout | undefined;
@@ -232,7 +246,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         repeat,
         filters,
         vars,
-        delayMs,
+        delayMs: delayMs || undefined,
         shard,
         runsDir,
         resume,
@@ -276,9 +290,27 @@ export async function evalCommand(args: string[]): Promise<number> {
       process.stdout.write(`To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}\n`);
     }
     const written = await writeOutputs(runDir, scorecard, outputs);
-    const code = exitCode(manifest.status, scorecard.counts, maxErrors);
+    const code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
     return written ? code : Math.max(code, 3);
   });
+}
+
+/** Output targets for paths, checked before anything runs: a typo in -o must not cost a run. */
+function outputTargets(paths: string[], formatName: string | undefined): OutputTarget[] {
+  const outputs = paths.map((path) => ({
+    path: resolve(path),
+    format: resolveOutputFormat(path, formatName),
+    // `-o DIR/`: a format that names its own files (a tool's native results) writes into DIR.
+    folder: /[\\/]$/.test(path) || (existsSync(path) && statSync(path).isDirectory()),
+  }));
+  for (const o of outputs) {
+    if (o.folder && !o.format.fileName)
+      throw new InputError(
+        `-o ${o.path}: is a folder, not a file (only formats that name their files take a folder)`,
+      );
+    ensureDir(o.folder ? o.path : dirname(o.path));
+  }
+  return outputs;
 }
 
 /**
@@ -350,13 +382,23 @@ export interface OutputTarget {
   folder?: boolean;
 }
 
-/** The exit code of a finished run (see `assay --help`). */
+/**
+ * The exit code of a finished run (see `assay --help`). A suite that sets a pass-rate rule
+ * (promptfoo's PROMPTFOO_PASS_RATE_THRESHOLD / PROMPTFOO_FAILED_TEST_EXIT_CODE) decides a
+ * complete run by it instead: errors count against the pass rate, and no results at all pass.
+ */
 export function exitCode(
   status: string,
-  counts: { total: number; fail: number; error: number },
+  counts: { total: number; pass?: number; fail: number; error: number },
   maxErrors: ErrorBudget | undefined,
+  rule: { passRatePercent?: number; failedExitCode?: number } = {},
 ): number {
   if (status !== 'complete') return 3;
+  if (rule.passRatePercent !== undefined) {
+    const judged = (counts.pass ?? 0) + counts.fail + counts.error;
+    const rate = judged === 0 ? Number.NaN : ((counts.pass ?? 0) / judged) * 100;
+    return rate < rule.passRatePercent ? (rule.failedExitCode ?? 1) : 0;
+  }
   const allowed =
     maxErrors?.fraction !== undefined
       ? Math.floor(maxErrors.fraction * counts.total)

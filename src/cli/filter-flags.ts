@@ -44,8 +44,8 @@ Inputs:
       --env-file FILE        read environment variables from FILE (repeatable or a,b; overrides
                              the shell). Default: .env in this folder and the suite's, filling
                              in only unset variables. Values are never written to the run
-      --delay MS             after each provider call (not cache hits), wait MS; implies -j 1
-                             unless -j is given (then each of the N workers waits)
+      --delay MS             after each provider call (not cache hits), wait MS; requests then
+                             go one at a time (as in promptfoo: -j is ignored, with a warning)
 `;
 
 type Values = {

@@ -56,6 +56,10 @@ export interface ProviderSpec {
   embedding?: ProviderSpec;
   /** The first output transform (see {@link OutputTransform}), applied to every answer of this provider. */
   transform?: OutputTransform;
+  /** Milliseconds to wait after each call of this provider that was not a cache hit (beats the run's delay). */
+  delayMs?: number;
+  /** Environment overrides for this provider only (over the process's and the suite's). */
+  env?: Record<string, string>;
   source?: SourceRef;
 }
 
@@ -238,8 +242,55 @@ export interface Suite {
   native?: Record<string, unknown>;
   /** Environment overrides declared by the suite (visible to templates and providers). */
   env?: Record<string, string>;
+  /** Run settings the suite declares for itself; each command-line flag overrides its own. */
+  runDefaults?: RunDefaults;
   /** Warnings found while loading; the suite is still runnable. */
   warnings: Diagnostic[];
+}
+
+/**
+ * Run settings a suite file declares (promptfoo's `evaluateOptions`, `commandLineOptions`,
+ * `outputPath`). They are defaults: a command-line flag replaces the value it names.
+ */
+export interface RunDefaults {
+  maxConcurrency?: number;
+  repeat?: number;
+  /** Milliseconds to wait after each provider call that was not a cache hit. */
+  delayMs?: number;
+  /** The wait when neither the provider nor the run sets one; unlike `delayMs` it keeps the concurrency. */
+  fallbackDelayMs?: number;
+  /** false: neither read nor fill the response cache. */
+  cache?: boolean;
+  /** A job that has not finished after this many milliseconds is an error. */
+  jobTimeoutMs?: number;
+  /** Past this many milliseconds from the start, jobs not yet finished are errors. */
+  maxRunMs?: number;
+  /** The grader provider id (as `--grader`). */
+  grader?: string;
+  /** Test filters (as the `--filter-*` flags). */
+  filters?: {
+    pattern?: string;
+    firstN?: number;
+    sample?: number;
+    seed?: number;
+    providers?: string;
+    prompts?: string;
+    metadata?: string[];
+    failing?: string;
+  };
+  /** Environment files to read when `--env-file` is not given (absolute paths). */
+  envFiles?: string[];
+  /** Results files to write when `-o` is not given: absolute paths, each with an output format name (default: from the extension). */
+  outputs?: { path: string; format?: string }[];
+  /** false: no progress line. */
+  progress?: boolean;
+  /**
+   * A complete run passes when this percentage of its results pass (errors count against it);
+   * below it the exit code is `failedExitCode`. Unset: assay's own exit codes.
+   */
+  passRatePercent?: number;
+  /** The exit code of a complete run below `passRatePercent`. */
+  failedExitCode?: number;
 }
 
 /** Provider id meaning "the provider under test" where a grader is expected (a model judging itself). */

@@ -3,7 +3,7 @@
 // done, applies the comparison, and only then hands the rows to the run log.
 import type { AssertionSpec, Case, JobResult, Verdict } from '../core/types.js';
 import { getScorer } from '../scorers/registry.js';
-import { type CompareRow, type Grader, ScorerInputError } from '../scorers/types.js';
+import { type CompareRow, type Grader, GraderError, ScorerInputError } from '../scorers/types.js';
 import { renderAssertionValue } from '../template/render.js';
 import { isComparing } from './score.js';
 
@@ -62,7 +62,9 @@ export async function applyComparisons(
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       const reason =
-        err instanceof ScorerInputError ? `${label(spec)}: ${message}` : `${label(spec)} threw: ${message}`;
+        err instanceof ScorerInputError || err instanceof GraderError
+          ? `${label(spec)}: ${message}`
+          : `${label(spec)} threw: ${message}`;
       for (const r of rows) {
         r.status = 'error';
         r.score = 0;

@@ -51,6 +51,10 @@ export interface RunOptions extends PlanOptions {
   graders?: GraderPool;
   /** Milliseconds a worker waits after each provider call not answered from the cache (`--delay`). */
   delayMs?: number;
+  /** A job not finished after this many milliseconds becomes an error (its call is abandoned). */
+  jobTimeoutMs?: number;
+  /** Past this many milliseconds from the start, jobs not finished become errors. */
+  maxRunMs?: number;
   /** Providers that answer instead of the provider under test for cases naming one, by {@link caseProviderKey}. */
   caseProviders?: Map<string, Provider>;
 }
@@ -97,6 +101,24 @@ export async function runSuite(
   resolved: ResolvedProvider[],
   options: RunOptions,
 ): Promise<RunOutcome> {
+  // Work a time limit gave up on must not outlive the run: its request and its delay are cut
+  // when the run ends (and at once on a hard stop).
+  const settled = new AbortController();
+  const cut = options.hardSignal ? AbortSignal.any([options.hardSignal, settled.signal]) : settled.signal;
+  setMaxListeners(0, cut);
+  try {
+    return await schedule(suite, resolved, options, cut);
+  } finally {
+    settled.abort();
+  }
+}
+
+async function schedule(
+  suite: Suite,
+  resolved: ResolvedProvider[],
+  options: RunOptions,
+  cut: AbortSignal,
+): Promise<RunOutcome> {
   const contexts = new Map<string, JobContext>(
     resolved.map((r) => [
       providerKey(r.spec),
@@ -105,13 +127,14 @@ export async function runSuite(
         identity: r.provider.describe(),
         env: options.env,
         cache: r.provider.cacheable === false ? undefined : options.cache,
-        hardSignal: options.hardSignal,
+        hardSignal: cut,
         providerInfo: { id: r.spec.id, config: r.spec.config ?? {} },
         transform: r.spec.transform,
         basePath: suite.basePath,
         graders: options.graders,
         scoreErrorsAs: suite.scoring.scoreErrorsAs,
-        delayMs: options.delayMs,
+        // A provider's own delay beats the run's (promptfoo: provider.delay ?? --delay).
+        delayMs: r.spec.delayMs ?? options.delayMs,
       },
     ]),
   );
@@ -123,7 +146,7 @@ export async function runSuite(
       identity: provider.describe(),
       cache: provider.cacheable === false ? undefined : options.cache,
       delayMs: options.delayMs,
-      hardSignal: options.hardSignal,
+      hardSignal: cut,
     });
   }
   const providerSpecs = resolved.map((r) => r.spec);
@@ -135,6 +158,7 @@ export async function runSuite(
   let stopReason: string | undefined;
   let interrupted = false;
 
+  const deadline = options.maxRunMs ? performance.now() + options.maxRunMs : undefined;
   const runJob = async (job: Job): Promise<JobOutcome> => {
     const testCase = suite.cases[job.caseIndex];
     const prompt = prompts.get(job.promptId)!;
@@ -145,7 +169,16 @@ export async function runSuite(
       const caller = override ? callers.get(caseProviderKey(override)) : ctx;
       if (!caller)
         throw new Error(`no provider was built for the case's own provider ${providerKey(override!)}`);
-      return await executeJob(job, testCase, prompt, ctx, caller, startedAt);
+      const work = executeJob(job, testCase, prompt, ctx, caller, startedAt);
+      const limit = timeLimit(options.jobTimeoutMs, deadline, options.maxRunMs);
+      if (!limit) return await work;
+      if (limit.ms <= 0) {
+        work.catch(() => {});
+        return { result: errorResult(job, testCase, prompt, startedAt, limit.message) };
+      }
+      return await withTimeLimit(work, limit, () =>
+        errorResult(job, testCase, prompt, startedAt, limit.message),
+      );
     } catch (err) {
       // An engine bug or a template error must not crash the run: record it against the job.
       const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
@@ -252,6 +285,34 @@ export async function runSuite(
   });
 
   return { completed, stopReason, interrupted };
+}
+
+/** The time a job may still take: its own timeout or what is left of the run's, whichever is less. */
+function timeLimit(
+  jobTimeoutMs: number | undefined,
+  deadline: number | undefined,
+  maxRunMs: number | undefined,
+): { ms: number; message: string } | undefined {
+  const left = deadline !== undefined ? deadline - performance.now() : undefined;
+  if (left !== undefined && (jobTimeoutMs === undefined || left < jobTimeoutMs))
+    return { ms: left, message: `Evaluation exceeded max duration of ${maxRunMs} ms` };
+  if (jobTimeoutMs !== undefined)
+    return { ms: jobTimeoutMs, message: `Evaluation timed out after ${jobTimeoutMs} ms` };
+  return undefined;
+}
+
+/** The job's outcome, or an error result once the limit passes (the abandoned work runs on unseen). */
+function withTimeLimit(
+  work: Promise<JobOutcome>,
+  limit: { ms: number },
+  onTimeout: () => JobResult,
+): Promise<JobOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<JobOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ result: onTimeout() }), limit.ms);
+  });
+  work.catch(() => {});
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** How long the scheduler may run before letting the event loop handle signals and timers. */

@@ -3,7 +3,7 @@ import { redactObject } from '../core/redact.js';
 import type { AssertionSpec, Case, JobStatus, Verdict } from '../core/types.js';
 import { runTransform, TransformError } from '../scorers/code/transform.js';
 import { getScorer } from '../scorers/registry.js';
-import { type Grader, type ScoreInput, ScorerInputError } from '../scorers/types.js';
+import { type Grader, GraderError, type ScoreInput, ScorerInputError } from '../scorers/types.js';
 import { renderAssertionValue } from '../template/render.js';
 
 /** What the engine knows about an output when it scores it. */
@@ -85,7 +85,10 @@ async function scoreAll(specs: AssertionSpec[], ctx: ScoringContext): Promise<Ve
       // A transform's message names the transform; promptfoo shows it as the row's error as is.
       if (err instanceof TransformError) throw new AssertionError(err.message);
       throw new AssertionError(
-        err instanceof ScorerInputError ? `${label}: ${err.message}` : `${label} threw: ${errorMessage(err)}`,
+        // A scorer's own complaint says what went wrong: it gets the assertion's name in front, once.
+        err instanceof ScorerInputError || err instanceof GraderError
+          ? `${label}: ${err.message}`
+          : `${label} threw: ${errorMessage(err)}`,
       );
     }
   }

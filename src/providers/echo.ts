@@ -1,7 +1,10 @@
 import type { ProviderSpec } from '../core/types.js';
 import type { Provider, ProviderRequest, ProviderResponse } from './types.js';
 
-/** `echo`: the output is the rendered prompt, unchanged (promptfoo's semantics). */
+/**
+ * `echo`: the output is the rendered prompt, unchanged, as promptfoo's echo gives it: no finish
+ * reason (so `finish-reason` fails), cost 0 and zero tokens (so `cost` and token checks pass).
+ */
 export function createEchoProvider(spec: ProviderSpec): Provider {
   return {
     id: spec.id,
@@ -9,7 +12,12 @@ export function createEchoProvider(spec: ProviderSpec): Provider {
     describe: () => ({ id: spec.id }),
     cacheable: false,
     async call(request: ProviderRequest): Promise<ProviderResponse> {
-      return { output: request.prompt, latencyMs: 0, finishReason: 'stop' };
+      return {
+        output: request.prompt,
+        latencyMs: 0,
+        cost: 0,
+        usage: { total: 0, prompt: 0, completion: 0 },
+      };
     },
   };
 }

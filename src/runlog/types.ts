@@ -43,6 +43,10 @@ export interface RunManifest {
     selection?: Selection;
     /** `--delay`: milliseconds each worker waits after a provider call. */
     delayMs?: number;
+    /** A job not finished after this many milliseconds was made an error. */
+    jobTimeoutMs?: number;
+    /** Past this many milliseconds from the start, jobs not finished were made errors. */
+    maxRunMs?: number;
   };
   plannedJobs: number;
   command: string[];

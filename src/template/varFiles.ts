@@ -71,7 +71,11 @@ function loadUnpdf(): Promise<Unpdf | undefined> {
   return unpdf;
 }
 
-/** The text of every page of a PDF, pages separated by a blank line, trimmed. */
+/**
+ * The text of a PDF as promptfoo's pdf-parse 2 gives it: every page followed by a blank line and
+ * its marker (`-- 1 of 3 --`), the whole trimmed. The text within a page comes from another
+ * extractor (unpdf), so line breaks inside a page may differ.
+ */
 async function pdfText(bytes: Buffer): Promise<VarFileValue> {
   const lib = await loadUnpdf();
   if (!lib) {
@@ -85,7 +89,8 @@ async function pdfText(bytes: Buffer): Promise<VarFileValue> {
     const doc = await lib.getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 });
     try {
       const { text } = await lib.extractText(doc, { mergePages: false });
-      return { value: text.join('\n\n').trim() };
+      const pages = text.map((page, i) => `${page}\n\n-- ${i + 1} of ${text.length} --\n\n`);
+      return { value: pages.join('').trim() };
     } finally {
       await doc.destroy();
     }
@@ -98,6 +103,8 @@ async function pdfText(bytes: Buffer): Promise<VarFileValue> {
 export interface VarFileOptions {
   /** Give a PDF's raw bytes as text instead of its extracted text (PROMPTFOO_DISABLE_PDF_AS_TEXT). */
   pdfRaw?: boolean;
+  /** Give images, video and audio as the file's text, not base64 (PROMPTFOO_DISABLE_MULTIMEDIA_AS_BASE64). */
+  mediaRaw?: boolean;
 }
 
 /**
@@ -115,9 +122,9 @@ export async function varFileValue(
   const ext = extname(path).toLowerCase();
   if (SCRIPTS.has(ext)) return { unsupported: 'a var computed by a script' };
   if (ext === '.pdf' && !opts.pdfRaw) return pdfText(bytes);
-  if (MEDIA.has(ext)) return { unsupported: 'a video or audio var' };
+  if (MEDIA.has(ext) && !opts.mediaRaw) return { unsupported: 'a video or audio var' };
   const imageType = IMAGE_TYPES[ext];
-  if (imageType !== undefined) {
+  if (imageType !== undefined && !opts.mediaRaw) {
     return { value: `data:${sniffImage(bytes) ?? imageType};base64,${bytes.toString('base64')}` };
   }
   const text = bytes.toString('utf8');

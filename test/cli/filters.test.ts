@@ -336,7 +336,7 @@ tests:
 });
 
 describe('assay eval --delay', () => {
-  it('runs one request at a time unless -j is given, and records the delay', async () => {
+  it('runs one request at a time and records the delay', async () => {
     const dir = writeWordSuite(join(tmp.dir, `words-${n++}`), {
       tests: 4,
       baseUrl: mock.baseUrl,

@@ -173,6 +173,20 @@ describe('cross-row assertions (§5.5)', () => {
     );
   });
 
+  it('select-best: a reply naming no index is an error quoting the reply, once labelled', async () => {
+    const rows = [row('a', 'A'), row('b', 'B')];
+    await applyComparisons(makeCase([{ type: 'select-best', value: 'x' }]), rows, {
+      grader: async () => fakeGrader('Both are lovely.'),
+    });
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.reason]),
+      Array(2).fill([
+        'error',
+        'select-best: grader fake named no output index; it replied: "Both are lovely."',
+      ]),
+    );
+  });
+
   it('a comparison that cannot be made (one output only, or a grader failure) makes every row an error', async () => {
     const lone = [row('a', 'A')];
     await applyComparisons(makeCase([{ type: 'select-best', value: 'x' }]), lone, {

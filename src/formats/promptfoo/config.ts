@@ -35,8 +35,6 @@ const REFUSED_KEYS: Record<string, string> = {
   extensions: '`extensions` (lifecycle hooks)',
 };
 const IGNORED_KEYS: Record<string, string> = {
-  evaluateOptions: 'pass the equivalent command-line flags instead',
-  commandLineOptions: 'pass the flags on the command line instead',
   redteam: 'red-team generation is not part of assay',
 };
 

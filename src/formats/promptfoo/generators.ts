@@ -77,8 +77,10 @@ def run():
     if asyncio.iscoroutine(result):
         result = asyncio.run(result)
     try:
-        return {'text': json.dumps({'result': result})}
-    except (TypeError, ValueError) as e:
+        return {'text': json.dumps({'result': result}, allow_nan=False)}
+    except ValueError:
+        return {'unserialisable': 'it holds NaN or Infinity, which JSON cannot represent'}
+    except TypeError as e:
         return {'unserialisable': str(e)}
 
 try:

@@ -9,6 +9,7 @@ import '../../scorers/index.js';
 import { parseConfig } from './config.js';
 import { errorAt, isRecord, type LoadContext, warnAt } from './context.js';
 import { parseDerivedMetrics } from './derivedMetrics.js';
+import { envFlag, envRunDefaults, warnUnhonouredEnv } from './envFlags.js';
 import { expandVars } from './expand.js';
 import { mergeDefaultTest } from './merge.js';
 import { defaultPrompt, loadPrompts } from './prompts.js';
@@ -19,6 +20,7 @@ import {
   promptRefMatches,
   providerRefMatches,
 } from './refs.js';
+import { type LoadDefaults, parseRunOptions } from './runOptions.js';
 import { scenarioTests } from './scenarios.js';
 import { displayPath, SuiteFiles, type YamlFile } from './source.js';
 import { type ParsedTest, parseTest, type TestWarnings } from './testCase.js';
@@ -89,6 +91,30 @@ function loadDefaultTest(
   return raw;
 }
 
+/**
+ * The defaultTest with what the command line adds (spec §1.6): `--var` values (over the config's
+ * `commandLineOptions.var`) merged into its vars, and a prompt prefix/suffix from
+ * `commandLineOptions` where the defaultTest sets none (the config's own defaultTest wins).
+ */
+function withCommandLineDefaults(
+  parsed: ParsedTest | undefined,
+  vars: Record<string, string>,
+  load: LoadDefaults,
+  yaml: YamlFile,
+): ParsedTest | undefined {
+  const hasVars = Object.keys(vars).length > 0;
+  const prefix = !parsed?.prefix && load.promptPrefix ? load.promptPrefix : undefined;
+  const suffix = !parsed?.suffix && load.promptSuffix ? load.promptSuffix : undefined;
+  if (!hasVars && prefix === undefined && suffix === undefined) return parsed;
+  const out: ParsedTest = {
+    ...(parsed ?? { options: {}, gradingOptions: {}, at: yaml.locator(['defaultTest']) }),
+  };
+  if (hasVars) out.vars = { ...parsed?.vars, ...vars };
+  if (prefix !== undefined) out.prefix = prefix;
+  if (suffix !== undefined) out.suffix = suffix;
+  return out;
+}
+
 /** Where a case's vars were written: the test's own, else the defaultTest's. */
 function varLocator(test: ParsedTest, defaultTest: ParsedTest | undefined): VarLocator {
   return (name, path) => {
@@ -136,6 +162,11 @@ export async function loadPromptfooSuite(
   for (const rel of configFiles.files) ctx.files.read(resolve(configDir, rel));
 
   const derivedMetrics = parseDerivedMetrics(ctx, config.derivedMetrics, yaml);
+  const runOptions = parseRunOptions(ctx, config, yaml);
+  warnUnhonouredEnv(ctx, file);
+  const fromEnv = envRunDefaults(ctx, file);
+  if (Object.keys(fromEnv).length > 0) runOptions.run = { ...fromEnv, ...runOptions.run };
+  const cliVars = { ...runOptions.load.vars, ...opts.vars };
   const errorsBefore = bag.errors.length;
   const loadedPrompts = loadPrompts(ctx, config.prompts, yaml.locator(['prompts']));
   const promptsOk = bag.errors.length === errorsBefore;
@@ -146,13 +177,7 @@ export async function loadPromptfooSuite(
   const warnings: TestWarnings = { varsAssert: false };
   const rawDefault = loadDefaultTest(ctx, config, yaml);
   const parsedDefault = rawDefault && parseTest(ctx, rawDefault, 'defaultTest', true, warnings);
-  const defaultTest =
-    opts.vars && Object.keys(opts.vars).length > 0
-      ? {
-          ...(parsedDefault ?? { options: {}, gradingOptions: {}, at: yaml.locator(['defaultTest']) }),
-          vars: { ...parsedDefault?.vars, ...opts.vars },
-        }
-      : parsedDefault;
+  const defaultTest = withCommandLineDefaults(parsedDefault, cliVars, runOptions.load, yaml);
   const errorsBeforeTests = bag.errors.length;
   const rawTests = await loadTestSources(ctx, config.tests, yaml.locator(['tests']));
   const testsGiven = config.tests !== undefined && config.tests !== null;
@@ -208,7 +233,12 @@ export async function loadPromptfooSuite(
   for (const [entry, test] of sources.entries()) {
     const merged = mergeDefaultTest(test, defaultTest);
     const at = varLocator(test, defaultTest);
-    const expanded = expandVars(ctx, merged.case, merged.disableVarExpansion, at);
+    const expanded = expandVars(
+      ctx,
+      merged.case,
+      merged.disableVarExpansion || envFlag(ctx.env, 'PROMPTFOO_DISABLE_VAR_EXPANSION'),
+      at,
+    );
     // Filters that count tests count them as written, before expansion (§4.3).
     for (const c of expanded) c.expandedFrom = entry;
     unexpanded.push(...expanded);
@@ -231,7 +261,9 @@ export async function loadPromptfooSuite(
   const contentHash = ctx.files.digest();
   const suite: Suite = {
     id: shortHash(contentHash),
-    name: typeof config.description === 'string' && config.description ? config.description : basename(abs),
+    name:
+      runOptions.load.description ??
+      (typeof config.description === 'string' && config.description ? config.description : basename(abs)),
     format: 'promptfoo',
     source: { path: abs, contentHash, files: [...ctx.files.files] },
     basePath,
@@ -243,5 +275,6 @@ export async function loadPromptfooSuite(
   };
   if (grader) suite.grader = grader;
   if (parsed.env) suite.env = parsed.env;
+  if (runOptions.run) suite.runDefaults = runOptions.run;
   return suite;
 }

@@ -116,8 +116,8 @@ function fromOptions(
           ? undefined
           : transformAt(ctx, options.transform, at([key]), 'provider `transform`');
       if (code !== undefined) transform = code;
-    } else if (key === 'delay' || key === 'env' || key === 'inputs') {
-      warnAt(ctx, at([key]), `provider \`${key}\` is ignored by assay (not supported yet)`);
+    } else if (key === 'inputs') {
+      warnAt(ctx, at([key]), 'provider `inputs` (red-team multi-input targets) is ignored by assay');
     } else if (!PROVIDER_KEYS.includes(key)) {
       const hint = didYouMean(key, PROVIDER_KEYS);
       if (hint) errorAt(ctx, at([key], true), `unknown provider field "${key}"${hint}`);
@@ -129,6 +129,25 @@ function fromOptions(
   if (options.label !== undefined) {
     if (typeof options.label === 'string') spec.label = options.label;
     else errorAt(ctx, at(['label']), 'provider `label` must be a string');
+  }
+  if (options.delay !== undefined && options.delay !== null) {
+    const delay = typeof options.delay === 'string' ? Number(options.delay) : options.delay;
+    if (typeof delay === 'number' && Number.isInteger(delay) && delay >= 0) {
+      if (delay > 0) spec.delayMs = delay;
+    } else errorAt(ctx, at(['delay']), 'provider `delay` must be a whole number of milliseconds ≥ 0');
+  }
+  if (options.env !== undefined && options.env !== null) {
+    const env = options.env;
+    if (
+      isRecord(env) &&
+      Object.values(env).every((v) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
+    ) {
+      spec.env = Object.fromEntries(
+        Object.entries(env)
+          .filter(([, v]) => v !== null)
+          .map(([k, v]) => [k, String(v)]),
+      );
+    } else errorAt(ctx, at(['env']), 'provider `env` must be a mapping of names to text values');
   }
   if (options.config !== undefined && options.config !== null) {
     if (isRecord(options.config)) {

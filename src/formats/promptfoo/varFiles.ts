@@ -1,9 +1,11 @@
 // `file://` var values (spec §2.3), loaded when the suite is loaded rather than per job: every
 // file then counts in the suite's content hash, a missing one is exit 2 before any model is
 // called, and a file shared by a thousand cases is read once.
+
 import { extname, resolve } from 'node:path';
 import { varFileValue } from '../../template/varFiles.js';
 import { brief, errorAt, isFileRef, isRecord, type LoadContext, notYet } from './context.js';
+import { envFlag } from './envFlags.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { type PathPart, UnreadableFile, type Where } from './source.js';
 import { parseDataFile } from './testFiles.js';
@@ -89,7 +91,8 @@ export class VarFileLoader {
       return undefined;
     }
     const result = await varFileValue(abs, bytes, {
-      pdfRaw: this.ctx.env.PROMPTFOO_DISABLE_PDF_AS_TEXT === 'true',
+      pdfRaw: envFlag(this.ctx.env, 'PROMPTFOO_DISABLE_PDF_AS_TEXT'),
+      mediaRaw: envFlag(this.ctx.env, 'PROMPTFOO_DISABLE_MULTIMEDIA_AS_BASE64'),
     });
     let value: string | undefined;
     if ('value' in result) value = result.value;

@@ -114,13 +114,16 @@ export async function readWorkbookRows(
     errorAt(ctx, where, `sheet "${picked.name}" of ${shown} contains only empty cells below its headers`);
     return undefined;
   }
-  return rows.map((row) => {
-    // SheetJS records each row's 0-based sheet row (hidden from Object.keys).
-    const rowNum = (row as { __rowNum__?: number }).__rowNum__;
-    return {
-      entries: Object.entries(row).map(([k, v]) => [k.trim(), v] as [string, unknown]),
-      where: { file, line: rowNum === undefined ? undefined : rowNum + 1 },
-      header: { file, line: 1 },
-    };
-  });
+  // A row whose cells are all empty (formatted, or cleared) is not a test: promptfoo drops it.
+  return rows
+    .filter((row) => headers.some((h) => !blank(row[h])))
+    .map((row) => {
+      // SheetJS records each row's 0-based sheet row (hidden from Object.keys).
+      const rowNum = (row as { __rowNum__?: number }).__rowNum__;
+      return {
+        entries: Object.entries(row).map(([k, v]) => [k.trim(), v] as [string, unknown]),
+        where: { file, line: rowNum === undefined ? undefined : rowNum + 1 },
+        header: { file, line: 1 },
+      };
+    });
 }

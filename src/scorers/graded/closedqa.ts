@@ -34,7 +34,7 @@ async function score(input: ScoreInput): Promise<ScoreResult> {
       reason: `The submission does not meet the criterion:\n${reply}`,
       details,
     };
-  throw unreadable('model-graded-closedqa', grader, 'did not end its reply with Y or N', reply);
+  throw unreadable(grader, 'did not end its reply with Y or N', reply);
 }
 
 export const closedQaScorer: Scorer = {

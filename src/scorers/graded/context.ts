@@ -88,12 +88,7 @@ async function recall(input: ScoreInput): Promise<ScoreResult> {
     return lower.includes(attributed) || lower.includes(notAttributed);
   });
   if (classified.length === 0)
-    throw unreadable(
-      'context-recall',
-      grader,
-      'classified no sentence as [Attributed] or [Not Attributed]',
-      reply,
-    );
+    throw unreadable(grader, 'classified no sentence as [Attributed] or [Not Attributed]', reply);
   const hits = classified.filter((l) => !l.toLowerCase().includes(notAttributed)).length;
   const value = hits / classified.length;
   const threshold = thresholdOf(input, 0);
@@ -156,14 +151,12 @@ async function faithfulness(input: ScoreInput): Promise<ScoreResult> {
     if (verdicts.includes(marker)) {
       verdicts = verdicts.slice(verdicts.indexOf(marker) + marker.length);
       const answers = verdicts.split('.').filter((a) => a.trim() !== '');
-      if (answers.length === 0)
-        throw unreadable('context-faithfulness', grader, 'listed no final verdicts', nli.reply);
+      if (answers.length === 0) throw unreadable(grader, 'listed no final verdicts', nli.reply);
       value = 1 - answers.filter((a) => !a.includes('yes')).length / statements.length;
     } else {
       const no = verdicts.split('verdict: no').length - 1;
       const yes = verdicts.split('verdict: yes').length - 1;
-      if (no + yes === 0)
-        throw unreadable('context-faithfulness', grader, 'gave no Yes/No verdicts', nli.reply);
+      if (no + yes === 0) throw unreadable(grader, 'gave no Yes/No verdicts', nli.reply);
       value = 1 - no / statements.length;
     }
   }

@@ -56,9 +56,8 @@ async function score(input: ScoreInput): Promise<ScoreResult> {
   const vars = { input: input.prompt, ideal: input.value, completion: tryParse(input.output), ...input.vars };
   const { reply } = await askGrader(grader, template, vars);
   const category = readCategory(reply);
-  if (category === 'invalid')
-    throw unreadable('factuality', grader, 'named a category other than A–E', reply);
-  if (!category) throw unreadable('factuality', grader, 'named no category (A)–(E)', reply);
+  if (category === 'invalid') throw unreadable(grader, 'named a category other than A–E', reply);
+  if (!category) throw unreadable(grader, 'named no category (A)–(E)', reply);
   const scores = categoryScores(input.spec.options?.factuality);
   const value = scores[category.letter];
   return {

@@ -23,8 +23,8 @@ async function gradeOne(
   } catch {
     list = undefined;
   }
-  if (!Array.isArray(list)) throw unreadable('g-eval', grader, 'gave no {"steps": [...]} JSON', steps.reply);
-  if (list.length === 0) throw unreadable('g-eval', grader, 'proposed no evaluation steps', steps.reply);
+  if (!Array.isArray(list)) throw unreadable(grader, 'gave no {"steps": [...]} JSON', steps.reply);
+  if (list.length === 0) throw unreadable(grader, 'proposed no evaluation steps', steps.reply);
   const vars = {
     criteria,
     steps: list.join('\n- '),
@@ -40,11 +40,10 @@ async function gradeOne(
   } catch {
     result = undefined;
   }
-  if (!isRecord(result))
-    throw unreadable('g-eval', grader, 'gave no {"score", "reason"} JSON', evaluation.reply);
+  if (!isRecord(result)) throw unreadable(grader, 'gave no {"score", "reason"} JSON', evaluation.reply);
   const raw = typeof result.score === 'number' ? result.score : Number(result.score);
   if (result.score === undefined || result.score === null || !Number.isFinite(raw))
-    throw unreadable('g-eval', grader, 'gave no numeric score', evaluation.reply);
+    throw unreadable(grader, 'gave no numeric score', evaluation.reply);
   const reason = typeof result.reason === 'string' ? result.reason : '';
   return { score: raw / MAX_SCORE, reason, replies: [steps.reply, evaluation.reply] };
 }

@@ -39,7 +39,7 @@ async function score(input: ScoreInput): Promise<ScoreResult> {
   const vars = { output: tryParse(input.output), rubric, ...input.vars };
   const { reply } = await askGrader(grader, template, vars);
   const verdict = extractJsonObjects(reply)[0];
-  if (!verdict) throw unreadable('llm-rubric', grader, 'gave no JSON verdict', reply);
+  if (!verdict) throw unreadable(grader, 'gave no JSON verdict', reply);
   const read = readVerdict(verdict);
   let { pass, score: value } = read;
   const threshold = input.spec.threshold;

@@ -133,10 +133,13 @@ function matchingBrace(text: string, start: number): number {
   return -1;
 }
 
-/** A grader reply that cannot be read: the job is an error quoting what the grader said. */
-export function unreadable(type: string, grader: Grader, what: string, reply: string): GraderError {
+/**
+ * A grader reply that cannot be read: the job is an error quoting what the grader said. The
+ * engine puts the assertion's type in front, once.
+ */
+export function unreadable(grader: Grader, what: string, reply: string): GraderError {
   const shown = reply.length > 2000 ? `${reply.slice(0, 2000)}…` : reply;
-  return new GraderError(`${type}: grader ${grader.id} ${what}; it replied: ${JSON.stringify(shown)}`);
+  return new GraderError(`grader ${grader.id} ${what}; it replied: ${JSON.stringify(shown)}`);
 }
 
 /** The assertion's threshold, or `fallback` when it has none. */

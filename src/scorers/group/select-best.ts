@@ -4,6 +4,7 @@
 import { promptToMessages } from '../../core/messages.js';
 import type { Message } from '../../core/types.js';
 import { renderPrompt } from '../../template/render.js';
+import { unreadable } from '../graded/rubric.js';
 import { type CompareInput, type ScoreResult, type Scorer, ScorerInputError } from '../types.js';
 
 /** promptfoo renders outputs that are JSON as values, so templates can reach into them. */
@@ -52,9 +53,12 @@ async function selectBest(input: CompareInput): Promise<ScoreResult[]> {
     throw new ScorerInputError('no grader configured (give --grader, or a provider for this assertion)');
   const reply = await input.grader.complete(graderMessages(input, criteria, outputs));
   const match = /\d+/.exec(reply.output.trim());
-  const chosen = match ? Number.parseInt(match[0], 10) : Number.NaN;
+  // No number at all is a reply that cannot be read (promptfoo reports "verdict: NaN" as a failure,
+  // which blames the outputs for the grader's answer); a number out of range fails, as in promptfoo.
+  if (!match) throw unreadable(input.grader, 'named no output index', reply.output);
+  const chosen = Number.parseInt(match[0], 10);
   const details = { graderReply: reply.output };
-  if (Number.isNaN(chosen) || chosen < 0 || chosen >= outputs.length) {
+  if (chosen < 0 || chosen >= outputs.length) {
     return outputs.map(() => ({
       pass: false,
       score: 0,

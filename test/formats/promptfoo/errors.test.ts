@@ -76,6 +76,7 @@ tests:
     const suite = await loadText(`
 prompts: ["{{q}}"]
 providers: [echo]
+redteam: {purpose: x}
 evaluateOptions: {maxConcurrency: 2}
 tests:
   - vars: {q: one}
@@ -83,8 +84,9 @@ customKey: {anything: 1}
 `);
     assert.deepEqual(
       suite.warnings.map((d) => `${d.line}:${d.col} ${d.message}`),
-      ['4:1 `evaluateOptions` is ignored by assay: pass the equivalent command-line flags instead'],
+      ['4:1 `redteam` is ignored by assay: red-team generation is not part of assay'],
     );
+    assert.deepEqual(suite.runDefaults, { maxConcurrency: 2 });
   });
 
   it('rejects a top-level key that is a likely typo (a green run that tested nothing)', async () => {

@@ -130,10 +130,11 @@ describe('Python test generators (§1.4)', () => {
     );
   });
 
-  it('reports a raise, a non-list, a missing function and an unserialisable result', async () => {
+  it('reports a raise, a non-list, a missing function and an unserialisable result (a set, a NaN)', async () => {
     const diags = await errorsOf(
-      `${HEAD}tests:\n  - file://raises.py\n  - file://dict.py\n  - file://gen.py:nope\n  - file://sets.py\n`,
+      `${HEAD}tests:\n  - file://raises.py\n  - file://dict.py\n  - file://gen.py:nope\n  - file://sets.py\n  - file://nan.py\n`,
       {
+        'nan.py': 'def generate_tests():\n    return [{"vars": {"q": float("nan")}}]\n',
         'raises.py': 'def generate_tests():\n    raise ValueError("bad config")\n',
         'dict.py': 'def generate_tests():\n    return {"vars": {}}\n',
         'gen.py': 'def generate_tests():\n    return []\n',
@@ -150,7 +151,12 @@ describe('Python test generators (§1.4)', () => {
       messages[3],
       /^7 test generator file:\/\/sets\.py: its result is not JSON: .*not JSON serializable/,
     );
-    assert.equal(messages.length, 4);
+    // Python writes NaN into JSON, which no JSON reader accepts: said plainly, not "exited without a result".
+    assert.equal(
+      messages[4],
+      '8 test generator file://nan.py: its result is not JSON: it holds NaN or Infinity, which JSON cannot represent',
+    );
+    assert.equal(messages.length, 5);
   });
 
   it('says how to proceed when Python cannot be started', async () => {

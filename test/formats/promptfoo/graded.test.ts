@@ -187,6 +187,8 @@ describe('model-graded assertions against a grader model', () => {
       assert.equal(r[d].status, 'error', d);
       assert.ok(r[d].reason.includes(JSON.stringify(said)), `${d}: ${r[d].reason}`);
     }
+    // The assertion's name comes once, before the grader's problem.
+    assert.match(r.rubric.reason, /^not-llm-rubric: grader \S+ gave no JSON verdict; it replied: /);
   });
 
   it('a grader that fails (HTTP 500) makes the job an error, not a failure', async () => {

@@ -83,11 +83,11 @@ describe('vars from files (§1.5)', () => {
 });
 
 describe('PDF vars (§2.3)', () => {
-  it('gives a file://doc.pdf var the text of the document', async () => {
+  it('gives a file://doc.pdf var the text of the document, with pdf-parse 2’s page markers', async () => {
     const suite = await loadText(`${HEAD}tests:\n  - vars: {q: file://doc.pdf}\n`, {
       'doc.pdf': minimalPdf('Quarterly revenue grew 12 percent'),
     });
-    assert.equal(suite.cases[0].vars.q, 'Quarterly revenue grew 12 percent');
+    assert.equal(suite.cases[0].vars.q, 'Quarterly revenue grew 12 percent\n\n-- 1 of 1 --');
     assert.ok(suite.source.files?.includes('doc.pdf'));
   });
 

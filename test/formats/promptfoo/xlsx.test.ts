@@ -50,6 +50,25 @@ describe('XLSX test files (§1.4)', () => {
     assert.ok(suite.source.files?.includes('t.xlsx'), 'the workbook counts in the content hash');
   });
 
+  it('drops a row whose cells are all empty, as promptfoo does', async () => {
+    const sheets = {
+      S: [
+        ['q', '__expected'],
+        ['a', ''],
+        ['', ''],
+        ['b', 'contains:b'],
+      ],
+    };
+    const suite = await loadPromptfooSuite(suiteWith('file://t.xlsx', sheets), { env: ENV });
+    assert.deepEqual(
+      suite.cases.map((c) => [c.vars.q, c.description, c.source?.line]),
+      [
+        ['a', 'Row #1', 2],
+        ['b', 'Row #2', 4],
+      ],
+    );
+  });
+
   it('selects a sheet by name or by 1-based index, and positions rows at their sheet row', async () => {
     for (const ref of ['file://t.xlsx#Second', 'file://t.xlsx#2']) {
       const suite = await loadPromptfooSuite(suiteWith(ref, SHEETS), { env: ENV });

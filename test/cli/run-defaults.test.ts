@@ -1,0 +1,239 @@
+// A suite's own run settings end to end (promptfoo's evaluateOptions, commandLineOptions,
+// outputPath, provider delay/env, PROMPTFOO_* exit rules): defaults that flags override.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { JobResult } from '../../src/core/types.js';
+import type { RunManifest } from '../../src/runlog/types.js';
+import { cleanEnv, runCli } from '../support/cli.js';
+import { type MockServer, startMockServer } from '../support/mock-openai.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir('assay-run-defaults-');
+let mock: MockServer;
+before(async () => {
+  mock = await startMockServer({ faults: { requireKey: 'sk-provider-env-0042' } });
+});
+after(async () => {
+  await mock.close();
+  tmp.cleanup();
+});
+let n = 0;
+
+function suiteDir(config: string, files: Record<string, string> = {}): string {
+  const dir = join(tmp.dir, `suite-${n++}`);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'promptfooconfig.yaml'), config);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+async function evalIn(dir: string, args: string[] = [], env: Record<string, string | undefined> = {}) {
+  const run = await runCli(['eval', '--no-progress', ...args], { cwd: dir, env: { ...cleanEnv, ...env } });
+  const root = join(dir, '.assay', 'runs');
+  const runDirs = existsSync(root) ? readdirSync(root).map((r) => join(root, r)) : [];
+  const latest = runDirs.sort((a, b) => statTime(a).localeCompare(statTime(b)))[runDirs.length - 1];
+  return { ...run, ...(latest ? readRun(latest) : { manifest: undefined, results: [], runDir: '' }) };
+}
+
+function statTime(runDir: string): string {
+  return JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')).startedAt;
+}
+
+function readRun(runDir: string): { manifest: RunManifest; results: JobResult[]; runDir: string } {
+  const text = readFileSync(join(runDir, 'results.jsonl'), 'utf8').trim();
+  return {
+    runDir,
+    manifest: JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')),
+    results: text === '' ? [] : text.split('\n').map((l) => JSON.parse(l)),
+  };
+}
+
+const TESTS = `tests:
+  - {description: alpha, vars: {q: a}, assert: [{type: contains, value: a}]}
+  - {description: beta, vars: {q: b}, assert: [{type: contains, value: b}]}
+  - {description: gamma, vars: {q: c}, assert: [{type: contains, value: c}]}
+`;
+
+describe('suite run defaults (promptfoo evaluateOptions, commandLineOptions, outputPath)', () => {
+  it('repeat, concurrency and filters come from the config; each flag replaces its own', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']
+providers: [echo]
+evaluateOptions: {repeat: 2, maxConcurrency: 3}
+commandLineOptions: {filterPattern: '^(alpha|beta)$', maxConcurrency: 2}
+${TESTS}`);
+    const fromConfig = await evalIn(dir);
+    assert.equal(fromConfig.code, 0, fromConfig.stderr);
+    assert.equal(fromConfig.manifest?.options.repeat, 2);
+    assert.equal(fromConfig.manifest?.options.maxConcurrency, 2);
+    assert.deepEqual(fromConfig.results.map((r) => `${r.description}#${r.trial}`).sort(), [
+      'alpha#0',
+      'alpha#1',
+      'beta#0',
+      'beta#1',
+    ]);
+    const flags = await evalIn(dir, ['--repeat', '1', '-j', '5', '--filter-pattern', 'gamma']);
+    assert.equal(flags.code, 0, flags.stderr);
+    assert.equal(flags.manifest?.options.maxConcurrency, 5);
+    assert.deepEqual(
+      flags.results.map((r) => r.description),
+      ['gamma'],
+    );
+  });
+
+  it('outputPath is written after the run (promptfoo’s JSON for .json); -o replaces it', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']
+providers: [echo]
+outputPath: [out/results.json, out/rows.jsonl]
+${TESTS}`);
+    const r = await evalIn(dir);
+    assert.equal(r.code, 0, r.stderr);
+    const json = JSON.parse(readFileSync(join(dir, 'out', 'results.json'), 'utf8'));
+    assert.equal(json.results.version, 3);
+    assert.equal(json.results.results.length, 3);
+    assert.equal(
+      readFileSync(join(dir, 'out', 'rows.jsonl'), 'utf8')
+        .trim()
+        .split('\n').length,
+      3,
+    );
+    assert.match(r.stdout, /Wrote .*results\.json/);
+    const other = await evalIn(dir, ['-o', 'mine.csv']);
+    assert.equal(other.code, 0, other.stderr);
+    assert.ok(existsSync(join(dir, 'mine.csv')));
+    assert.doesNotMatch(other.stdout, /Wrote .*results\.json/);
+  });
+
+  it('commandLineOptions.grader is the default grader (checked like --grader)', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']
+providers: [echo]
+commandLineOptions: {grader: nope:model}
+tests:
+  - {vars: {q: a}, assert: [{type: llm-rubric, value: fine}]}
+`);
+    const r = await evalIn(dir);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /commandLineOptions\.grader nope:model: unknown provider/);
+  });
+
+  it('a delay sends one request at a time even with -j (with a warning), as promptfoo does', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']
+providers:
+  - id: openai:chat:m
+    config: {apiBaseUrl: '${mock.baseUrl}'}
+    env: {OPENAI_API_KEY: sk-provider-env-0042}
+evaluateOptions: {delay: 1}
+${TESTS}`);
+    mock.resetStats();
+    const r = await evalIn(dir, ['-j', '4', '--no-cache']);
+    assert.ok(r.code === 0 || r.code === 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /-j 4 ignored: with a delay of 1 ms requests go one at a time/);
+    assert.equal(mock.stats().requests, 3);
+    assert.equal(mock.stats().maxInFlight, 1);
+    assert.equal(r.manifest?.options.maxConcurrency, 1);
+    assert.equal(r.manifest?.options.delayMs, 1);
+    // The provider's own env gave it the key (the mock refuses any other); no value reached disk.
+    assert.ok(
+      r.results.every((x) => x.status !== 'error'),
+      JSON.stringify(r.results.map((x) => x.error)),
+    );
+    for (const file of readdirSync(r.runDir))
+      assert.ok(!readFileSync(join(r.runDir, file), 'utf8').includes('sk-provider-env-0042'), file);
+  });
+
+  it('provider env is that provider’s only: another provider does not see it', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']
+providers:
+  - id: openai:chat:m
+    label: keyed
+    config: {apiBaseUrl: '${mock.baseUrl}'}
+    env: {OPENAI_API_KEY: sk-provider-env-0042}
+  - id: openai:chat:m
+    label: bare
+    config: {apiBaseUrl: '${mock.baseUrl}'}
+tests: [{vars: {q: a}}]
+`);
+    const r = await evalIn(dir, ['--no-cache'], { OPENAI_API_KEY: 'sk-wrong-key-9999' });
+    const byProvider = Object.fromEntries(r.results.map((x) => [x.providerId, x.status]));
+    assert.deepEqual(byProvider, { keyed: 'pass', bare: 'error' });
+  });
+
+  it('timeoutMs and maxEvalTimeMs make unfinished jobs errors, and the run still ends', async () => {
+    // The provider waits 10 minutes after each call: only a time limit can end these jobs.
+    const config = (options: string) => `prompts: ['{{q}}']
+providers: [{id: echo, delay: 600000}]
+evaluateOptions: ${options}
+${TESTS}`;
+    const timeout = await evalIn(suiteDir(config('{timeoutMs: 300}')));
+    assert.equal(timeout.code, 3);
+    assert.deepEqual(
+      timeout.results.map((r) => r.error),
+      Array(3).fill('Evaluation timed out after 300 ms'),
+    );
+    assert.equal(timeout.manifest?.options.jobTimeoutMs, 300);
+    const budget = await evalIn(suiteDir(config('{maxEvalTimeMs: 300, maxConcurrency: 1}')));
+    assert.equal(budget.code, 3);
+    assert.deepEqual(
+      budget.results.map((r) => r.error),
+      Array(3).fill('Evaluation exceeded max duration of 300 ms'),
+    );
+  });
+
+  it('commandLineOptions.envPath is read when --env-file is not given', async () => {
+    const dir = suiteDir(
+      `prompts: ['{{q}}']
+providers:
+  - id: openai:chat:m
+    config: {apiBaseUrl: '${mock.baseUrl}'}
+commandLineOptions: {envPath: keys.env}
+tests: [{vars: {q: a}, assert: [{type: contains, value: a}]}]
+`,
+      { 'keys.env': 'OPENAI_API_KEY=sk-provider-env-0042\n', 'other.env': 'UNUSED=1\n' },
+    );
+    const r = await evalIn(dir, ['--no-cache']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const replaced = await evalIn(dir, ['--no-cache', '--env-file', 'other.env']);
+    assert.equal(replaced.code, 3);
+  });
+
+  it('--env-file still lets .env fill in what it leaves unset (promptfoo 0.123)', async () => {
+    const dir = suiteDir(
+      `prompts: ['{{q}} {{ env.GREETING }}']
+providers:
+  - id: openai:chat:m
+    config: {apiBaseUrl: '${mock.baseUrl}'}
+tests: [{vars: {q: a}}]
+`,
+      { '.env': 'OPENAI_API_KEY=sk-provider-env-0042\nGREETING=salut\n', 'x.env': 'GREETING=bonjour\n' },
+    );
+    const r = await evalIn(dir, ['--no-cache', '--env-file', 'x.env']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(r.results[0].prompt.text, 'a bonjour');
+  });
+
+  it('refuses several -c (promptfoo would combine them; assay runs one suite)', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']\nproviders: [echo]\n${TESTS}`);
+    const r = await evalIn(dir, ['-c', 'promptfooconfig.yaml', '-c', 'promptfooconfig.yaml']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /several suites given .*assay runs one suite at a time; promptfoo would combine/);
+  });
+});
+
+describe('PROMPTFOO_PASS_RATE_THRESHOLD and PROMPTFOO_FAILED_TEST_EXIT_CODE', () => {
+  const config = `prompts: ['{{q}}']
+providers: [echo]
+${TESTS}  - {description: delta, vars: {q: d}, assert: [{type: contains, value: zzz}]}
+`;
+  it('set, they decide a complete run’s exit code as promptfoo does (errors count against)', async () => {
+    const dir = suiteDir(config);
+    assert.equal((await evalIn(dir)).code, 1);
+    assert.equal((await evalIn(dir, [], { PROMPTFOO_PASS_RATE_THRESHOLD: '75' })).code, 0);
+    assert.equal((await evalIn(dir, [], { PROMPTFOO_PASS_RATE_THRESHOLD: '80' })).code, 100);
+    assert.equal(
+      (await evalIn(dir, [], { PROMPTFOO_PASS_RATE_THRESHOLD: '80', PROMPTFOO_FAILED_TEST_EXIT_CODE: '7' }))
+        .code,
+      7,
+    );
+  });
+});
