@@ -98,7 +98,12 @@ function parseOptions(ctx: LoadContext, value: unknown, at: Locate, out: ParsedT
       const loaded = rubricPrompt(ctx, v, where);
       if (loaded.ok) out.gradingOptions[key] = loaded.value;
     } else if (GRADING_OPTIONS.has(key)) out.gradingOptions[key] = v;
-    else if (key === 'runSerially') warnAt(ctx, where, '`runSerially` is ignored by assay');
+    else if (key === 'runSerially')
+      warnAt(
+        ctx,
+        where,
+        '`runSerially` is ignored by assay: it changes only when calls overlap, never a verdict; use -j 1 to run every call one at a time',
+      );
     else if (key === 'disableConversationVar') {
       // assay has no `_conversation` var, so there is nothing to disable.
     } else out.options[key] = v;
