@@ -3,7 +3,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { DEFAULT_CACHE_TTL_SECONDS, defaultCachePath } from '../engine/cache.js';
 import { parseShard } from '../engine/shard.js';
-import { DEFAULT_MAX_CONCURRENCY, type ErrorBudget, evaluate, selectProviders, type Progress } from '../evaluate.js';
+import {
+  DEFAULT_MAX_CONCURRENCY,
+  type ErrorBudget,
+  evaluate,
+  type Progress,
+  selectProviders,
+} from '../evaluate.js';
 import { loadSuite } from '../formats/detect.js';
 import { DEFAULT_RETRY_POLICY } from '../providers/types.js';
 import { renderProgress, renderResultLine, renderSummary } from '../report/console.js';

@@ -39,7 +39,9 @@ export function loadOptionsFrom(values: {
 export function graderFrom(value: string | undefined, flag = '--grader'): ProviderSpec | undefined {
   if (value === undefined) return undefined;
   if (!isKnownProviderId(value))
-    throw new InputError(`${flag} ${value}: unknown provider; expected one of: ${providerPatterns().join(', ')}`);
+    throw new InputError(
+      `${flag} ${value}: unknown provider; expected one of: ${providerPatterns().join(', ')}`,
+    );
   return { id: value };
 }
 

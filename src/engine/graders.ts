@@ -110,7 +110,12 @@ export class GraderPool {
    * `embed` with the embedding one.
    */
   async resolve(spec: AssertionSpec, self: Provider): Promise<Grader | undefined> {
-    const graderSpec = graderSpecFor(spec, this.options.override, this.options.suiteDefault, this.options.embedder);
+    const graderSpec = graderSpecFor(
+      spec,
+      this.options.override,
+      this.options.suiteDefault,
+      this.options.embedder,
+    );
     if (!graderSpec) return undefined;
     const build = (s: ProviderSpec): Promise<Provider> =>
       s.id === SELF_GRADER ? Promise.resolve(self) : this.provider(s);

@@ -76,6 +76,8 @@ interface JobContext extends Caller {
   graders?: GraderPool;
   /** See SuiteScoring.scoreErrorsAs. */
   scoreErrorsAs?: string;
+  /** See SuiteScoring.textOnly. */
+  textOnly?: string;
 }
 
 export interface RunOutcome {
@@ -110,6 +112,7 @@ export async function runSuite(
         basePath: suite.basePath,
         graders: options.graders,
         scoreErrorsAs: suite.scoring.scoreErrorsAs,
+        textOnly: suite.scoring.textOnly,
         delayMs: options.delayMs,
       },
     ]),
@@ -339,6 +342,20 @@ async function executeJob(
       if (grading) result.grading = grading;
     }
     return { result, fatal: response.fatal ? `${job.providerId}: ${response.error}` : undefined };
+  }
+  if (response.nonText !== undefined && ctx.textOnly !== undefined) {
+    const reason = ctx.textOnly.replace('{what}', response.nonText);
+    return {
+      result: {
+        ...base,
+        status: 'error',
+        output: response.output,
+        verdicts: [],
+        score: 0,
+        reason,
+        error: reason,
+      },
+    };
   }
   let providerOutput: unknown = outputValue;
   let output = response.output;

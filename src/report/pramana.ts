@@ -68,7 +68,8 @@ function testResult(
 
 function checkPramanaRun(run: RunShape): string | undefined {
   const native = run.native?.pramana as PramanaNative | undefined;
-  if (!native?.tiers) return `--output-format pramana needs a pramana suite; this run is of a ${run.format} suite`;
+  if (!native?.tiers)
+    return `--output-format pramana needs a pramana suite; this run is of a ${run.format} suite`;
   return undefined;
 }
 

@@ -74,8 +74,14 @@ export async function loadEweBenchSuite(path: string, options: LoadOptions): Pro
       roundGroup: 1,
       roundTotal: 1,
       unscoredErrors: mode === 'compat' ? 'exclude' : 'zero',
+      // The tool counts a test passed on its rounded score, whatever text was scored.
+      ...(mode === 'compat' ? { scoredErrorsPassAt: { threshold: PASS_MARK, digits: 3 } } : {}),
     },
     ...(mode === 'compat' ? { scoreErrorsAs: ERROR_TEXT } : {}),
+    textOnly:
+      mode === 'compat'
+        ? 'the model answered with {what} and no text (content: null); the ÈwéBench tool would crash here (it treats the reply as a string), so the test has no score'
+        : 'the model answered with {what} and no text (content: null); ÈwéBench tests score text only, so the test has no score',
   };
   const native: EweNative = {
     benchmark: BENCHMARK_NAME,

@@ -74,8 +74,7 @@ export function abortWarning(
 ): Diagnostic | undefined {
   const { type, judgePrompt } = test.assertion;
   let problem: string | undefined;
-  if (test.inputError)
-    problem = `input: a chat list without a first message content (${test.inputError})`;
+  if (test.inputError) problem = `input: a chat list without a first message content (${test.inputError})`;
   else if (type === 'llm_judge' && !judgePrompt)
     problem = 'assertion.judge_prompt: missing or empty for llm_judge';
   else if (['exact_match', 'contains', 'contains_any'].includes(type)) {
