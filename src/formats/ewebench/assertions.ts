@@ -70,7 +70,12 @@ export function assertionFor(test: EweTest, mode: Mode): AssertionSpec {
       return { type: 'equals', value: test.expected, options: { strip: true, ignoreCase: true } };
     case 'multiple_choice':
       if (test.expected === undefined) return { type: 'unscorable', value: missingExpectedReason(method) };
-      return { type: 'multiple-choice', value: test.expected, options: { prefixChars: 5 } };
+      // The tool interpolates the answer unescaped into its regexes; fixed mode reads it as a literal.
+      return {
+        type: 'multiple-choice',
+        value: test.expected,
+        options: { prefixChars: 5, ...(mode === 'compat' ? { pythonPatterns: true } : {}) },
+      };
     case 'keywords':
       return keywordSpec(test);
     case 'format':
