@@ -159,6 +159,8 @@ describe('pramana: a suite folder with manifest.toml', () => {
       loadSuite(V1, { tiers: ['huge'] }),
       /--tier huge: no such tier; this suite has cheap, moderate, comprehensive/,
     );
+    // `all` does not hide a bad name next to it.
+    await assert.rejects(loadSuite(V1, { tiers: ['all', 'bogus'] }), /--tier bogus: no such tier/);
     await assert.rejects(
       loadSuite(join(V1, 'cheap.jsonl'), { tiers: ['moderate'] }),
       /this file is the cheap tier/,
@@ -385,6 +387,20 @@ describe('pramana: fields, types and defaults (spec §1)', () => {
     );
     await assert.rejects(loadText('{"foo": 1}\n'), /not a suite assay recognises/);
   });
+
+  it('is recognised when its first test fails validation: the loader says what is wrong with it', async () => {
+    const first = JSON.stringify({
+      id: 't-0',
+      category: 'factual',
+      input: 'q',
+      ideal: ['4'],
+      metadata: { difficulty: 'easy', tokens_est: 5, tags: [] },
+    });
+    const errors = await loadErrors(`${first}\n${line()}\n`);
+    assert.deepEqual(errors, ['1: assertion: required field is missing']);
+    // `id` alone, or with keys pramana tests do not have, is someone else's file.
+    await assert.rejects(loadText('{"id": "x", "content": "y"}\n'), /not a suite assay recognises/);
+  });
 });
 
 describe('pramana: a folder is found by its manifest', () => {
@@ -404,6 +420,10 @@ describe('pramana: a folder is found by its manifest', () => {
         (suite.native!.pramana as { tiers: { suiteVersion: string }[] }).tiers[0].suiteVersion,
         'v2.1-a',
       );
+      // The manifest's own path stands for its folder.
+      const viaManifest = await loadSuite(join(dir, 's', 'manifest.toml'), { tiers: ['a'] });
+      assert.equal(viaManifest.source.contentHash, suite.source.contentHash);
+      assert.equal(viaManifest.cases.length, 1);
     } finally {
       cleanup();
     }
