@@ -31,8 +31,11 @@ export interface EweNative {
   benchmark: string;
   version: string;
   mode: Mode;
-  /** Every category in the tool's order; `tests` is null for one that was not run. */
-  categories: { key: string; name: string; weight: number; tests: number | null }[];
+  /**
+   * Every category in the tool's order; `tests` is null for one that was not run. A single file
+   * not named after a category is its own category, with `known: false` (the tool has no such one).
+   */
+  categories: { key: string; name: string; weight: number; tests: number | null; known?: false }[];
 }
 
 /** A category file to load. */
@@ -96,7 +99,13 @@ export async function loadEweBenchSuite(path: string, options: LoadOptions): Pro
       })),
       ...files
         .filter((f) => !categoryByKey(f.key))
-        .map((f) => ({ key: f.key, name: f.key, weight: 0, tests: counts.get(f.key) ?? null })),
+        .map((f) => ({
+          key: f.key,
+          name: f.key,
+          weight: 0,
+          tests: counts.get(f.key) ?? null,
+          known: false as const,
+        })),
     ],
   };
   const contentHash = sha256(hash.join('\n'));
@@ -128,7 +137,7 @@ function categoryFiles(root: string, selected: string[] | undefined, bag: Diagno
     if (!categoryByKey(key))
       bag.warn(
         displayPath(root),
-        `"${key}" is not one of the ten ÈwéBench categories: it has no weight in the ÈwéScore`,
+        `"${key}" is not one of the ten ÈwéBench categories: its tests are the category "${key}", with no weight in the ÈwéScore (--output-format ewebench needs a file named after a category)`,
       );
     return [{ key, path: root }];
   }
@@ -236,7 +245,7 @@ function toCase(
     vars: {},
     conversations: [{ messages }],
     asserts: [{ ...assertionFor(test, mode), source: where }],
-    metadata: { category, test_id: test.id, eval_method: method },
+    metadata: { category, test_id: test.idValue, eval_method: method },
     threshold: PASS_MARK,
     thresholdDigits: 3,
     options: { params: { temperature: test.temperature ?? DEFAULT_TEMPERATURE, max_tokens: MAX_TOKENS } },

@@ -8,6 +8,8 @@ import { EVAL_METHODS, type EweTest, FORMAT_KEYS, type Mode } from './assertions
 /** A test after checking: what the loader needs to build a case. */
 export interface CheckedTest extends EweTest {
   id: string;
+  /** The id as the file gives it (a number stays a number, as the tool writes it back). */
+  idValue: string | number;
   description?: string;
   /** `messages` verbatim, or undefined when the test has a `prompt`. */
   messages?: Message[];
@@ -55,7 +57,7 @@ export function checkTest(
   if (idValue !== undefined && typeof idValue !== 'string' && typeof idValue !== 'number')
     error(`"id" must be a string, got ${shape(idValue)}`);
 
-  const test: CheckedTest = { id };
+  const test: CheckedTest = { id, idValue: typeof idValue === 'number' ? idValue : id };
   if (typeof raw.description === 'string') test.description = raw.description;
   if ('messages' in raw) {
     test.messages = checkMessages(raw.messages, error);

@@ -156,4 +156,44 @@ describe('ÈwéBench runs at the edges the tool handles its own way', () => {
     assert.match(f1?.error ?? '', /ÈwéBench tests score text only/);
     assert.equal(fixed.report.categories.agentic.total, 2);
   });
+
+  it('a single file not named after a category: its name is the category; an ÈwéBench results file is refused up front', async () => {
+    const dir = join(tmp.dir, `s${n++}`);
+    mkdirSync(dir);
+    const file = join(dir, 'mytests.json');
+    writeFileSync(
+      file,
+      JSON.stringify([{ id: 'k1', prompt: 'say ewe', eval_method: 'keywords', expected_keywords: ['mele'] }]),
+    );
+    const before = mock.stats().requests;
+    const refused = await run(file);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /"mytests" is not one of the ten ÈwéBench categories, so an ÈwéBench results file cannot hold its tests/,
+    );
+    assert.equal(mock.stats().requests, before, 'nothing ran');
+    const plain = await run(file, [], { report: false });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.results[0].metadata?.category, 'mytests');
+    assert.match(plain.stdout, /ÈwéScore: no category with a weight ran, so there is no total/);
+    assert.doesNotMatch(plain.stdout, /re-normalised/);
+  });
+
+  it('a numeric test id is written back as a number, as the tool does', async () => {
+    const dir = suite({
+      translation: [
+        { id: 5, prompt: 'say ewe', eval_method: 'keywords', expected_keywords: ['mele'] },
+        { id: 'six', prompt: 'say ewe', eval_method: 'keywords', expected_keywords: ['mele'] },
+      ],
+    });
+    const r = await run(dir);
+    assert.equal(r.code, 0, r.stderr);
+    const translation = r.report.categories.translation as Category;
+    assert.deepEqual(
+      translation.details.map((d) => d.test_id),
+      [5, 'six'],
+    );
+    assert.match(r.text, /"test_id": 5,/);
+  });
 });
