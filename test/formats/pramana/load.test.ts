@@ -388,6 +388,16 @@ describe('pramana: fields, types and defaults (spec §1)', () => {
     await assert.rejects(loadText('{"foo": 1}\n'), /not a suite assay recognises/);
   });
 
+  it("refuses a line Python's json.loads raises on (an integer over 4300 digits)", async () => {
+    const big = line().replace('"tokens_est":5', `"tokens_est":${'7'.repeat(4301)}`);
+    const errors = await loadErrors(`${line()}\n${big}\n`);
+    assert.equal(errors.length, 1);
+    assert.match(
+      errors[0],
+      /^2: Python's json\.loads cannot read this line \(ValueError: Exceeds the limit \(4300 digits\)/,
+    );
+  });
+
   it('is recognised when its first test fails validation: the loader says what is wrong with it', async () => {
     const first = JSON.stringify({
       id: 't-0',
