@@ -195,6 +195,15 @@ function parseCategory(
   bag: DiagnosticBag,
 ): { test: CheckedTest; where: { file: string; line: number; col: number } }[] {
   const file = displayPath(f.path);
+  // The tool opens files as utf-8 (not utf-8-sig), so json.load sees the mark and refuses it.
+  if (text.startsWith('\ufeff')) {
+    bag.error(
+      file,
+      "starts with a UTF-8 byte-order mark, which Python's json.load rejects (the ÈwéBench tool stops here); save the file without it",
+      { line: 1, col: 1 },
+    );
+    return [];
+  }
   const problem = jsonProblem(text);
   if (problem) {
     bag.error(file, problem.message, problem);
