@@ -350,6 +350,18 @@ describe('semantic_similarity', () => {
     assert.ok(Math.abs(fail.verdicts[0].score - 0.8) < 1e-12);
   });
 
+  it('an infinite threshold ("inf", as pydantic reads it) is skipped as pramana skips it, with no non-JSON number anywhere', async () => {
+    const c = await synthetic({
+      ideal: ['Paris'],
+      assertion: { type: 'semantic_similarity', threshold: 'inf' },
+    });
+    assert.equal(c.asserts[0].threshold, undefined);
+    const outcome = await judged(c, 'Paris', fakeGrader([], { embed }).grader);
+    assert.equal(outcome.status, 'skip');
+    assert.match(outcome.reason, /no similarity threshold given/);
+    assert.doesNotMatch(JSON.stringify(outcome.verdicts), /null/);
+  });
+
   it('is skipped without a threshold or without an ideal', async () => {
     const { grader } = fakeGrader([], { embed });
     const noThreshold = await synthetic({ ideal: 'Paris', assertion: { type: 'semantic_similarity' } });

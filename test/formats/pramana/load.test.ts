@@ -388,6 +388,16 @@ describe('pramana: fields, types and defaults (spec §1)', () => {
     await assert.rejects(loadText('{"foo": 1}\n'), /not a suite assay recognises/);
   });
 
+  it('warns that a semantic_similarity threshold of inf leaves the test skipped', async () => {
+    const suite = await loadText(
+      `${line({ assertion: { type: 'semantic_similarity', threshold: 'inf' } })}\n`,
+    );
+    assert.match(
+      suite.warnings.map((w) => `${w.line}: ${w.message}`).join('\n'),
+      /1: assertion\.threshold is Infinity: .*skipped/,
+    );
+  });
+
   it("refuses a line Python's json.loads raises on (an integer over 4300 digits)", async () => {
     const big = line().replace('"tokens_est":5', `"tokens_est":${'7'.repeat(4301)}`);
     const errors = await loadErrors(`${line()}\n${big}\n`);
