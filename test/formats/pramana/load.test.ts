@@ -398,6 +398,22 @@ describe('pramana: fields, types and defaults (spec §1)', () => {
     );
   });
 
+  it('refuses a whole float tokens_est beyond ±2^63, as pydantic does (1e20, -9.223372036854776e18)', async () => {
+    for (const value of ['1e20', '-9.223372036854776e18']) {
+      const text = line().replace('"tokens_est":5', `"tokens_est":${value}`);
+      const errors = await loadErrors(`${text}\n`);
+      assert.equal(errors.length, 1, value);
+      assert.match(
+        errors[0],
+        /^1: metadata\.tokens_est: the float .* is beyond the 64-bit range pydantic converts to an int/,
+      );
+    }
+    // Within the range a whole float is an int to pydantic; a big integer written as an int stays valid.
+    const ok = await loadText(`${line().replace('"tokens_est":5', '"tokens_est":9.223372036854775e18')}\n`);
+    assert.equal(ok.cases[0].metadata.tokens_est, 9223372036854774784);
+    await loadText(`${line().replace('"tokens_est":5', '"tokens_est":92233720368547758070')}\n`);
+  });
+
   it("refuses a line Python's json.loads raises on (an integer over 4300 digits)", async () => {
     const big = line().replace('"tokens_est":5', `"tokens_est":${'7'.repeat(4301)}`);
     const errors = await loadErrors(`${line()}\n${big}\n`);
