@@ -60,4 +60,8 @@ export const format: SuiteFormat = {
     const target = isManifestFile(path) ? dirname(path) : path;
     return (await import('./index.js')).loadPramanaSuite(target, { tiers: options.tiers });
   },
+  async hashFile(path) {
+    if (extname(path).toLowerCase() !== '.jsonl') return undefined;
+    return (await import('./hash.js')).pramanaFileHash(path);
+  },
 };
