@@ -3,75 +3,26 @@
 // The pattern is parsed as Python's sre_parse does, with its errors, and re-emitted for a `u`
 // JavaScript regex with Python's meaning: Unicode-aware `\b` and `\w`, `.` stopping only at `\n`,
 // `$` also before a final newline, `\s` as str.isspace, possessive quantifiers and atomic groups.
-// Not reproduced (PyRegexUnsupported): inline flags, conditional groups, `\N{name}`.
-// Known gap: a backreference to a group that did not take part matches the empty string in
-// JavaScript, where Python's fails.
+// Not reproduced (PyRegexUnsupported): inline flags, conditional groups, `\N{name}`, and a
+// backreference to a group that may not take part in the match (JavaScript matches the empty
+// string there, Python fails).
 
-/** Python's `re.error`: the pattern is invalid; Python raises at compile time. */
-export class PyRegexError extends Error {
-  constructor(
-    readonly pyMessage: string,
-    readonly position?: number,
-  ) {
-    super(position === undefined ? pyMessage : `${pyMessage} at position ${position}`);
-    this.name = 'PyRegexError';
-  }
-}
+import {
+  ANCHORS,
+  CATEGORIES,
+  DIGITS,
+  HEX,
+  isIdentifier,
+  lit,
+  MAXREPEAT,
+  type Node,
+  OCT,
+  PyRegexError,
+  PyRegexUnsupported,
+  SIMPLE_ESCAPES,
+} from './pyregex-syntax.js';
 
-/** A valid Python pattern that assay cannot reproduce in JavaScript. */
-export class PyRegexUnsupported extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PyRegexUnsupported';
-  }
-}
-
-const WORD = '\\p{L}\\p{N}_';
-const SPACE =
-  '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const DIGIT = '\\p{Nd}';
-/** Python's categories as JavaScript class contents, and whether each is negated. */
-const CATEGORIES: Record<string, { set: string; negated: boolean }> = {
-  d: { set: DIGIT, negated: false },
-  D: { set: DIGIT, negated: true },
-  s: { set: SPACE, negated: false },
-  S: { set: SPACE, negated: true },
-  w: { set: WORD, negated: false },
-  W: { set: WORD, negated: true },
-};
-const W = `[${WORD}]`;
-const ANCHORS: Record<string, string> = {
-  A: '(?<![\\s\\S])',
-  Z: '(?![\\s\\S])',
-  b: `(?:(?<=${W})(?!${W})|(?<!${W})(?=${W}))`,
-  // Python 3.11's \B never matches in an empty string.
-  B: `(?:(?<=${W})(?=${W})|(?<!${W})(?!${W})(?:(?<=[\\s\\S])|(?=[\\s\\S])))`,
-};
-const SIMPLE_ESCAPES: Record<string, number> = { a: 7, f: 12, n: 10, r: 13, t: 9, v: 11, '\\': 92 };
-const OCT = '01234567';
-const DIGITS = '0123456789';
-const HEX = /^[0-9a-fA-F]+$/;
-const MAXREPEAT = 4294967295;
-
-/** A parsed piece: its JavaScript source, its width range, and what kind of item it is. */
-interface Node {
-  js: string;
-  min: number;
-  max: number;
-  kind: 'item' | 'anchor' | 'repeat';
-  /** The number of groups opened before this piece (its own groups come after). */
-  groupsFrom?: number;
-}
-
-/** The JavaScript source for one literal code point. */
-function lit(cp: number): string {
-  const ch = String.fromCodePoint(cp);
-  return /^[A-Za-z0-9]$/.test(ch) ? ch : `\\u{${cp.toString(16)}}`;
-}
-
-function isIdentifier(name: string): boolean {
-  return /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u.test(name);
-}
+export { PyRegexError, PyRegexUnsupported };
 
 class Parser {
   private pos = 0;
