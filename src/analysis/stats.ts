@@ -23,9 +23,14 @@ const T975 = [
   2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 
-/** Student's t 0.975 quantile for `df` degrees of freedom (table to 30, then a Cornish–Fisher expansion). */
+/**
+ * Student's t 0.975 quantile for `df` degrees of freedom (table to 30, then a Cornish–Fisher
+ * expansion). Fewer than 1 (one observation: n − 1 = 0) is taken as 1, the widest the table gives,
+ * never as the normal z, which would make a single score look precise. Infinite df is z.
+ */
 export function t975(df: number): number {
-  if (!Number.isFinite(df) || df <= 0) return Z95;
+  if (df === Number.POSITIVE_INFINITY) return Z95;
+  if (Number.isNaN(df) || df < 1) return T975[0];
   if (df <= 30) {
     // Interpolate for fractional (Welch–Satterthwaite) degrees of freedom.
     const lo = Math.max(1, Math.floor(df));

@@ -47,12 +47,20 @@ export class WeightedScoreBuilder {
       return;
     }
     g.total++;
-    if (r.status === 'pass') g.pass++;
+    if (r.status === 'pass' || this.scoredErrorPasses(r)) g.pass++;
     if (r.status === 'error') g.error++;
     g.scores.n++;
     g.scores.sum += r.score;
     g.scores.sumSq += r.score * r.score;
     g.ordered?.push({ caseIndex: r.caseIndex, trial: r.trial, providerId: r.providerId, score: r.score });
+  }
+
+  /** Whether a scored error counts as passed in its group (WeightedScoreSpec.scoredErrorsPassAt). */
+  private scoredErrorPasses(r: JobResult): boolean {
+    const at = this.spec.scoredErrorsPassAt;
+    if (!at || r.status !== 'error' || r.verdicts.length === 0) return false;
+    const score = at.digits !== undefined ? pyRound(r.score, at.digits) : r.score;
+    return score >= at.threshold;
   }
 
   /** The weighted score of everything added so far. */

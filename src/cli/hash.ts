@@ -1,5 +1,5 @@
 import { formatDiagnostic, InputError } from '../core/errors.js';
-import { loadSuite } from '../formats/detect.js';
+import { foreignFileHash, loadSuite } from '../formats/detect.js';
 import { guard, parseFlags } from './common.js';
 import { loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
 
@@ -7,7 +7,9 @@ const USAGE = `Usage: assay hash [SUITE] [options]
 
 Prints the suite's own identity hash, as its format's tool computes it (pramana: sha256:…). With
 several parts loaded (pramana tiers), prints one line per part: HASH  NAME. Loads and checks the
-suite; calls no model. Exit 2 for a format that defines no suite hash.
+suite; calls no model. Exit 2 for a format that defines no suite hash. A file that is no suite
+but that a format's tool hashes anyway gets that hash (a .jsonl of objects with string ids:
+pramana's hash_suite, which does not validate the tests).
 
 Options:
 ${SUITE_FLAGS_USAGE}  -h, --help
@@ -29,7 +31,18 @@ export async function hashCommand(args: string[]): Promise<number> {
       throw new InputError(
         `expected one suite, got ${[values.config, ...positionals].filter(Boolean).join(' and ')}`,
       );
-    const suite = await loadSuite(values.config ?? positionals[0], loadOptionsFrom(values));
+    const path = values.config ?? positionals[0];
+    let suite: Awaited<ReturnType<typeof loadSuite>>;
+    try {
+      suite = await loadSuite(path, loadOptionsFrom(values));
+    } catch (err) {
+      const foreign =
+        err instanceof InputError && path !== undefined ? await foreignFileHash(path) : undefined;
+      if (!foreign) throw err;
+      process.stderr.write(`${path}: not a runnable suite; ${foreign.format}'s hash of its lines\n`);
+      process.stdout.write(`${foreign.hash}\n`);
+      return 0;
+    }
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     const { nativeHash, nativeHashes } = suite.source;
     if (nativeHash !== undefined) {

@@ -44,6 +44,31 @@ export class PyJsonError extends Error {
   }
 }
 
+/**
+ * Another exception `json.loads` raises, which is not a JSONDecodeError (a tool catching only
+ * that stops here): ValueError for an integer over Python's 4300-digit conversion limit,
+ * RecursionError for nesting deeper than the interpreter's recursion limit allows.
+ */
+export class PyJsonAbort extends Error {
+  constructor(
+    readonly pyType: 'ValueError' | 'RecursionError',
+    readonly pyMessage: string,
+  ) {
+    super(`${pyType}: ${pyMessage}`);
+    this.name = 'PyJsonAbort';
+  }
+}
+
+/** `sys.get_int_max_str_digits()` by default (Python 3.11+): longer integers raise ValueError. */
+export const PY_INT_MAX_STR_DIGITS = 4300;
+/**
+ * The deepest nesting Python 3.11's json.loads decodes with the default recursion limit (1000)
+ * when called from a shallow stack: `python3 -c "json.loads('['*995 + ']'*995)"` works and 996
+ * raises RecursionError (each enclosing Python frame lowers it by one; a tool's own call stack is a
+ * few frames deep, so near this depth the exact limit may differ by a few levels).
+ */
+export const PY_JSON_MAX_DEPTH = 995;
+
 const ESCAPES: Record<string, string> = {
   '"': '"',
   '\\': '\\',
@@ -63,7 +88,18 @@ class Expecting {
 }
 
 class Parser {
+  private depth = 0;
+
   constructor(private readonly s: string) {}
+
+  /** Enters an array or object, as Python's scanner recurses (and fails) at each one. */
+  private enter(kind: 'array' | 'object'): void {
+    if (++this.depth > PY_JSON_MAX_DEPTH)
+      throw new PyJsonAbort(
+        'RecursionError',
+        `maximum recursion depth exceeded while decoding a JSON ${kind} from a unicode string`,
+      );
+  }
 
   fail(msg: string, at: number): never {
     throw new PyJsonError(msg, this.s, at);
@@ -85,8 +121,18 @@ class Parser {
     if (i >= s.length) throw new Expecting(i);
     const c = s[i];
     if (c === '"') return this.string(i + 1);
-    if (c === '{') return this.object(i + 1);
-    if (c === '[') return this.array(i + 1);
+    if (c === '{') {
+      this.enter('object');
+      const out = this.object(i + 1);
+      this.depth--;
+      return out;
+    }
+    if (c === '[') {
+      this.enter('array');
+      const out = this.array(i + 1);
+      this.depth--;
+      return out;
+    }
     if (c === 'n' && s.startsWith('null', i)) return [null, i + 4];
     if (c === 't' && s.startsWith('true', i)) return [true, i + 4];
     if (c === 'f' && s.startsWith('false', i)) return [false, i + 5];
@@ -97,7 +143,15 @@ class Parser {
     const m = NUMBER.exec(s);
     if (!m) throw new Expecting(i);
     const end = i + m[0].length;
-    if (m[1] === undefined && m[2] === undefined) return [new PyInt(BigInt(m[0])), end];
+    if (m[1] === undefined && m[2] === undefined) {
+      const digits = m[0].length - (m[0].startsWith('-') ? 1 : 0);
+      if (digits > PY_INT_MAX_STR_DIGITS)
+        throw new PyJsonAbort(
+          'ValueError',
+          `Exceeds the limit (${PY_INT_MAX_STR_DIGITS} digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`,
+        );
+      return [new PyInt(BigInt(m[0])), end];
+    }
     return [new PyFloat(Number(m[0])), end];
   }
 
@@ -194,7 +248,10 @@ class Parser {
   }
 }
 
-/** Python's `json.loads(text)`. Throws PyJsonError with Python's message and position. */
+/**
+ * Python's `json.loads(text)`. Throws PyJsonError with Python's message and position, or
+ * PyJsonAbort where Python raises something else (see there).
+ */
 export function pyJsonLoads(text: string): PyValue {
   const p = new Parser(text);
   if (text.startsWith('\ufeff')) p.fail('Unexpected UTF-8 BOM (decode using utf-8-sig)', 0);

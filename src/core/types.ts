@@ -195,6 +195,13 @@ export interface WeightedScoreSpec {
    * Either way they are counted as errors.
    */
   unscoredErrors?: 'zero' | 'exclude';
+  /**
+   * Error results that carry a score (their error text was scored: SuiteScoring.scoreErrorsAs)
+   * count as passed in their group when that score, rounded half to even to `digits` decimals,
+   * reaches `threshold`, as a tool that scores error text like any answer counts them. Unset: only
+   * passing results count. They stay errors in every other count.
+   */
+  scoredErrorsPassAt?: { threshold: number; digits?: number };
 }
 
 /**
@@ -219,6 +226,12 @@ export interface SuiteScoring {
    * so a format whose own tool scores error text (ÈwéBench's `[ERROR] …`) reproduces its numbers.
    */
   scoreErrorsAs?: string;
+  /**
+   * When set, an answer with no text content (ProviderResponse.nonText: tool calls only, a refusal)
+   * makes the job an error with this reason (`{what}` replaced by what the answer had), instead of
+   * scoring the stand-in output: for formats whose own tool reads text only and stops on anything else.
+   */
+  textOnly?: string;
   /** Metrics derived per prompt × provider column from its named scores, in order. */
   derivedMetrics?: DerivedMetricSpec[];
 }

@@ -11,6 +11,8 @@ import { ensureDir } from '../runlog/dirs.js';
 /** The part of a ProviderResponse worth keeping: a successful answer and what it cost. */
 export interface CachedResponse {
   output: string | null;
+  /** See ProviderResponse.nonText. */
+  nonText?: string;
   finishReason?: string;
   usage?: TokenUsage;
   cost?: number;
@@ -235,6 +237,7 @@ export class ResponseCache {
     if (this.readonly || response.error !== undefined) return;
     const kept: CachedResponse = {
       output: response.output,
+      nonText: response.nonText,
       finishReason: response.finishReason,
       usage: response.usage,
       cost: response.cost,

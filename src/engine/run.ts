@@ -81,6 +81,8 @@ interface JobContext extends Caller {
   graders?: GraderPool;
   /** See SuiteScoring.scoreErrorsAs. */
   scoreErrorsAs?: string;
+  /** See SuiteScoring.textOnly. */
+  textOnly?: string;
 }
 
 export interface RunOutcome {
@@ -135,6 +137,7 @@ async function schedule(
         scoreErrorsAs: suite.scoring.scoreErrorsAs,
         // A provider's own delay beats the run's (promptfoo: provider.delay ?? --delay).
         delayMs: r.spec.delayMs ?? options.delayMs,
+        textOnly: suite.scoring.textOnly,
       },
     ]),
   );
@@ -405,6 +408,20 @@ async function executeJob(
       if (grading) result.grading = grading;
     }
     return { result, fatal: response.fatal ? `${job.providerId}: ${response.error}` : undefined };
+  }
+  if (response.nonText !== undefined && ctx.textOnly !== undefined) {
+    const reason = ctx.textOnly.replace('{what}', response.nonText);
+    return {
+      result: {
+        ...base,
+        status: 'error',
+        output: response.output,
+        verdicts: [],
+        score: 0,
+        reason,
+        error: reason,
+      },
+    };
   }
   let providerOutput: unknown = outputValue;
   let output = response.output;

@@ -39,6 +39,11 @@ export interface SuiteFormat {
   /** Whether this file is a suite of this format. */
   detectFile?(path: string, text: string): boolean;
   load(path: string, options: LoadOptions): Promise<Suite>;
+  /**
+   * The format's own hash of a file that is no suite of it but that its tool hashes anyway
+   * (pramana's hash_suite takes any JSONL of objects with ids); undefined when it does not apply.
+   */
+  hashFile?(path: string): Promise<string | undefined>;
 }
 
 /** Each format module exports `format: SuiteFormat`; modules load on first use. */
@@ -97,6 +102,28 @@ export async function loadSuite(path: string | undefined, options: LoadOptions =
     message: `not a suite assay recognises; expected one of: ${all.map((f) => f.expects).join('; ')}`,
     severity: 'error',
   });
+}
+
+/**
+ * For a file no format recognises as a suite: the first format hash its tool would compute of it
+ * (`assay hash` only; such a file never runs). Undefined for a folder or when none applies.
+ */
+export async function foreignFileHash(path: string): Promise<{ format: string; hash: string } | undefined> {
+  const target = resolve(path);
+  let text: string;
+  try {
+    if (statSync(target).isDirectory()) return undefined;
+    text = readFileSync(target, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const all = await suiteFormats();
+  if (all.some((f) => f.detectFile?.(target, text))) return undefined;
+  for (const f of all) {
+    const hash = await f.hashFile?.(target);
+    if (hash !== undefined) return { format: f.name, hash };
+  }
+  return undefined;
 }
 
 function loadWith(format: SuiteFormat, path: string, options: LoadOptions): Promise<Suite> {

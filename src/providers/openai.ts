@@ -240,12 +240,20 @@ function parseCompletion(
   }
   const message = isRecord(choice.message) ? choice.message : {};
   let output: string;
+  let nonText: string | undefined;
   if (typeof message.content === 'string') output = message.content;
-  else if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0)
+  else if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
     output = JSON.stringify(message.tool_calls);
-  else if (typeof message.refusal === 'string') output = message.refusal;
-  else output = '';
+    nonText = 'tool calls';
+  } else if (typeof message.refusal === 'string') {
+    output = message.refusal;
+    nonText = 'a refusal';
+  } else {
+    output = '';
+    nonText = 'nothing';
+  }
   const response: Omit<ProviderResponse, 'latencyMs' | 'attempts'> = { output };
+  if (nonText !== undefined) response.nonText = nonText;
   if (typeof choice.finish_reason === 'string') response.finishReason = choice.finish_reason;
   const usage = readUsage(isRecord(parsed) ? parsed.usage : undefined);
   if (usage) {

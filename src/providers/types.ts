@@ -14,6 +14,11 @@ export interface ProviderRequest {
 /** What came back. A provider never throws for a failed call: it returns `error`. */
 export interface ProviderResponse {
   output: string | null;
+  /**
+   * Set when the answer had no text content (`content: null`): what it had instead (`tool calls`,
+   * `a refusal`, `nothing`); `output` then stands for it (e.g. the tool calls as JSON).
+   */
+  nonText?: string;
   error?: string;
   /** Set when continuing is pointless (bad credentials): the engine stops the run. */
   fatal?: boolean;

@@ -182,7 +182,10 @@ function renderWeightedScore(ws: WeightedScore, style: ConsoleStyle): string[] {
         `${unscored} error results have no score and are left out of the ${ws.groupBy} scores (see below)`,
       ),
     );
-  if (ws.notRun.length > 0 && ws.groups.some((g) => g.total > 0))
+  const weighted = ws.groups.some((g) => g.total > 0 && g.weight > 0);
+  if (!weighted)
+    lines.push(paint(style, 'dim', `${ws.name}: no ${ws.groupBy} with a weight ran, so there is no total`));
+  else if (ws.notRun.length > 0)
     lines.push(paint(style, 'dim', `${ws.name}: weights re-normalised over the groups that ran`));
   return lines;
 }

@@ -14,11 +14,12 @@ interface EweNative {
   benchmark: string;
   version: string;
   mode: 'compat' | 'fixed';
-  categories: { key: string; name: string; weight: number; tests: number | null }[];
+  categories: { key: string; name: string; weight: number; tests: number | null; known?: false }[];
 }
 
 interface Detail {
-  test_id: string;
+  /** The test's id as its file gives it (string or number). */
+  test_id: string | number;
   score: PyFloat;
   response_preview: string;
   error?: string;
@@ -30,7 +31,7 @@ interface CategoryResult {
   passed: number;
   details: Detail[];
   skipped: boolean;
-  errors?: { test_id: string; error: string }[];
+  errors?: { test_id: string | number; error: string }[];
 }
 
 /** `YYYYMMDD_HHMMSS` in local time, as the tool names its runs. */
@@ -71,6 +72,9 @@ function checkEweBenchRun(run: RunShape): string | undefined {
   if (run.providers !== 1)
     return `an ÈwéBench results file describes one model; this run has ${run.providers} (run each with its own -p)`;
   if (run.repeat !== 1) return 'an ÈwéBench results file has one answer per test; this run uses --repeat';
+  const unknown = native.categories.find((c) => c.known === false && c.tests !== null);
+  if (unknown)
+    return `"${unknown.key}" is not one of the ten ÈwéBench categories, so an ÈwéBench results file cannot hold its tests (name the file after a category, e.g. reasoning.json)`;
   return undefined;
 }
 
@@ -95,11 +99,12 @@ export async function eweBenchReport(runDir: string, scorecard: Scorecard): Prom
     (scorecard.weightedScore?.groups ?? []).map((g) => [g.value, g]),
   );
   const details = new Map<string, Detail[]>();
-  const errors = new Map<string, { test_id: string; error: string }[]>();
+  const errors = new Map<string, { test_id: string | number; error: string }[]>();
   for await (const line of resultLinesInPlanOrder(runDir)) {
     const r = JSON.parse(line) as JobResult;
     const category = String(r.metadata?.category ?? '');
-    const testId = String(r.metadata?.test_id ?? r.caseId);
+    const raw = r.metadata?.test_id;
+    const testId = typeof raw === 'number' || typeof raw === 'string' ? raw : r.caseId;
     if (exclude && unscored(r)) {
       const list = errors.get(category) ?? [];
       list.push({ test_id: testId, error: r.error ?? r.reason });

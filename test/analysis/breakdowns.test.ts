@@ -33,6 +33,9 @@ const close = (a: number, b: number, eps = 1e-3): void => assert.ok(Math.abs(a -
 describe('t975', () => {
   it('gives the Student t table values and tends to z', () => {
     close(t975(1), 12.706);
+    // One observation (df = n − 1 = 0) uses df = 1, not the normal z.
+    close(t975(0), 12.706);
+    close(t975(Number.POSITIVE_INFINITY), 1.96);
     close(t975(10), 2.228);
     close(t975(30), 2.042);
     close(t975(60), 2.0003, 2e-3);
@@ -42,6 +45,11 @@ describe('t975', () => {
 });
 
 describe('meanInterval', () => {
+  it('says nothing precise about one score: t with df 1 on the [0, 1] variance bound spans [0, 1]', () => {
+    const one = meanInterval({ n: 1, sum: 1, sumSq: 1 });
+    assert.deepEqual([one.value, one.low, one.high], [1, 0, 1]);
+  });
+
   it('is mean ± t·s/√n, clamped to [0, 1]', () => {
     // scores 0.2, 0.4, 0.6: mean 0.4, s = 0.2, n = 3 → half = 4.303 × 0.2 / √3
     const m = meanInterval({ n: 3, sum: 1.2, sumSq: 0.04 + 0.16 + 0.36 });

@@ -95,6 +95,27 @@ describe('weighted score of a rounding tool', () => {
     assert.deepEqual([e.rounded, e.total, e.error, e.unscored], [75, 2, 1, 1]);
   });
 
+  it('scored errors count as passed in their group on their rounded score with scoredErrorsPassAt', () => {
+    const rows = [
+      result(0, 'a', 1, 'error', true),
+      result(1, 'a', 0.6995, 'error', true), // rounds to 0.7 (3 dp): passed
+      result(2, 'a', 0.699, 'error', true),
+      result(3, 'a', 0, 'error', false), // no score: never passed
+      result(4, 'a', 1, 'pass'),
+    ];
+    const plain = new WeightedScoreBuilder(spec);
+    const tool = new WeightedScoreBuilder({ ...spec, scoredErrorsPassAt: { threshold: 0.7, digits: 3 } });
+    for (const r of rows) {
+      plain.add(r);
+      tool.add(r);
+    }
+    const p = plain.build().groups[0];
+    const t = tool.build().groups[0];
+    assert.deepEqual([p.pass, p.error, p.total], [1, 4, 5]);
+    // Still counted as errors; only the group's passed count changes.
+    assert.deepEqual([t.pass, t.error, t.total], [3, 4, 5]);
+  });
+
   it('a group whose every result was left out has not run', () => {
     const b = new WeightedScoreBuilder({ ...spec, unscoredErrors: 'exclude' });
     b.add(result(0, 'a', 1, 'pass'));

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compareCodePoints, pyFloat, pyFloatRepr, pyJsonDumps, pyJsonString } from '../../src/core/pydump.js';
-import { PyFloat, PyInt, PyJsonError, pyJsonLoads, pyToJs, pyTypeName } from '../../src/core/pyjson.js';
+import {
+  PyFloat,
+  PyInt,
+  PyJsonAbort,
+  PyJsonError,
+  pyJsonLoads,
+  pyToJs,
+  pyTypeName,
+} from '../../src/core/pyjson.js';
 
 // Every expected value below was produced by CPython 3.11's json module on the same input.
 const canonical = (text: string): string =>
@@ -63,6 +71,20 @@ describe('pyJsonLoads', () => {
       ['[-]', 'Expecting value: line 1 column 2 (char 1)'],
     ];
     for (const [text, message] of vectors) assert.equal(pyError(text), message, JSON.stringify(text));
+  });
+
+  it('raises what Python raises past its limits: ValueError over 4300 digits, RecursionError past 995 levels', () => {
+    assert.throws(
+      () => pyJsonLoads('1'.repeat(4301)),
+      (e: unknown) => e instanceof PyJsonAbort && e.pyType === 'ValueError',
+    );
+    assert.throws(
+      () => pyJsonLoads(`${'['.repeat(996)}`),
+      (e: unknown) => e instanceof PyJsonAbort && e.pyType === 'RecursionError',
+      'the depth is reached before the missing brackets are noticed, as in Python',
+    );
+    // A decode error met before the limit wins, as Python scans left to right.
+    assert.throws(() => pyJsonLoads(`[x, ${'1'.repeat(5000)}]`), PyJsonError);
   });
 
   it("names Python's types", () => {

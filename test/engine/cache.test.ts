@@ -94,6 +94,9 @@ describe('ResponseCache', () => {
       cache.set('k', response('hi'));
       assert.deepEqual(cache.get('k'), response('hi'));
       assert.equal(cache.get('other'), undefined);
+      // An answer without text keeps saying so when it comes from the cache.
+      cache.set('calls', { ...response('[{"id":"c"}]'), nonText: 'tool calls' });
+      assert.equal(cache.get('calls')?.nonText, 'tool calls');
     } finally {
       cache.close();
     }

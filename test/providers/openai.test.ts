@@ -165,11 +165,13 @@ describe('openai provider', () => {
   it('gets replies from the mock answer rules', TIMEOUT, async () => {
     const res = await provider('openai:chat:gpt-4o-mini').call(ask('What is the capital of France?'));
     assert.equal(res.output, 'The capital of France is unknown to the mock.');
+    assert.equal(res.nonText, undefined);
   });
 
   it('returns tool calls as JSON when the message has no content', TIMEOUT, async () => {
     const res = await provider('openai:chat:gpt-4o-mini').call(ask('what is the weather in Lagos'));
     assert.equal(res.finishReason, 'tool_calls');
+    assert.equal(res.nonText, 'tool calls');
     const calls = JSON.parse(res.output ?? 'null') as { function: { name: string; arguments: string } }[];
     assert.equal(calls[0].function.name, 'get_weather');
     assert.equal(calls[0].function.arguments, '{"city":"Lagos"}');

@@ -43,6 +43,11 @@ function keywordSpec(test: EweTest): AssertionSpec {
 
 const qualitySpec: AssertionSpec = { type: 'ewebench:ewe-quality' };
 
+/** A length bound as Python compares it: a bool is the int it is (True is 1, False is 0). */
+function pyNumber(v: unknown): unknown {
+  return typeof v === 'boolean' ? Number(v) : v;
+}
+
 /**
  * The format check: the mean of one check per key present (the value is never read, except that
  * fixed mode honours `false` for contains_ewe and contains_function_call); no known key scores 0.
@@ -52,8 +57,8 @@ export function formatSpec(format: Record<string, unknown>, mode: Mode): Asserti
   const negated = (key: string): boolean => mode === 'fixed' && format[key] === false;
   if ('contains_ewe' in format)
     parts.push({ type: 'icontains-any', value: EWE_MARKERS, negate: negated('contains_ewe') });
-  if ('min_length' in format) parts.push({ type: 'length', value: { min: format.min_length } });
-  if ('max_length' in format) parts.push({ type: 'length', value: { max: format.max_length } });
+  if ('min_length' in format) parts.push({ type: 'length', value: { min: pyNumber(format.min_length) } });
+  if ('max_length' in format) parts.push({ type: 'length', value: { max: pyNumber(format.max_length) } });
   if ('contains_function_call' in format)
     parts.push({ type: 'contains', value: '<function_call>', negate: negated('contains_function_call') });
   if ('markdown_elements' in format)
@@ -70,7 +75,12 @@ export function assertionFor(test: EweTest, mode: Mode): AssertionSpec {
       return { type: 'equals', value: test.expected, options: { strip: true, ignoreCase: true } };
     case 'multiple_choice':
       if (test.expected === undefined) return { type: 'unscorable', value: missingExpectedReason(method) };
-      return { type: 'multiple-choice', value: test.expected, options: { prefixChars: 5 } };
+      // The tool interpolates the answer unescaped into its regexes; fixed mode reads it as a literal.
+      return {
+        type: 'multiple-choice',
+        value: test.expected,
+        options: { prefixChars: 5, ...(mode === 'compat' ? { pythonPatterns: true } : {}) },
+      };
     case 'keywords':
       return keywordSpec(test);
     case 'format':

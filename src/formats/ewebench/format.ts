@@ -9,10 +9,12 @@ const EWE_FIELDS = ['eval_method', 'expected_keywords', 'expected_format'];
 
 /** Whether a JSON text is an ÈwéBench test array: objects with `prompt` or `messages`, and ÈwéBench fields. */
 export function looksLikeEweBenchTests(text: string): boolean {
-  if (!text.trimStart().startsWith('[')) return false;
+  // A byte-order mark does not hide the file's shape; the loader says what is wrong with it.
+  const body = text.replace(/^\ufeff/, '');
+  if (!body.trimStart().startsWith('[')) return false;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(body);
   } catch {
     return false;
   }

@@ -31,8 +31,11 @@ export interface EweNative {
   benchmark: string;
   version: string;
   mode: Mode;
-  /** Every category in the tool's order; `tests` is null for one that was not run. */
-  categories: { key: string; name: string; weight: number; tests: number | null }[];
+  /**
+   * Every category in the tool's order; `tests` is null for one that was not run. A single file
+   * not named after a category is its own category, with `known: false` (the tool has no such one).
+   */
+  categories: { key: string; name: string; weight: number; tests: number | null; known?: false }[];
 }
 
 /** A category file to load. */
@@ -74,8 +77,14 @@ export async function loadEweBenchSuite(path: string, options: LoadOptions): Pro
       roundGroup: 1,
       roundTotal: 1,
       unscoredErrors: mode === 'compat' ? 'exclude' : 'zero',
+      // The tool counts a test passed on its rounded score, whatever text was scored.
+      ...(mode === 'compat' ? { scoredErrorsPassAt: { threshold: PASS_MARK, digits: 3 } } : {}),
     },
     ...(mode === 'compat' ? { scoreErrorsAs: ERROR_TEXT } : {}),
+    textOnly:
+      mode === 'compat'
+        ? 'the model answered with {what} and no text (content: null); the ÈwéBench tool would crash here (it treats the reply as a string), so the test has no score'
+        : 'the model answered with {what} and no text (content: null); ÈwéBench tests score text only, so the test has no score',
   };
   const native: EweNative = {
     benchmark: BENCHMARK_NAME,
@@ -90,7 +99,13 @@ export async function loadEweBenchSuite(path: string, options: LoadOptions): Pro
       })),
       ...files
         .filter((f) => !categoryByKey(f.key))
-        .map((f) => ({ key: f.key, name: f.key, weight: 0, tests: counts.get(f.key) ?? null })),
+        .map((f) => ({
+          key: f.key,
+          name: f.key,
+          weight: 0,
+          tests: counts.get(f.key) ?? null,
+          known: false as const,
+        })),
     ],
   };
   const contentHash = sha256(hash.join('\n'));
@@ -122,7 +137,7 @@ function categoryFiles(root: string, selected: string[] | undefined, bag: Diagno
     if (!categoryByKey(key))
       bag.warn(
         displayPath(root),
-        `"${key}" is not one of the ten ÈwéBench categories: it has no weight in the ÈwéScore`,
+        `"${key}" is not one of the ten ÈwéBench categories: its tests are the category "${key}", with no weight in the ÈwéScore (--output-format ewebench needs a file named after a category)`,
       );
     return [{ key, path: root }];
   }
@@ -180,6 +195,15 @@ function parseCategory(
   bag: DiagnosticBag,
 ): { test: CheckedTest; where: { file: string; line: number; col: number } }[] {
   const file = displayPath(f.path);
+  // The tool opens files as utf-8 (not utf-8-sig), so json.load sees the mark and refuses it.
+  if (text.startsWith('\ufeff')) {
+    bag.error(
+      file,
+      "starts with a UTF-8 byte-order mark, which Python's json.load rejects (the ÈwéBench tool stops here); save the file without it",
+      { line: 1, col: 1 },
+    );
+    return [];
+  }
   const problem = jsonProblem(text);
   if (problem) {
     bag.error(file, problem.message, problem);
@@ -230,7 +254,7 @@ function toCase(
     vars: {},
     conversations: [{ messages }],
     asserts: [{ ...assertionFor(test, mode), source: where }],
-    metadata: { category, test_id: test.id, eval_method: method },
+    metadata: { category, test_id: test.idValue, eval_method: method },
     threshold: PASS_MARK,
     thresholdDigits: 3,
     options: { params: { temperature: test.temperature ?? DEFAULT_TEMPERATURE, max_tokens: MAX_TOKENS } },

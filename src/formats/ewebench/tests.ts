@@ -8,6 +8,8 @@ import { EVAL_METHODS, type EweTest, FORMAT_KEYS, type Mode } from './assertions
 /** A test after checking: what the loader needs to build a case. */
 export interface CheckedTest extends EweTest {
   id: string;
+  /** The id as the file gives it (a number stays a number, as the tool writes it back). */
+  idValue: string | number;
   description?: string;
   /** `messages` verbatim, or undefined when the test has a `prompt`. */
   messages?: Message[];
@@ -55,7 +57,7 @@ export function checkTest(
   if (idValue !== undefined && typeof idValue !== 'string' && typeof idValue !== 'number')
     error(`"id" must be a string, got ${shape(idValue)}`);
 
-  const test: CheckedTest = { id };
+  const test: CheckedTest = { id, idValue: typeof idValue === 'number' ? idValue : id };
   if (typeof raw.description === 'string') test.description = raw.description;
   if ('messages' in raw) {
     test.messages = checkMessages(raw.messages, error);
@@ -113,6 +115,16 @@ export function checkTest(
       checkFormat(raw.expected_format, mode, error, warn);
     } else error(`"expected_format" must be an object, got ${shape(raw.expected_format)}`);
   }
+  if (method === 'format' || method === 'composite') {
+    const format = raw.expected_format;
+    const part = method === 'format' ? 'it always scores 0' : 'its format part always scores 0';
+    if (format === undefined)
+      warn(`${method} test has no expected_format: ${part} (as in the ÈwéBench tool)`);
+    else if (isRecord(format) && !FORMAT_KEYS.some((k) => k in format))
+      warn(
+        `${method} test's expected_format has none of the keys the scorer checks (${FORMAT_KEYS.join(', ')}): ${part} (as in the ÈwéBench tool)`,
+      );
+  }
   return bag.errors.length > errorsBefore ? undefined : test;
 }
 
@@ -149,8 +161,10 @@ function checkFormat(
       );
   }
   for (const key of ['min_length', 'max_length']) {
-    if (key in format && (typeof format[key] !== 'number' || !Number.isFinite(format[key])))
-      error(`expected_format.${key} must be a number, got ${shape(format[key])}`);
+    const v = format[key];
+    // Python compares a bool as the number it is (True is 1), so the tool accepts one.
+    if (key in format && typeof v !== 'boolean' && (typeof v !== 'number' || !Number.isFinite(v)))
+      error(`expected_format.${key} must be a number, got ${shape(v)}`);
   }
   if ('markdown_elements' in format) {
     const md = format.markdown_elements;

@@ -58,10 +58,26 @@ export function assertionSpec(test: PramanaTest, where: { file: string; line: nu
       return {
         type: 'embedding-similarity',
         value: test.ideal,
-        ...(threshold !== null ? { threshold } : {}),
+        // pramana never reads the threshold; an infinite or NaN one (pydantic reads "inf") gives
+        // assay nothing to compare with either, so the test is skipped as pramana skips it.
+        ...(threshold !== null && Number.isFinite(threshold) ? { threshold } : {}),
         ...common,
       };
   }
+}
+
+/** A warning for a semantic_similarity threshold that is not a finite number. */
+export function thresholdWarning(
+  test: PramanaTest,
+  where: { file: string; line: number },
+): Diagnostic | undefined {
+  const { type, threshold } = test.assertion;
+  if (type !== 'semantic_similarity' || threshold === null || Number.isFinite(threshold)) return undefined;
+  return {
+    ...where,
+    severity: 'warning',
+    message: `assertion.threshold is ${threshold}: no similarity can be judged against it, so the test is skipped (pramana never reads the threshold and skips semantic_similarity always)`,
+  };
 }
 
 /**

@@ -2,6 +2,7 @@
 import { sha256 } from '../../core/hash.js';
 import { compareCodePoints, pyJsonDumps } from '../../core/pydump.js';
 import type { PyValue } from '../../core/pyjson.js';
+import { readTierFile } from './read.js';
 
 /**
  * `hash_suite`: the raw parsed test objects (unvalidated, no defaults filled in) sorted by `id`
@@ -16,6 +17,18 @@ export function pramanaSuiteHash(tests: PyValue[]): string {
   };
   const sorted = [...tests].sort((a, b) => compareCodePoints(idOf(a), idOf(b)));
   return `sha256:${sha256(pyJsonDumps(sorted, { sortKeys: true, separators: [',', ':'] }))}`;
+}
+
+/**
+ * `hash_suite` of any JSONL file, as pramana computes it without validating: undefined unless every
+ * line parses (as Python's json.loads) to an object with a string `id` (pramana would raise).
+ */
+export function pramanaFileHash(path: string): string | undefined {
+  const { lines, errors } = readTierFile(path, path);
+  if (errors.length > 0 || lines.length === 0) return undefined;
+  const values = lines.map((l) => l.value as PyValue);
+  if (!values.every((v) => v instanceof Map && typeof v.get('id') === 'string')) return undefined;
+  return pramanaSuiteHash(values);
 }
 
 /** `hash_result`: SHA-256 of `model_id|test_id|output` (UTF-8), the identity pramana's server dedupes on. */

@@ -6,7 +6,7 @@ import '../../scorers/index.js';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { sha256, shortHash } from '../../core/hash.js';
 import { type Case, type PromptTemplate, SELF_GRADER, type Suite } from '../../core/types.js';
-import { abortWarning, PRAMANA_PARAMS, toCase } from './cases.js';
+import { abortWarning, PRAMANA_PARAMS, thresholdWarning, toCase } from './cases.js';
 import { pramanaSuiteHash } from './hash.js';
 import { type Manifest, type ManifestTier, manifestLine, readManifest, selectTiers } from './manifest.js';
 import { readTierFile } from './read.js';
@@ -118,8 +118,8 @@ export async function loadPramanaSuite(path: string, options: { tiers?: string[]
         );
         caseId += `#${line}`;
       } else seen.set(test.id, line);
-      const warning = abortWarning(test, where);
-      if (warning) bag.items.push(warning);
+      for (const warning of [abortWarning(test, where), thresholdWarning(test, where)])
+        if (warning) bag.items.push(warning);
       cases.push(toCase(test, tier.name, caseId, where));
     }
     const tests = text.lines.length;

@@ -111,8 +111,7 @@ export function readManifest(path: string): Manifest {
 export function selectTiers(manifest: Manifest, requested: string[] | undefined): ManifestTier[] {
   const names = manifest.tiers.map((t) => t.name);
   if (requested && requested.length > 0) {
-    if (requested.includes('all')) return manifest.tiers;
-    const unknown = requested.filter((r) => !names.includes(r));
+    const unknown = requested.filter((r) => r !== 'all' && !names.includes(r));
     if (unknown.length > 0)
       throw new InputError(
         unknown.map((r) => ({
@@ -121,6 +120,7 @@ export function selectTiers(manifest: Manifest, requested: string[] | undefined)
           severity: 'error' as const,
         })),
       );
+    if (requested.includes('all')) return manifest.tiers;
     // Manifest order, each tier once, whatever order the flags came in.
     return manifest.tiers.filter((t) => requested.includes(t.name));
   }

@@ -3,7 +3,7 @@
 // `json.loads` on each remaining line.
 import { readFileSync } from 'node:fs';
 import { InputError } from '../../core/errors.js';
-import { PyJsonError, type PyValue, pyJsonLoads } from '../../core/pyjson.js';
+import { PyJsonAbort, PyJsonError, type PyValue, pyJsonLoads } from '../../core/pyjson.js';
 import { pyIsSpace } from '../../core/python.js';
 import type { Diagnostic } from '../../core/types.js';
 
@@ -77,6 +77,16 @@ export function parseLines(text: string, shown: string): { lines: TierLine[]; er
       try {
         lines.push({ line, value: pyJsonLoads(raw) });
       } catch (err) {
+        if (err instanceof PyJsonAbort) {
+          lines.push({ line });
+          errors.push({
+            file: shown,
+            line,
+            message: `Python's json.loads cannot read this line (${err.message})`,
+            severity: 'error',
+          });
+          return;
+        }
         if (!(err instanceof PyJsonError)) throw err;
         lines.push({ line });
         const col = err.colno + (i === 0 ? firstColShift : 0);

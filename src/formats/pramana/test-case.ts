@@ -90,11 +90,22 @@ function laxBool(v: PyValue | undefined): boolean | undefined {
   return undefined;
 }
 
-/** pydantic's lax int: an int, a float with no fraction, a bool, or a decimal string (`"20"`, `" 20 "`, `"1_000"`, `"20.0"`). */
+/** 2^63: pydantic turns a float into an int only strictly inside ±2^63 (an i64), else int_parsing_size. */
+const I64_BOUND = 2 ** 63;
+
+/** Whether a float is whole but outside what pydantic converts to an int. */
+function floatTooBig(v: PyValue | undefined): boolean {
+  return v instanceof PyFloat && Number.isInteger(v.value) && Math.abs(v.value) >= I64_BOUND;
+}
+
+/**
+ * pydantic's lax int: an int, a float with no fraction (strictly within ±2^63), a bool, or a
+ * decimal string (`"20"`, `" 20 "`, `"1_000"`, `"20.0"`).
+ */
 function laxInt(v: PyValue | undefined): number | undefined {
   if (v instanceof PyInt) return Number(v.value);
   if (typeof v === 'boolean') return v ? 1 : 0;
-  if (v instanceof PyFloat) return Number.isInteger(v.value) ? v.value : undefined;
+  if (v instanceof PyFloat) return Number.isInteger(v.value) && !floatTooBig(v) ? v.value : undefined;
   if (typeof v === 'string') {
     const m = /^[+-]?[0-9](?:_?[0-9])*(?:\.0+)?$/.exec(v.trim());
     return m ? Number(m[0].replace(/_/g, '')) : undefined;
@@ -253,7 +264,13 @@ export function validateTest(value: PyValue): { test?: PramanaTest; problems: Fi
       tokensEst =
         te === undefined
           ? bad('metadata.tokens_est', 'required field is missing')
-          : (laxInt(te) ?? bad('metadata.tokens_est', `expected a whole number, got ${shape(te)}`));
+          : (laxInt(te) ??
+            bad(
+              'metadata.tokens_est',
+              floatTooBig(te)
+                ? `the float ${shape(te).replace('the number ', '')} is beyond the 64-bit range pydantic converts to an int (it reports int_parsing_size: exceeded maximum size)`
+                : `expected a whole number, got ${shape(te)}`,
+            ));
       const tg = m.get('tags');
       if (tg === undefined) tags = [];
       else if (isStringList(tg)) tags = tg;

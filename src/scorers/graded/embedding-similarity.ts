@@ -63,7 +63,12 @@ export const embeddingSimilarityScorer: Scorer = {
       pass,
       score: Math.max(0, Math.min(1, best)),
       reason: `Similarity ${best.toFixed(3)} to ${JSON.stringify(refs[bestIndex])} ${best >= threshold ? '≥' : '<'} ${threshold}`,
-      details: { similarity: best, threshold, closest: refs[bestIndex] },
+      // An infinite threshold (a Python suite's "inf") has no JSON form: left out, not written as null.
+      details: {
+        similarity: best,
+        ...(Number.isFinite(threshold) ? { threshold } : {}),
+        closest: refs[bestIndex],
+      },
     };
   },
 };

@@ -1,8 +1,8 @@
 // `py-is-json`: the output parses with Python's json.loads, directly or inside one markdown fence.
 
-import { PyJsonError, type PyValue, pyJsonLoads, pyTypeName } from '../../core/pyjson.js';
+import { PyJsonAbort, PyJsonError, type PyValue, pyJsonLoads, pyTypeName } from '../../core/pyjson.js';
 import { pyStrip } from '../../core/python.js';
-import type { Scorer } from '../types.js';
+import { type Scorer, ScorerInputError } from '../types.js';
 
 /**
  * Removes one markdown fence the way Python harnesses commonly do (pramana's rule, kept with its
@@ -26,6 +26,11 @@ function parse(text: string): { value: PyValue } | { error: string } {
     return { value: pyJsonLoads(text) };
   } catch (err) {
     if (err instanceof PyJsonError) return { error: err.message };
+    // Not a decode error: a tool that catches only JSONDecodeError stops here, with no verdict.
+    if (err instanceof PyJsonAbort)
+      throw new ScorerInputError(
+        `Python's json.loads raises ${err.message}, which is not a JSONDecodeError: the Python tool stops here instead of judging the output`,
+      );
     throw err;
   }
 }

@@ -142,6 +142,60 @@ describe('ÈwéBench loading', () => {
     ]);
   });
 
+  it('warns when a format or composite test can only score 0 for format', async () => {
+    const dir = write('zero-format', {
+      'agentic.json': [
+        { id: 'v1', prompt: 'x', eval_method: 'format' },
+        { id: 'v2', prompt: 'x', eval_method: 'composite', expected_keywords: ['a'] },
+        { id: 'v3', prompt: 'x', eval_method: 'format', expected_format: {} },
+        { id: 'v4', prompt: 'x', eval_method: 'format', expected_format: { no_french: true } },
+        { id: 'ok', prompt: 'x', eval_method: 'format', expected_format: { min_length: 3, no_french: true } },
+      ],
+    });
+    const suite = await loadSuite(dir);
+    const zero = suite.warnings.filter((w) => /scores 0/.test(w.message)).map((w) => w.message);
+    assert.deepEqual(zero, [
+      'test "v1": format test has no expected_format: it always scores 0 (as in the ÈwéBench tool)',
+      'test "v2": composite test has no expected_format: its format part always scores 0 (as in the ÈwéBench tool)',
+      'test "v3": format test\'s expected_format has none of the keys the scorer checks (contains_ewe, min_length, max_length, contains_function_call, markdown_elements): it always scores 0 (as in the ÈwéBench tool)',
+      'test "v4": format test\'s expected_format has none of the keys the scorer checks (contains_ewe, min_length, max_length, contains_function_call, markdown_elements): it always scores 0 (as in the ÈwéBench tool)',
+    ]);
+  });
+
+  it('accepts a bool length bound as Python compares it (True is 1)', async () => {
+    const dir = write('bool-length', {
+      'agentic.json': [
+        {
+          id: 'b',
+          prompt: 'x',
+          eval_method: 'format',
+          expected_format: { min_length: true, max_length: false },
+        },
+      ],
+    });
+    const suite = await loadSuite(dir);
+    const parts = suite.cases[0].asserts[0].value as { value: unknown }[];
+    assert.deepEqual(
+      parts.map((p) => p.value),
+      [{ min: 1 }, { max: 0 }],
+    );
+  });
+
+  it("refuses a file with a UTF-8 byte-order mark, as Python's json.load does", async () => {
+    const tests = JSON.stringify([
+      { id: 'a', prompt: 'x', eval_method: 'keywords', expected_keywords: ['x'] },
+    ]);
+    const dir = write('bom', { 'agentic.json': `\ufeff${tests}` });
+    const err = await loadError(dir);
+    assert.match(
+      err.message,
+      /agentic\.json:1:1: starts with a UTF-8 byte-order mark, which Python's json\.load rejects/,
+    );
+    // A single such file is still recognised as ÈwéBench, so the message is the same.
+    const single = await loadError(join(dir, 'tests', 'agentic.json'));
+    assert.match(single.message, /starts with a UTF-8 byte-order mark/);
+  });
+
   it('ignores files that are not category files, saying so', async () => {
     const dir = write('extra', {
       'agentic.json': [{ id: 'a', prompt: 'x', eval_method: 'keywords', expected_keywords: ['x'] }],

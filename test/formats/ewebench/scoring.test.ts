@@ -116,6 +116,21 @@ describe('ÈwéBench scoring: rules beyond the golden cases', () => {
     assert.equal((await mc('C', 'Nous optons ABC')).score, 0);
   });
 
+  it('multiple_choice interpolates the answer unescaped into Python regexes in compat mode, as the tool does', async () => {
+    const mc = (expected: string, response: string, mode: 'compat' | 'fixed' = 'compat') =>
+      scoreTest({ eval_method: 'multiple_choice', expected }, response, mode);
+    // Expected values checked with python3 against the tool's evaluate_multiple_choice.
+    assert.equal((await mc('A.', 'zzzzzz AB')).score, 1); // `.` matches any character
+    assert.equal((await mc('A.', 'zzzzzz AB', 'fixed')).score, 0);
+    assert.equal((await mc('a|b', 'zzzzzz b')).score, 1); // \bA|B\b
+    assert.equal((await mc('c++', 'zzzzzz ccc')).score, 1); // C++ is a possessive C+ (Python 3.11)
+    assert.equal((await mc('A(', 'A( zzz')).score, 1); // found in the first 5 characters before any regex
+    const broken = await mc('A(', 'zzzzzz A(');
+    assert.equal(broken.status, 'error');
+    assert.match(broken.error ?? '', /re\.error: missing \), unterminated subpattern at position 3/);
+    assert.equal((await mc('A(', 'zzzzzz A(', 'fixed')).score, 1);
+  });
+
   it('markdown headers need 1–3 # then whitespace at a line start, as Python re.MULTILINE sees lines', async () => {
     const md = (response: string) =>
       scoreTest({ eval_method: 'format', expected_format: { markdown_elements: ['header'] } }, response);

@@ -215,6 +215,39 @@ describe('is_json', () => {
   for (const [output, status, details] of vectors) {
     it(`${JSON.stringify(output)} → ${status}`, () => check('cheap-008', output, status, details));
   }
+
+  // json.loads raises ValueError / RecursionError here (python3 3.11), not JSONDecodeError:
+  // pramana does not catch them, so its run stops; assay records an error for that test.
+  const aborts: [string, string, RegExp][] = [
+    [
+      'a 5000-digit integer',
+      '1'.repeat(5000),
+      /ValueError: Exceeds the limit \(4300 digits\) for integer string conversion: value has 5000 digits/,
+    ],
+    ['a 4301-digit negative integer', `[-${'9'.repeat(4301)}]`, /value has 4301 digits/],
+    [
+      'arrays nested 996 deep',
+      `${'['.repeat(996)}${']'.repeat(996)}`,
+      /RecursionError: maximum recursion depth exceeded while decoding a JSON array/,
+    ],
+    [
+      'objects nested 996 deep',
+      `${'{"a":'.repeat(996)}1${'}'.repeat(996)}`,
+      /RecursionError: .* JSON object/,
+    ],
+  ];
+  for (const [name, output, reason] of aborts) {
+    it(`${name} → error (Python raises; pramana stops)`, async () => {
+      const outcome = await judged(cases.get('cheap-008')!, output);
+      assert.equal(outcome.status, 'error');
+      assert.match(outcome.error ?? '', reason);
+    });
+  }
+  it('the limits themselves still parse: 4300 digits, 995 levels, a 5000-digit float', async () => {
+    await check('cheap-008', '1'.repeat(4300), 'pass');
+    await check('cheap-008', `${'['.repeat(995)}${']'.repeat(995)}`, 'pass');
+    await check('cheap-008', `${'1'.repeat(5000)}.0`, 'pass');
+  });
 });
 
 function fakeGrader(replies: string[], opts: { fail?: boolean; embed?: Grader['embed'] } = {}) {
@@ -315,6 +348,18 @@ describe('semantic_similarity', () => {
     const fail = await judged(c, 'Somewhere in France', grader);
     assert.equal(fail.status, 'fail');
     assert.ok(Math.abs(fail.verdicts[0].score - 0.8) < 1e-12);
+  });
+
+  it('an infinite threshold ("inf", as pydantic reads it) is skipped as pramana skips it, with no non-JSON number anywhere', async () => {
+    const c = await synthetic({
+      ideal: ['Paris'],
+      assertion: { type: 'semantic_similarity', threshold: 'inf' },
+    });
+    assert.equal(c.asserts[0].threshold, undefined);
+    const outcome = await judged(c, 'Paris', fakeGrader([], { embed }).grader);
+    assert.equal(outcome.status, 'skip');
+    assert.match(outcome.reason, /no similarity threshold given/);
+    assert.doesNotMatch(JSON.stringify(outcome.verdicts), /null/);
   });
 
   it('is skipped without a threshold or without an ideal', async () => {

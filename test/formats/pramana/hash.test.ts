@@ -7,6 +7,7 @@ import { compareCodePoints, pyJsonDumps } from '../../../src/core/pydump.js';
 import { type PyValue, pyJsonLoads } from '../../../src/core/pyjson.js';
 import { loadSuite } from '../../../src/formats/detect.js';
 import { pramanaResultHash, pramanaSuiteHash } from '../../../src/formats/pramana/hash.js';
+import { cleanEnv, runCli } from '../../support/cli.js';
 import { fixture } from '../../support/paths.js';
 import { tempDir } from '../../support/tmp.js';
 
@@ -107,6 +108,38 @@ describe('pramana suite hash', () => {
       const expected = pramanaSuiteHash([pyJsonLoads(line('b', ', "w": 1.0')), pyJsonLoads(line('a', ''))]);
       assert.equal(suite.source.nativeHash, expected);
       assert.match(canonical([pyJsonLoads(line('b', ', "w": 1.0'))]), /"w":1\.0/);
+    } finally {
+      cleanup();
+    }
+  });
+});
+
+describe('assay hash on any JSONL of objects with ids (pramana hash_suite does not validate)', () => {
+  it("gives the spec's synthetic vectors, while eval still refuses such files", async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const one = join(dir, 'one.jsonl');
+      writeFileSync(one, '{"id": "test-001", "content": "test"}\n{"id": "test-002", "content": "test2"}\n');
+      const two = join(dir, 'two.jsonl');
+      writeFileSync(
+        two,
+        '{"id": "b", "x": "\\u00e9", "n": 1.0}\n\n{"id": "a", "z": {"b": 2, "a": [3, 1]}}\n',
+      );
+      const h1 = await runCli(['hash', one], { env: cleanEnv });
+      assert.equal(h1.code, 0, h1.stderr);
+      assert.equal(h1.stdout, 'sha256:60c2a64d9f3bb664d80a7489698f297dad3a3cb85a50344b752d3ba02e2b6ccf\n');
+      assert.match(h1.stderr, /not a runnable suite; pramana's hash of its lines/);
+      const h2 = await runCli(['hash', two], { env: cleanEnv });
+      assert.equal(h2.stdout, 'sha256:828d3e5be5a663d39317a5f5612a8866ac2455d6e71c5db5e65aff65403e3926\n');
+      const ev = await runCli(['eval', one, '-p', 'echo'], { env: cleanEnv });
+      assert.equal(ev.code, 2);
+      assert.match(ev.stderr, /not a suite assay recognises/);
+      // A line without an id (pramana raises KeyError) or a broken line: no hash, the usual refusal.
+      const noId = join(dir, 'noid.jsonl');
+      writeFileSync(noId, '{"id": "a"}\n{"content": "x"}\n');
+      const h3 = await runCli(['hash', noId], { env: cleanEnv });
+      assert.equal(h3.code, 2);
+      assert.match(h3.stderr, /not a suite assay recognises/);
     } finally {
       cleanup();
     }

@@ -159,6 +159,8 @@ describe('pramana: a suite folder with manifest.toml', () => {
       loadSuite(V1, { tiers: ['huge'] }),
       /--tier huge: no such tier; this suite has cheap, moderate, comprehensive/,
     );
+    // `all` does not hide a bad name next to it.
+    await assert.rejects(loadSuite(V1, { tiers: ['all', 'bogus'] }), /--tier bogus: no such tier/);
     await assert.rejects(
       loadSuite(join(V1, 'cheap.jsonl'), { tiers: ['moderate'] }),
       /this file is the cheap tier/,
@@ -385,6 +387,56 @@ describe('pramana: fields, types and defaults (spec §1)', () => {
     );
     await assert.rejects(loadText('{"foo": 1}\n'), /not a suite assay recognises/);
   });
+
+  it('warns that a semantic_similarity threshold of inf leaves the test skipped', async () => {
+    const suite = await loadText(
+      `${line({ assertion: { type: 'semantic_similarity', threshold: 'inf' } })}\n`,
+    );
+    assert.match(
+      suite.warnings.map((w) => `${w.line}: ${w.message}`).join('\n'),
+      /1: assertion\.threshold is Infinity: .*skipped/,
+    );
+  });
+
+  it('refuses a whole float tokens_est beyond ±2^63, as pydantic does (1e20, -9.223372036854776e18)', async () => {
+    for (const value of ['1e20', '-9.223372036854776e18']) {
+      const text = line().replace('"tokens_est":5', `"tokens_est":${value}`);
+      const errors = await loadErrors(`${text}\n`);
+      assert.equal(errors.length, 1, value);
+      assert.match(
+        errors[0],
+        /^1: metadata\.tokens_est: the float .* is beyond the 64-bit range pydantic converts to an int/,
+      );
+    }
+    // Within the range a whole float is an int to pydantic; a big integer written as an int stays valid.
+    const ok = await loadText(`${line().replace('"tokens_est":5', '"tokens_est":9.223372036854775e18')}\n`);
+    assert.equal(ok.cases[0].metadata.tokens_est, 2 ** 63 - 1024);
+    await loadText(`${line().replace('"tokens_est":5', '"tokens_est":92233720368547758070')}\n`);
+  });
+
+  it("refuses a line Python's json.loads raises on (an integer over 4300 digits)", async () => {
+    const big = line().replace('"tokens_est":5', `"tokens_est":${'7'.repeat(4301)}`);
+    const errors = await loadErrors(`${line()}\n${big}\n`);
+    assert.equal(errors.length, 1);
+    assert.match(
+      errors[0],
+      /^2: Python's json\.loads cannot read this line \(ValueError: Exceeds the limit \(4300 digits\)/,
+    );
+  });
+
+  it('is recognised when its first test fails validation: the loader says what is wrong with it', async () => {
+    const first = JSON.stringify({
+      id: 't-0',
+      category: 'factual',
+      input: 'q',
+      ideal: ['4'],
+      metadata: { difficulty: 'easy', tokens_est: 5, tags: [] },
+    });
+    const errors = await loadErrors(`${first}\n${line()}\n`);
+    assert.deepEqual(errors, ['1: assertion: required field is missing']);
+    // `id` alone, or with keys pramana tests do not have, is someone else's file.
+    await assert.rejects(loadText('{"id": "x", "content": "y"}\n'), /not a suite assay recognises/);
+  });
 });
 
 describe('pramana: a folder is found by its manifest', () => {
@@ -404,6 +456,10 @@ describe('pramana: a folder is found by its manifest', () => {
         (suite.native!.pramana as { tiers: { suiteVersion: string }[] }).tiers[0].suiteVersion,
         'v2.1-a',
       );
+      // The manifest's own path stands for its folder.
+      const viaManifest = await loadSuite(join(dir, 's', 'manifest.toml'), { tiers: ['a'] });
+      assert.equal(viaManifest.source.contentHash, suite.source.contentHash);
+      assert.equal(viaManifest.cases.length, 1);
     } finally {
       cleanup();
     }
