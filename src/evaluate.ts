@@ -1,43 +1,36 @@
+// evaluate(): the library entry point behind `assay eval` — load, check, run, and write the run
+// directory. The checks it makes first are in src/evaluate/.
 import { join, resolve } from 'node:path';
 import { ScorecardBuilder } from './analysis/scorecard.js';
 import { InputError } from './core/errors.js';
-import { redactObject, secretValues } from './core/redact.js';
+import { secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
-import {
-  type AssertionSpec,
-  type Diagnostic,
-  type Job,
-  type JobResult,
-  type ProviderSpec,
-  SELF_GRADER,
-  type Suite,
-} from './core/types.js';
+import type { Job, JobResult, ProviderSpec, Suite } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
 import { caseProviderSpecs } from './engine/case-providers.js';
 import { filterProviders, filterSuite, type SuiteFilters } from './engine/filter.js';
-import { GraderPool, graderSpecFor } from './engine/graders.js';
-import { countJobs, type PlanOptions, planJobs, providerKey } from './engine/plan.js';
+import { GraderPool } from './engine/graders.js';
+import { type PlanOptions, planJobs } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
+import { checkGraders } from './evaluate/check-graders.js';
+import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
+import { countPlanned, newManifest } from './evaluate/manifest.js';
+import { checkResumable } from './evaluate/resumable.js';
+import { selectProviders } from './evaluate/select-providers.js';
 import { loadSuite } from './formats/detect.js';
-import { createProvider, isKnownProviderId, providerPatterns } from './providers/registry.js';
+import { createProvider } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
 import { pinFilters, readSelectedFailures } from './runlog/failing.js';
 import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, dropPartialGroups, repairTail } from './runlog/resume.js';
 import type { RunManifest, Selection } from './runlog/types.js';
-import { newRunId, RunWriter } from './runlog/writer.js';
+import { RunWriter } from './runlog/writer.js';
 import { closePythonWorker } from './scorers/code/index.js';
-import { getScorer } from './scorers/registry.js';
-import { assayVersion } from './version.js';
+
+export type { ErrorBudget } from './evaluate/error-budget.js';
 
 export const DEFAULT_MAX_CONCURRENCY = 8;
-
-/** How many error results a run tolerates: a count, or a fraction of the planned jobs. */
-export interface ErrorBudget {
-  count?: number;
-  fraction?: number;
-}
 
 export interface EvaluateOptions {
   /** A suite file or folder (ignored when `suite` is given). */
@@ -145,49 +138,16 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       ),
     ),
   );
-  const described = redactObject(
-    resolved.map((r) => ({ key: providerKey(r.spec), ...r.provider.describe() })),
-  );
   const plan: PlanOptions = { repeat };
   const shard = options.shard;
   const planned = countPlanned(suite, providers, plan, shard);
-  const manifest: RunManifest = {
-    runId: newRunId(),
-    assayVersion: assayVersion(),
-    status: 'running',
-    suite: {
-      id: suite.id,
-      name: suite.name,
-      format: suite.format,
-      path: suite.source.path,
-      contentHash: suite.source.contentHash,
-      nativeHash: suite.source.nativeHash,
-      files: suite.source.files,
-      cases: suite.cases.length,
-      prompts: suite.prompts.map((p) => ({
-        id: p.id,
-        label: p.label,
-        raw: p.raw,
-        ...(p.config && Object.keys(p.config).length > 0 ? { config: redactObject(p.config) } : {}),
-      })),
-      scoring: suite.scoring,
-      ...(suite.native ? { native: suite.native } : {}),
-    },
-    providers: described,
-    options: {
-      repeat,
-      maxConcurrency,
-      ...(shard ? { shard } : {}),
-      ...(Object.keys(selection).length > 0 ? { selection: redactObject(selection) } : {}),
-      ...(options.delayMs ? { delayMs: options.delayMs } : {}),
-      ...(jobTimeoutMs ? { jobTimeoutMs } : {}),
-      ...(maxRunMs ? { maxRunMs } : {}),
-    },
-    plannedJobs: planned,
-    command: redactCommand(options.command ?? []),
-    cwd: process.cwd(),
-    startedAt: new Date().toISOString(),
-  };
+  const manifest = newManifest(
+    suite,
+    resolved,
+    { repeat, maxConcurrency, shard, selection, delayMs: options.delayMs, jobTimeoutMs, maxRunMs },
+    planned,
+    options.command ?? [],
+  );
 
   const scorecard = new ScorecardBuilder(suite.scoring);
   const progress: Progress = { done: 0, planned, pass: 0, fail: 0, error: 0 };
@@ -245,7 +205,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     hardSignal: options.hardSignal,
     secrets,
   });
-  const allowedErrors = errorAllowance(options.maxErrors, planned);
+  const allowedErrorCount = allowedErrors(options.maxErrors, planned, Number.POSITIVE_INFINITY);
 
   let outcome: Awaited<ReturnType<typeof runSuite>>;
   try {
@@ -264,8 +224,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       maxRunMs,
       include: (job: Job) => (!shard || inShard(job, shard)) && !done.has(job.key),
       stopWhen: () =>
-        progress.error > allowedErrors
-          ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrors} allowed (--max-errors)`
+        progress.error > allowedErrorCount
+          ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrorCount} allowed (--max-errors)`
           : undefined,
       onResult: (result) => {
         writer.append(result);
@@ -301,164 +261,4 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     resumedJobs,
     ...(filters ? { selectedCases: suite.cases.length, suiteCases: loaded.cases.length } : {}),
   };
-}
-
-/**
- * Refuses, before anything runs, a suite with a model-graded assertion and no grader for it: a
- * surprise call to a paid default API is worse than an error. Also checks grader ids are known.
- */
-export function checkGraders(
-  suite: Suite,
-  override: ProviderSpec | undefined,
-  embedder?: ProviderSpec,
-): void {
-  const problems: Diagnostic[] = [];
-  const seen = new Set<string>();
-  for (const c of suite.cases) {
-    for (const spec of allAssertions(c.asserts)) {
-      const scorer = getScorer(spec.type);
-      if (!scorer?.graded && !scorer?.usesGrader) continue;
-      const graderSpec = graderSpecFor(spec, override, suite.grader, embedder);
-      const where = spec.source ?? c.source ?? { file: suite.source.path };
-      if (!graderSpec) {
-        if (!scorer.graded) continue;
-        const key = `none\u0000${spec.type}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        problems.push({
-          ...where,
-          severity: 'error',
-          message: `${spec.type} needs a grader model and none is configured: give --grader PROVIDER, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion`,
-        });
-      } else {
-        for (const id of [graderSpec.id, graderSpec.embedding?.id]) {
-          if (id === undefined || id === SELF_GRADER || isKnownProviderId(id)) continue;
-          const key = `unknown\u0000${id}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          problems.push({
-            ...where,
-            severity: 'error',
-            message: `grader "${id}": unknown provider; expected one of: ${providerPatterns().join(', ')}`,
-          });
-        }
-      }
-    }
-  }
-  if (problems.length > 0) throw new InputError(problems);
-}
-
-/** Assertions with the members of groups (assert-sets) after their group. */
-function* allAssertions(specs: AssertionSpec[]): Generator<AssertionSpec> {
-  for (const spec of specs) {
-    yield spec;
-    if (spec.children) yield* allAssertions(spec.children);
-  }
-}
-
-/** Jobs a plan will run (in one shard, when sharded), without materialising them. */
-function countPlanned(
-  suite: Suite,
-  providers: ProviderSpec[],
-  plan: PlanOptions,
-  shard: Shard | undefined,
-): number {
-  if (!shard) return countJobs(suite, providers, plan);
-  let n = 0;
-  for (const job of planJobs(suite, providers, plan)) if (inShard(job, shard)) n++;
-  return n;
-}
-
-/** Refuses to resume a run made from other inputs: its results would not be the same experiment. */
-function checkResumable(runDir: string, next: RunManifest): RunManifest {
-  let previous: RunManifest;
-  try {
-    previous = readManifest(runDir);
-  } catch {
-    throw new InputError({
-      file: runDir,
-      message: 'not a run directory (no readable manifest.json)',
-      severity: 'error',
-    });
-  }
-  const problems: string[] = [];
-  if (previous.suite.contentHash !== next.suite.contentHash) {
-    problems.push(
-      `the suite changed since that run (content hash ${short(previous.suite.contentHash)} → ${short(next.suite.contentHash)})`,
-    );
-  }
-  if (previous.options.repeat !== next.options.repeat) {
-    problems.push(`--repeat differs (${previous.options.repeat} then, ${next.options.repeat} now)`);
-  }
-  const shardText = (m: RunManifest): string =>
-    m.options.shard ? `${m.options.shard.index}/${m.options.shard.count}` : 'none';
-  if (shardText(previous) !== shardText(next))
-    problems.push(`--shard differs (${shardText(previous)} then, ${shardText(next)} now)`);
-  const selectionText = (m: RunManifest): string => JSON.stringify(m.options.selection ?? {});
-  if (selectionText(previous) !== selectionText(next))
-    problems.push(
-      `the filters or --var values differ (${selectionText(previous)} then, ${selectionText(next)} now)`,
-    );
-  const providerKeys = (m: RunManifest): string => JSON.stringify(m.providers);
-  if (providerKeys(previous) !== providerKeys(next)) problems.push('the providers or their settings differ');
-  if (problems.length > 0) {
-    throw new InputError(
-      problems.map((p) => ({
-        file: runDir,
-        message: `cannot resume: ${p}; start a new run instead`,
-        severity: 'error' as const,
-      })),
-    );
-  }
-  return previous;
-}
-
-function short(hash: string): string {
-  return hash.slice(0, 12);
-}
-
-function errorAllowance(budget: ErrorBudget | undefined, planned: number): number {
-  if (!budget) return Number.POSITIVE_INFINITY;
-  if (budget.fraction !== undefined) return Math.floor(budget.fraction * planned);
-  return budget.count ?? Number.POSITIVE_INFINITY;
-}
-
-/**
- * The providers to run: the suite's, or those named with `-p`. A name matching a suite provider
- * (exact id, exact label, or id ending in `:name`) keeps that provider's config.
- */
-export function selectProviders(suite: Suite, overrides: string[] | undefined): ProviderSpec[] {
-  if (!overrides || overrides.length === 0) {
-    // Some formats (ÈwéBench) name no model: the model under test comes from the command line.
-    if (suite.providers.length === 0)
-      throw new InputError({
-        file: suite.source.path,
-        message: `a ${suite.format} suite names no model: give one with -p, e.g. -p openai:chat:MODEL (OPENAI_BASE_URL for a local OpenAI-compatible server)`,
-        severity: 'error',
-      });
-    return suite.providers;
-  }
-  const out: ProviderSpec[] = [];
-  const problems: string[] = [];
-  for (const name of overrides) {
-    const match =
-      suite.providers.find((p) => p.id === name) ??
-      suite.providers.find((p) => p.label === name) ??
-      suite.providers.find((p) => p.id.endsWith(`:${name}`));
-    const spec = match ?? (isKnownProviderId(name) ? { id: name } : undefined);
-    if (spec && out.some((p) => providerKey(p) === providerKey(spec)))
-      problems.push(`--provider ${name}: given twice`);
-    else if (spec) out.push(spec);
-    else
-      problems.push(
-        `--provider ${name}: unknown provider; expected one of: ${providerPatterns().join(', ')}`,
-      );
-  }
-  if (problems.length > 0)
-    throw new InputError(problems.map((message) => ({ file: '', message, severity: 'error' as const })));
-  return out;
-}
-
-function redactCommand(argv: string[]): string[] {
-  return argv.map((a) => a.replace(/((?:api[-_]?key|token|secret|password)[^=]*=)\S+/gi, '$1[redacted]'));
 }

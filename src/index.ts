@@ -8,7 +8,8 @@ export { type FailingSelection, filterSuite, type SuiteFilters } from './engine/
 export { planJobs } from './engine/plan.js';
 export { runSuite } from './engine/run.js';
 export { aggregate, scoreCase } from './engine/score.js';
-export { type EvaluateOptions, type EvaluateResult, evaluate, selectProviders } from './evaluate.js';
+export { selectProviders } from './evaluate/select-providers.js';
+export { type EvaluateOptions, type EvaluateResult, evaluate } from './evaluate.js';
 export { loadSuite } from './formats/detect.js';
 export { createProvider, isKnownProviderId, registerProvider } from './providers/registry.js';
 export type { Provider, ProviderRequest, ProviderResponse, RetryPolicy } from './providers/types.js';

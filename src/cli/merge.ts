@@ -3,7 +3,8 @@ import { renderSummary } from '../report/console.js';
 import { resolveOutputFormat } from '../report/formats.js';
 import { mergeRuns } from '../runlog/merge.js';
 import { guard, parseFlags, useColor } from './common.js';
-import { exitCode, writeOutputs } from './eval.js';
+import { exitCode } from './exit-code.js';
+import { writeOutputs } from './outputs.js';
 
 const USAGE = `Usage: assay merge RUN_DIR… [--runs-dir DIR] [-o FILE]
 

@@ -1,6 +1,6 @@
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { countJobs } from '../engine/plan.js';
-import { checkGraders } from '../evaluate.js';
+import { checkGraders } from '../evaluate/check-graders.js';
 import { loadSuite } from '../formats/detect.js';
 import { guard, parseFlags } from './common.js';
 import { graderFrom, loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';

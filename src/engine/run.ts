@@ -1,27 +1,19 @@
+// The scheduler: runs a suite's jobs with bounded concurrency, holds back rows judged together,
+// and hands each result to the run log as it completes.
 import { setMaxListeners } from 'node:events';
-import { messageText, promptToMessages } from '../core/messages.js';
-import { redactObject, redactText } from '../core/redact.js';
-import type {
-  AssertionSpec,
-  Case,
-  CaseOptions,
-  Job,
-  JobResult,
-  Message,
-  PromptTemplate,
-  ProviderSpec,
-  Suite,
-} from '../core/types.js';
-import type { Provider, ProviderRequest, ProviderResponse } from '../providers/types.js';
-import { TransformError } from '../scorers/code/transform.js';
-import { renderPrompt } from '../template/render.js';
-import { cacheKey, type ResponseCache } from './cache.js';
+import { redactText } from '../core/redact.js';
+import type { AssertionSpec, Job, JobResult, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
+import type { Provider } from '../providers/types.js';
+import type { ResponseCache } from './cache.js';
+import { type Caller, callerFor } from './call.js';
 import { caseProviderKey } from './case-providers.js';
 import { applyComparisons, GroupBuffer, type Ready } from './compare.js';
-import { type GraderPool, GradingMeter } from './graders.js';
+import type { GraderPool } from './graders.js';
+import { executeJob, type JobContext, type JobOutcome } from './job.js';
 import { type PlanOptions, planJobs, providerKey } from './plan.js';
-import { recordedSpec, scoreCase } from './score.js';
-import { transformOutput } from './transforms.js';
+import { errorResult } from './result.js';
+import { recordedSpec } from './score.js';
+import { timeLimit, withTimeLimit } from './time-limit.js';
 
 /** A suite's provider spec with the provider built from it. */
 export interface ResolvedProvider {
@@ -57,32 +49,6 @@ export interface RunOptions extends PlanOptions {
   maxRunMs?: number;
   /** Providers that answer instead of the provider under test for cases naming one, by {@link caseProviderKey}. */
   caseProviders?: Map<string, Provider>;
-}
-
-/** A provider as the engine calls it: with its cache identity (computed once per run, not per job). */
-interface Caller {
-  provider: Provider;
-  identity: Record<string, unknown>;
-  cache?: ResponseCache;
-  /** `--delay`: the worker waits this long after each call that reached the provider. */
-  delayMs?: number;
-  hardSignal?: AbortSignal;
-}
-
-/** What executing one job needs besides the job itself. */
-interface JobContext extends Caller {
-  env: Record<string, string | undefined>;
-  hardSignal?: AbortSignal;
-  /** What scorers may know of the provider (id and config, e.g. its declared tools). */
-  providerInfo: { id: string; config: Record<string, unknown> };
-  /** The provider's output transform, applied before the case's. */
-  transform?: string;
-  basePath: string;
-  graders?: GraderPool;
-  /** See SuiteScoring.scoreErrorsAs. */
-  scoreErrorsAs?: string;
-  /** See SuiteScoring.textOnly. */
-  textOnly?: string;
 }
 
 export interface RunOutcome {
@@ -125,18 +91,14 @@ async function schedule(
     resolved.map((r) => [
       providerKey(r.spec),
       {
-        provider: r.provider,
-        identity: r.provider.describe(),
+        // A provider's own delay beats the run's (promptfoo: provider.delay ?? --delay).
+        ...callerFor(r.provider, options.cache, r.spec.delayMs ?? options.delayMs, cut),
         env: options.env,
-        cache: r.provider.cacheable === false ? undefined : options.cache,
-        hardSignal: cut,
         providerInfo: { id: r.spec.id, config: r.spec.config ?? {} },
         transform: r.spec.transform,
         basePath: suite.basePath,
         graders: options.graders,
         scoreErrorsAs: suite.scoring.scoreErrorsAs,
-        // A provider's own delay beats the run's (promptfoo: provider.delay ?? --delay).
-        delayMs: r.spec.delayMs ?? options.delayMs,
         textOnly: suite.scoring.textOnly,
       },
     ]),
@@ -144,13 +106,7 @@ async function schedule(
   // A case's own provider answers in its place; the job keeps the column's identity and transform.
   const callers = new Map<string, Caller>();
   for (const [key, provider] of options.caseProviders ?? []) {
-    callers.set(key, {
-      provider,
-      identity: provider.describe(),
-      cache: provider.cacheable === false ? undefined : options.cache,
-      delayMs: options.delayMs,
-      hardSignal: cut,
-    });
+    callers.set(key, callerFor(provider, options.cache, options.delayMs, cut));
   }
   const providerSpecs = resolved.map((r) => r.spec);
   const prompts = new Map<string, PromptTemplate>(suite.prompts.map((p) => [p.id, p]));
@@ -290,302 +246,5 @@ async function schedule(
   return { completed, stopReason, interrupted };
 }
 
-/** The time a job may still take: its own timeout or what is left of the run's, whichever is less. */
-function timeLimit(
-  jobTimeoutMs: number | undefined,
-  deadline: number | undefined,
-  maxRunMs: number | undefined,
-): { ms: number; message: string } | undefined {
-  const left = deadline !== undefined ? deadline - performance.now() : undefined;
-  if (left !== undefined && (jobTimeoutMs === undefined || left < jobTimeoutMs))
-    return { ms: left, message: `Evaluation exceeded max duration of ${maxRunMs} ms` };
-  if (jobTimeoutMs !== undefined)
-    return { ms: jobTimeoutMs, message: `Evaluation timed out after ${jobTimeoutMs} ms` };
-  return undefined;
-}
-
-/** The job's outcome, or an error result once the limit passes (the abandoned work runs on unseen). */
-function withTimeLimit(
-  work: Promise<JobOutcome>,
-  limit: { ms: number },
-  onTimeout: () => JobResult,
-): Promise<JobOutcome> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<JobOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ result: onTimeout() }), limit.ms);
-  });
-  work.catch(() => {});
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
 /** How long the scheduler may run before letting the event loop handle signals and timers. */
 const YIELD_EVERY_MS = 20;
-
-interface JobOutcome {
-  result: JobResult;
-  /** Why the whole run must stop (the provider said further calls are pointless). */
-  fatal?: string;
-}
-
-async function executeJob(
-  job: Job,
-  testCase: Case,
-  prompt: PromptTemplate,
-  ctx: JobContext,
-  caller: Caller,
-  startedAt: string,
-): Promise<JobOutcome> {
-  const { env } = ctx;
-  if (testCase.error !== undefined)
-    return { result: errorResult(job, testCase, prompt, startedAt, testCase.error) };
-  const { text, messages } = buildPrompt(testCase, prompt, env);
-  let response: ProviderResponse;
-  let outputValue: unknown;
-  if (testCase.providerOutput !== undefined) {
-    outputValue = testCase.providerOutput;
-    response = {
-      output:
-        typeof outputValue === 'string' || outputValue === null
-          ? (outputValue as string | null)
-          : JSON.stringify(outputValue),
-      latencyMs: 0,
-    };
-  } else {
-    const params = { ...(prompt.config ?? {}), ...(testCase.options?.params ?? {}) };
-    response = await callWithCache(caller, job.trial, {
-      prompt: text,
-      messages,
-      params,
-      signal: ctx.hardSignal,
-    });
-    outputValue = response.output;
-  }
-  const base = {
-    ...identity(job, testCase, prompt, startedAt),
-    prompt: { text, messages },
-    latencyMs: Math.round(response.latencyMs * 1000) / 1000,
-    usage: response.usage,
-    cost: response.cost,
-    finishReason: response.finishReason,
-    cached: response.cached,
-    attempts: response.attempts,
-    metadata: Object.keys(testCase.metadata).length > 0 ? testCase.metadata : undefined,
-  };
-  const meter = new GradingMeter();
-  const scoring = {
-    vars: testCase.vars,
-    prompt: text,
-    env,
-    response,
-    provider: ctx.providerInfo,
-    basePath: ctx.basePath,
-    test: { description: testCase.description, metadata: testCase.metadata },
-    grader: ctx.graders
-      ? async (spec: AssertionSpec) => {
-          const grader = await ctx.graders!.resolve(spec, ctx.provider);
-          return grader && meter.wrap(grader);
-        }
-      : undefined,
-  };
-  if (response.error !== undefined) {
-    const result: JobResult = {
-      ...base,
-      status: 'error',
-      output: null,
-      verdicts: [],
-      score: 0,
-      reason: response.error,
-      error: response.error,
-    };
-    if (ctx.scoreErrorsAs !== undefined && !response.fatal) {
-      // The job stays an error; the score is what the format's own tool would give its error text.
-      const errorText = ctx.scoreErrorsAs.replace('{error}', response.error);
-      const outcome = await scoreCase(testCase, { ...scoring, output: errorText, outputValue: errorText });
-      result.score = outcome.score;
-      result.verdicts = outcome.verdicts;
-      result.output = errorText;
-      const grading = meter.result();
-      if (grading) result.grading = grading;
-    }
-    return { result, fatal: response.fatal ? `${job.providerId}: ${response.error}` : undefined };
-  }
-  if (response.nonText !== undefined && ctx.textOnly !== undefined) {
-    const reason = ctx.textOnly.replace('{what}', response.nonText);
-    return {
-      result: {
-        ...base,
-        status: 'error',
-        output: response.output,
-        verdicts: [],
-        score: 0,
-        reason,
-        error: reason,
-      },
-    };
-  }
-  let providerOutput: unknown = outputValue;
-  let output = response.output;
-  if (output !== null && output !== undefined) {
-    try {
-      const transforms = { vars: testCase.vars, prompt, basePath: ctx.basePath };
-      // Kept apart: a context transform reads the output after the provider's transform only.
-      providerOutput = await transformOutput(outputValue, {
-        ...transforms,
-        providerTransform: ctx.transform,
-      });
-      outputValue = await transformOutput(providerOutput, {
-        ...transforms,
-        caseTransform: testCase.options?.transform,
-      });
-    } catch (err) {
-      if (!(err instanceof TransformError)) throw err;
-      // The provider answered; what it said could not be made into what the assertions judge.
-      return {
-        result: {
-          ...base,
-          status: 'error',
-          output,
-          verdicts: [],
-          score: 0,
-          reason: err.message,
-          error: err.message,
-        },
-      };
-    }
-    output = typeof outputValue === 'string' ? outputValue : JSON.stringify(outputValue);
-  }
-  const outcome = await scoreCase(testCase, { ...scoring, output, outputValue, providerOutput });
-  return {
-    result: {
-      ...base,
-      status: outcome.status,
-      output,
-      verdicts: outcome.verdicts,
-      score: outcome.score,
-      reason: outcome.reason,
-      error: outcome.error,
-      namedScores: outcome.namedScores,
-      namedScoreWeights: outcome.namedScoreWeights,
-      grading: meter.result(),
-    },
-  };
-}
-
-/**
- * Calls the provider unless the cache holds this exact request (provider identity, messages,
- * parameters and trial); stores successful answers. Errors are never cached.
- */
-async function callWithCache(
-  ctx: Caller,
-  trial: number,
-  request: ProviderRequest,
-): Promise<ProviderResponse> {
-  if (!ctx.cache) return callThenWait(ctx, request);
-  const key = cacheKey(ctx.identity, { messages: request.messages, params: request.params }, trial);
-  const hit = ctx.cache.get(key);
-  // A hit keeps the latency measured when the model answered: it describes the model, and latency
-  // assertions judge it the same way with or without the cache (`cached: true` marks the result).
-  if (hit) return { ...hit, cached: true, attempts: 0 };
-  const response = await callThenWait(ctx, request);
-  if (response.error === undefined) ctx.cache.set(key, response);
-  return response;
-}
-
-/**
- * Calls the provider, then holds the worker for `--delay` ms (promptfoo's delay: after every call
- * that reached the provider, so a cache hit costs no wait). A hard stop cuts the wait short.
- */
-async function callThenWait(ctx: Caller, request: ProviderRequest): Promise<ProviderResponse> {
-  const response = await ctx.provider.call(request);
-  if (ctx.delayMs && ctx.delayMs > 0 && !ctx.hardSignal?.aborted) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ctx.delayMs);
-      function done(): void {
-        clearTimeout(timer);
-        ctx.hardSignal?.removeEventListener('abort', done);
-        resolve();
-      }
-      ctx.hardSignal?.addEventListener('abort', done, { once: true });
-    });
-  }
-  return response;
-}
-
-/** Renders what is sent to the model for a case and prompt. */
-export function buildPrompt(
-  testCase: Case,
-  prompt: PromptTemplate,
-  env: Record<string, string | undefined>,
-): { text: string; messages: Message[] } {
-  const conversation = testCase.conversations?.[0];
-  if (conversation) {
-    // Formats without templates carry their own messages; the trailing hole is what the model fills.
-    const messages = conversation.messages.filter((m) => m.content !== null);
-    const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-    return { text: lastUser ? messageText(lastUser.content) : '', messages };
-  }
-  const text = renderPrompt(prompt.raw, testCase.vars, {
-    prefix: testCase.options?.prefix,
-    suffix: testCase.options?.suffix,
-    env,
-  });
-  return { text, messages: promptToMessages(text) };
-}
-
-/** The fields that say which job a result belongs to, and the case settings outputs echo. */
-function identity(job: Job, testCase: Case, prompt: PromptTemplate, startedAt: string) {
-  const options = recordedOptions(testCase);
-  return {
-    key: job.key,
-    caseId: job.caseId,
-    caseIndex: job.caseIndex,
-    description: testCase.description,
-    promptId: job.promptId,
-    promptLabel: prompt.label,
-    providerId: job.providerId,
-    trial: job.trial,
-    vars: testCase.vars,
-    ...(testCase.threshold !== undefined ? { threshold: testCase.threshold } : {}),
-    ...(options ? { caseOptions: options } : {}),
-    startedAt,
-  };
-}
-
-const recordedOptionsOf = new WeakMap<Case, CaseOptions | undefined>();
-
-/** A case's options as the run log keeps them (once per case): no source positions, secrets redacted. */
-function recordedOptions(testCase: Case): CaseOptions | undefined {
-  if (recordedOptionsOf.has(testCase)) return recordedOptionsOf.get(testCase);
-  let out: CaseOptions | undefined;
-  const options = testCase.options;
-  if (options && Object.values(options).some((v) => v !== undefined)) {
-    const { provider, ...rest } = options;
-    out = redactObject(rest);
-    if (provider) {
-      const { source: _source, ...spec } = provider;
-      out.provider = redactObject(spec);
-    }
-  }
-  recordedOptionsOf.set(testCase, out);
-  return out;
-}
-
-function errorResult(
-  job: Job,
-  testCase: Case,
-  prompt: PromptTemplate,
-  startedAt: string,
-  message: string,
-): JobResult {
-  return {
-    ...identity(job, testCase, prompt, startedAt),
-    prompt: { text: '', messages: [] },
-    status: 'error',
-    output: null,
-    verdicts: [],
-    score: 0,
-    reason: message,
-    error: message,
-    latencyMs: 0,
-  };
-}

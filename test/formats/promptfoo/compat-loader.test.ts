@@ -2,7 +2,7 @@
 // through the real loader and, for rendering, the engine's prompt builder.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { buildPrompt } from '../../../src/engine/run.js';
+import { buildPrompt } from '../../../src/engine/prompt.js';
 import { errorsOf, loadText, plain, varsOf } from './helpers.js';
 
 const CSV_CONFIG = 'prompts: ["{{q}}"]\nproviders: [echo]\ntests: file://t.csv\n';

@@ -1,0 +1,83 @@
+// `assay eval`'s flags: the parseArgs table and the help text that describes them.
+import { DEFAULT_MAX_CONCURRENCY } from '../evaluate.js';
+import { DEFAULT_RETRY_POLICY } from '../providers/types.js';
+import { FILTER_FLAGS, FILTER_FLAGS_USAGE } from './filter-flags.js';
+import { SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
+
+/** Help text for `assay eval`. */
+export const EVAL_USAGE = `Usage: assay eval [SUITE] [options]
+
+Runs every prompt × provider × test of a suite, prints a summary and writes the run to
+.assay/runs/<run-id>/ (manifest.json, results.jsonl, scorecard.json).
+
+Suite and providers:
+  -c, --config FILE          the suite (same as the SUITE argument); one only. A suite may set
+                             run defaults (promptfoo: evaluateOptions, commandLineOptions,
+                             outputPath) that the flags below override
+  -p, --provider ID          run with this provider instead of the suite's (repeatable); a name
+                             matching a suite provider keeps its config
+      --grader ID            the grader model for model-graded assertions that name none
+      --embedder ID          the embedding model for similarity assertions whose grader has none
+                             (e.g. openai:embedding:text-embedding-3-small)
+      --expect-hash HASH     refuse to run unless the suite's own hash (pramana) is HASH
+${SUITE_FLAGS_USAGE}${FILTER_FLAGS_USAGE}Running:
+  -j, --max-concurrency N    jobs in flight at once (default ${DEFAULT_MAX_CONCURRENCY})
+      --repeat N             run every job N times (trials)
+      --max-errors N|P%      errors tolerated: past this the run stops early and exits 3
+                             (default: the run goes on, and any error makes the exit code 3)
+      --resume [RUN-ID]      continue an unfinished run (default: the latest unfinished run of
+                             this suite; write --resume=ID or --resume ID): only its missing jobs
+                             run, with the filters and --var values it was started with
+      --retry-errors         with --resume, also run again the jobs that ended in error
+      --shard I/N            run only shard I of N (1-based) of the jobs, chosen by job key;
+                             k8s/N takes I from JOB_COMPLETION_INDEX (0-based). Combine with assay merge
+      --grace-period S       after Ctrl-C/SIGTERM, seconds to let jobs in flight finish (default 10)
+      --max-retries N        retries per request on 429/5xx/network errors (default ${DEFAULT_RETRY_POLICY.maxAttempts - 1})
+      --request-timeout MS   per-request timeout (default ${DEFAULT_RETRY_POLICY.timeoutMs})
+      --runs-dir DIR         where run directories go (default .assay/runs)
+      --no-cache             neither read nor fill the response cache
+      --cache-path FILE      the response cache (default .assay/cache.sqlite, or ASSAY_CACHE_PATH)
+      --cache-ttl S          cached responses older than S seconds are ignored (default 14 days; 0: never expire)
+Output:
+  -o, --output FILE          also write results to FILE: .json, .jsonl or .csv (repeatable)
+      --output-format NAME   the format of the -o files (default: from each file's extension);
+                             promptfoo writes promptfoo's results JSON
+      --no-progress          no progress line
+      --no-color             no colours
+      --verbose              print every result as it completes
+  -h, --help
+
+Exit codes: 0 all passed (or nothing selected) · 1 a test failed · 2 invalid input ·
+3 run could not complete. promptfoo exits 100 for both 1 and 3; with PROMPTFOO_PASS_RATE_THRESHOLD
+or PROMPTFOO_FAILED_TEST_EXIT_CODE set, a complete run's code follows promptfoo's rule.
+`;
+
+/** `assay eval`'s flags, for parseFlags. */
+export const EVAL_FLAGS = {
+  config: { type: 'string', short: 'c', multiple: true },
+  ...SUITE_FLAGS,
+  ...FILTER_FLAGS,
+  grader: { type: 'string' },
+  embedder: { type: 'string' },
+  'expect-hash': { type: 'string' },
+  provider: { type: 'string', short: 'p', multiple: true },
+  'max-concurrency': { type: 'string', short: 'j' },
+  repeat: { type: 'string' },
+  output: { type: 'string', short: 'o', multiple: true },
+  'output-format': { type: 'string' },
+  'max-errors': { type: 'string' },
+  resume: { type: 'string' },
+  'retry-errors': { type: 'boolean' },
+  shard: { type: 'string' },
+  'grace-period': { type: 'string' },
+  'max-retries': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'runs-dir': { type: 'string' },
+  'no-cache': { type: 'boolean' },
+  'cache-path': { type: 'string' },
+  'cache-ttl': { type: 'string' },
+  'no-progress': { type: 'boolean' },
+  'no-color': { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;

@@ -1,0 +1,55 @@
+// `-o` targets: checked before a run starts, written after it ends.
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { InputError } from '../core/errors.js';
+import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/formats.js';
+import { ensureDir } from '../runlog/dirs.js';
+
+/** Output targets for paths, checked before anything runs: a typo in -o must not cost a run. */
+export function outputTargets(paths: string[], formatName: string | undefined): OutputTarget[] {
+  const outputs = paths.map((path) => ({
+    path: resolve(path),
+    format: resolveOutputFormat(path, formatName),
+    // `-o DIR/`: a format that names its own files (a tool's native results) writes into DIR.
+    folder: /[\\/]$/.test(path) || (existsSync(path) && statSync(path).isDirectory()),
+  }));
+  for (const o of outputs) {
+    if (o.folder && !o.format.fileName)
+      throw new InputError(
+        `-o ${o.path}: is a folder, not a file (only formats that name their files take a folder)`,
+      );
+    ensureDir(o.folder ? o.path : dirname(o.path));
+  }
+  return outputs;
+}
+
+/**
+ * Writes every -o file, each independently: one that cannot be written is reported and the others
+ * are still written. Returns false if any failed.
+ */
+export async function writeOutputs(
+  runDir: string,
+  scorecard: Parameters<typeof writeOutput>[1],
+  outputs: OutputTarget[],
+): Promise<boolean> {
+  let ok = true;
+  for (const o of outputs) {
+    let path = o.path;
+    try {
+      if (o.folder && o.format.fileName) path = join(o.path, o.format.fileName(runDir));
+      await writeOutput(runDir, scorecard, path, o.format);
+      process.stdout.write(`Wrote ${path}\n`);
+    } catch (err) {
+      ok = false;
+      process.stderr.write(`assay: cannot write ${path}: ${(err as Error).message}\n`);
+    }
+  }
+  return ok;
+}
+
+/** An `-o` target: a file, or a folder for a format that names its own files. */
+export interface OutputTarget {
+  path: string;
+  format: OutputFormat;
+  folder?: boolean;
+}

@@ -1,0 +1,70 @@
+// Calling a provider as the engine does: answered from the response cache when it can be, and
+// followed by the `--delay` wait when the call reached the provider.
+import type { Provider, ProviderRequest, ProviderResponse } from '../providers/types.js';
+import { cacheKey, type ResponseCache } from './cache.js';
+
+/** A provider as the engine calls it: with its cache identity (computed once per run, not per job). */
+export interface Caller {
+  provider: Provider;
+  identity: Record<string, unknown>;
+  cache?: ResponseCache;
+  /** `--delay`: the worker waits this long after each call that reached the provider. */
+  delayMs?: number;
+  hardSignal?: AbortSignal;
+}
+
+/** A Caller for a provider: a provider that declares itself not cacheable gets no cache. */
+export function callerFor(
+  provider: Provider,
+  cache: ResponseCache | undefined,
+  delayMs: number | undefined,
+  hardSignal: AbortSignal,
+): Caller {
+  return {
+    provider,
+    identity: provider.describe(),
+    cache: provider.cacheable === false ? undefined : cache,
+    delayMs,
+    hardSignal,
+  };
+}
+
+/**
+ * Calls the provider unless the cache holds this exact request (provider identity, messages,
+ * parameters and trial); stores successful answers. Errors are never cached.
+ */
+export async function callWithCache(
+  ctx: Caller,
+  trial: number,
+  request: ProviderRequest,
+): Promise<ProviderResponse> {
+  if (!ctx.cache) return callThenWait(ctx, request);
+  const key = cacheKey(ctx.identity, { messages: request.messages, params: request.params }, trial);
+  const hit = ctx.cache.get(key);
+  // A hit keeps the latency measured when the model answered: it describes the model, and latency
+  // assertions judge it the same way with or without the cache (`cached: true` marks the result).
+  if (hit) return { ...hit, cached: true, attempts: 0 };
+  const response = await callThenWait(ctx, request);
+  if (response.error === undefined) ctx.cache.set(key, response);
+  return response;
+}
+
+/**
+ * Calls the provider, then holds the worker for `--delay` ms (promptfoo's delay: after every call
+ * that reached the provider, so a cache hit costs no wait). A hard stop cuts the wait short.
+ */
+async function callThenWait(ctx: Caller, request: ProviderRequest): Promise<ProviderResponse> {
+  const response = await ctx.provider.call(request);
+  if (ctx.delayMs && ctx.delayMs > 0 && !ctx.hardSignal?.aborted) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ctx.delayMs);
+      function done(): void {
+        clearTimeout(timer);
+        ctx.hardSignal?.removeEventListener('abort', done);
+        resolve();
+      }
+      ctx.hardSignal?.addEventListener('abort', done, { once: true });
+    });
+  }
+  return response;
+}

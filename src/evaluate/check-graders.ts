@@ -1,0 +1,66 @@
+// checkGraders: refuses, before anything runs, model-graded assertions that have no grader or name
+// an unknown one.
+import { InputError } from '../core/errors.js';
+import {
+  type AssertionSpec,
+  type Diagnostic,
+  type ProviderSpec,
+  SELF_GRADER,
+  type Suite,
+} from '../core/types.js';
+import { graderSpecFor } from '../engine/graders.js';
+import { isKnownProviderId, providerPatterns } from '../providers/registry.js';
+import { getScorer } from '../scorers/registry.js';
+
+/**
+ * Refuses, before anything runs, a suite with a model-graded assertion and no grader for it: a
+ * surprise call to a paid default API is worse than an error. Also checks grader ids are known.
+ */
+export function checkGraders(
+  suite: Suite,
+  override: ProviderSpec | undefined,
+  embedder?: ProviderSpec,
+): void {
+  const problems: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const c of suite.cases) {
+    for (const spec of allAssertions(c.asserts)) {
+      const scorer = getScorer(spec.type);
+      if (!scorer?.graded && !scorer?.usesGrader) continue;
+      const graderSpec = graderSpecFor(spec, override, suite.grader, embedder);
+      const where = spec.source ?? c.source ?? { file: suite.source.path };
+      if (!graderSpec) {
+        if (!scorer.graded) continue;
+        const key = `none\u0000${spec.type}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        problems.push({
+          ...where,
+          severity: 'error',
+          message: `${spec.type} needs a grader model and none is configured: give --grader PROVIDER, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion`,
+        });
+      } else {
+        for (const id of [graderSpec.id, graderSpec.embedding?.id]) {
+          if (id === undefined || id === SELF_GRADER || isKnownProviderId(id)) continue;
+          const key = `unknown\u0000${id}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          problems.push({
+            ...where,
+            severity: 'error',
+            message: `grader "${id}": unknown provider; expected one of: ${providerPatterns().join(', ')}`,
+          });
+        }
+      }
+    }
+  }
+  if (problems.length > 0) throw new InputError(problems);
+}
+
+/** Assertions with the members of groups (assert-sets) after their group. */
+function* allAssertions(specs: AssertionSpec[]): Generator<AssertionSpec> {
+  for (const spec of specs) {
+    yield spec;
+    if (spec.children) yield* allAssertions(spec.children);
+  }
+}
