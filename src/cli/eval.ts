@@ -70,7 +70,15 @@ export async function evalCommand(args: string[]): Promise<number> {
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     // The suite's own run settings are defaults: each flag given replaces the one it names.
     const defaults = suite.runDefaults ?? {};
-    if (!envFilesFrom(values) && defaults.envFiles) loadEnvFiles(defaults.envFiles, suitePath);
+    if (!envFilesFrom(values) && defaults.envFiles) {
+      // commandLineOptions.envPath: promptfoo loads it relative to the config, overriding what is
+      // set, before it reads the rest of the config — so the suite is read again with it.
+      loadEnvFiles(
+        defaults.envFiles.map((f) => resolve(suite.basePath, f)),
+        suitePath,
+      );
+      suite = await loadSuite(suitePath, { ...loadOptions, vars });
+    }
     if (outputs.length === 0 && defaults.outputs)
       outputs = defaults.outputs.flatMap((o) => outputTargets([o.path], values['output-format'] ?? o.format));
     const delayMs = delayFlag ?? defaults.delayMs;
@@ -119,7 +127,18 @@ export async function evalCommand(args: string[]): Promise<number> {
       providers: selectProviders(suite, values.provider).length,
       repeat: repeat ?? 1,
     };
+    if (values['output-format'] !== undefined && outputs.length === 0)
+      throw new InputError(
+        `--output-format ${values['output-format']} goes with -o FILE: there is no output to write`,
+      );
+    // Writing results over a file the suite was read from would destroy the tests themselves.
+    const inputs = new Set([
+      resolve(suite.source.path),
+      ...suite.source.files.map((f) => resolve(suite.basePath, f)),
+    ]);
     for (const o of outputs) {
+      if (inputs.has(o.path))
+        throw new InputError(`-o ${o.path}: is one of the suite's own files; write the results elsewhere`);
       const problem = o.format.check?.(shape);
       if (problem) throw new InputError(`-o ${o.path}: ${problem}`);
     }

@@ -37,15 +37,22 @@ export async function validateCommand(args: string[]): Promise<number> {
       );
     }
     const path = values.config ?? positionals[0];
-    const grader = graderFrom(values.grader);
+    const flagGrader = graderFrom(values.grader);
     const embedder = graderFrom(values.embedder, '--embedder');
     const suite = await loadSuite(path, loadOptionsFrom(values));
+    const defaults = suite.runDefaults ?? {};
+    const grader = flagGrader ?? graderFrom(defaults.grader, "the suite's commandLineOptions.grader");
     checkGraders(suite, grader, embedder);
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
-    const jobs = countJobs(suite, suite.providers, { repeat: 1 });
+    const repeat = defaults.repeat ?? 1;
+    const repeated = repeat > 1 ? ` (each ${repeat} times)` : '';
+    // A suite that names no model (pramana, ÈwéBench) gets its model from -p at eval time.
+    const jobs =
+      suite.providers.length > 0
+        ? `${suite.providers.length} providers → ${countJobs(suite, suite.providers, { repeat })} jobs${repeated}`
+        : `no model named (give one with -p when you run it) → ${countJobs(suite, [{ id: 'echo' }], { repeat })} jobs per model${repeated}`;
     process.stdout.write(
-      `ok: ${suite.source.path} (${suite.format}): ${suite.cases.length} cases, ${suite.prompts.length} prompts, ` +
-        `${suite.providers.length} providers → ${jobs} jobs\n`,
+      `ok: ${suite.source.path} (${suite.format}): ${suite.cases.length} cases, ${suite.prompts.length} prompts, ${jobs}\n`,
     );
     return 0;
   });

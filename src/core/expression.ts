@@ -58,7 +58,9 @@ function tokenize(text: string): Token[] {
     }
     const name = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(text.slice(i));
     if (name) {
-      tokens.push({ kind: WORD_OPERATORS.has(name[0]) ? 'op' : 'name', text: name[0], index: i });
+      // `mod(7, 3)` is mathjs's function; `7 mod 3` its operator.
+      const call = /^\s*\(/.test(text.slice(i + name[0].length)) && Object.hasOwn(FUNCTIONS, name[0]);
+      tokens.push({ kind: WORD_OPERATORS.has(name[0]) && !call ? 'op' : 'name', text: name[0], index: i });
       i += name[0].length;
       continue;
     }
@@ -204,9 +206,15 @@ export function parseExpression(text: string): Expr {
   return new Parser(tokenize(text)).parseAll();
 }
 
+/**
+ * mathjs's `round`: half away from zero, on the decimal value a person reads (1.005 → 1.01 at two
+ * digits, although the double is slightly below 1.005), so the product is first cut to 15
+ * significant digits.
+ */
 function roundTo(x: number, digits = 0): number {
   const f = 10 ** digits;
-  return Math.round(x * f) / f;
+  const scaled = Number((Math.abs(x) * f).toPrecision(15));
+  return (Math.sign(x) * Math.round(scaled)) / f;
 }
 
 /** mathjs's `mod`: the floored remainder, and x itself for a zero divisor. */

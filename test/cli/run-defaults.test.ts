@@ -197,6 +197,22 @@ tests: [{vars: {q: a}, assert: [{type: contains, value: a}]}]
     assert.equal(replaced.code, 3);
   });
 
+  it('commandLineOptions.envPath is relative to the config, overrides .env, and reaches templates', async () => {
+    const dir = suiteDir('prompts: [x]\nproviders: [echo]\ntests: [{vars: {q: a}}]\n');
+    const sub = join(dir, 'sub');
+    mkdirSync(sub);
+    writeFileSync(join(dir, '.env'), 'FOO=from-dotenv\n');
+    writeFileSync(join(dir, 'b.env'), 'FOO=wrong-folder\n');
+    writeFileSync(join(sub, 'b.env'), 'FOO=from-envpath\n');
+    writeFileSync(
+      join(sub, 'c.yaml'),
+      "prompts: ['{{ env.FOO }}']\nproviders: [echo]\ncommandLineOptions: {envPath: b.env}\ntests: [{vars: {q: a}}]\n",
+    );
+    const r = await evalIn(dir, [join('sub', 'c.yaml')]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(r.results[0].prompt.text, 'from-envpath');
+  });
+
   it('--env-file still lets .env fill in what it leaves unset (promptfoo 0.123)', async () => {
     const dir = suiteDir(
       `prompts: ['{{q}} {{ env.GREETING }}']

@@ -41,6 +41,12 @@ describe('expressions', () => {
     assert.equal(ev('log(8, 2)'), 3);
     assert.equal(ev('log10(1000) + log2(8)'), 6);
     assert.equal(ev('round(2.5) + round(1.234, 1)'), 4.2);
+    // mathjs 15 rounds half away from zero, on the decimal value: checked against promptfoo's mathjs.
+    assert.deepEqual(
+      ['round(-2.5)', 'round(-1.5)', 'round(-0.5)', 'round(1.005, 2)'].map((t) => ev(t)),
+      [-3, -2, -1, 1.01],
+    );
+    assert.equal(ev('mod(-7, 3)'), 2, 'mod is a function too');
     assert.equal(ev('mean(1, 2, 3) + sum(1, 2) + median(5, 1, 3)'), 8);
     assert.equal(ev('pow(2, 10)'), 1024);
   });

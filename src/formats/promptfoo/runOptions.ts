@@ -54,7 +54,8 @@ const COMMAND_LINE: Record<string, Rule> = {
   filterTargets: ['string', 'filters.providers'],
   filterMetadata: ['strings', 'filters.metadata'],
   filterFailing: ['string', 'filters.failing', (v: string) => resolve(v)],
-  envPath: ['strings', 'envFiles', (v: string[]) => v.map((p) => resolve(p))],
+  // Relative to the config's folder, as promptfoo resolves it (the CLI does, knowing the folder).
+  envPath: ['strings', 'envFiles'],
 };
 
 /** Stores a converted option value where its rule says. */
@@ -112,6 +113,9 @@ function parseValue(kind: Kind, value: unknown): unknown {
   }
 }
 
+// The same bounds as the -j and --repeat flags: a typo must not plan a trillion jobs.
+const MAXIMUM: Partial<Record<string, number>> = { repeat: 100_000, maxConcurrency: 10_000 };
+
 const EXPECTED: Record<Kind, string> = {
   int0: 'a whole number ≥ 0',
   int1: 'a whole number ≥ 1',
@@ -142,11 +146,12 @@ function readOptions(
     const rule = honoured[name];
     if (rule) {
       const parsed = parseValue(rule[0], v);
-      if (parsed === undefined)
+      const max = MAXIMUM[rule[1]];
+      if (parsed === undefined || (max !== undefined && (parsed as number) > max))
         errorAt(
           ctx,
           yaml.locate([key, name]),
-          `\`${key}.${name}\` must be ${EXPECTED[rule[0]]}, not ${brief(v)}`,
+          `\`${key}.${name}\` must be ${max !== undefined ? `a whole number from 1 to ${max}` : EXPECTED[rule[0]]}, not ${brief(v)}`,
         );
       else assign(defaults, rule, parsed);
     } else if (noEffect.includes(name)) {
