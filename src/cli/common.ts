@@ -14,8 +14,15 @@ export function parseFlags<T extends Options>(
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (err) {
     // Node's messages can run to several lines of advice; the first says what is wrong.
+    const first = (err as Error).message
+      .split('\n')[0]
+      .replace(/\. To specify a positional argument.*$/s, '');
+    // "argument is ambiguous": the value starts with "-" (e.g. --delay -5), which parseArgs will not take.
+    const ambiguous = /^Option '(-[^']*)' argument is ambiguous/.exec(first);
     throw new InputError(
-      (err as Error).message.split('\n')[0].replace(/\. To specify a positional argument.*$/s, ''),
+      ambiguous
+        ? `${ambiguous[1].replace(/^-\w, /, '')}: its value starts with "-"; write it as ${ambiguous[1].replace(/^-\w, /, '')}=VALUE if you mean it (numbers must be ≥ 0)`
+        : first,
     );
   }
 }

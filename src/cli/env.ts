@@ -53,7 +53,11 @@ export function loadEnvFiles(
     const missing = explicit.filter((p) => !existsSync(p) || !statSync(p).isFile());
     if (missing.length > 0)
       throw new InputError(
-        missing.map((p) => ({ file: p, message: 'env file not found', severity: 'error' as const })),
+        missing.map((p) => ({
+          file: p,
+          message: existsSync(p) ? 'is a folder, not an env file' : 'env file not found',
+          severity: 'error' as const,
+        })),
       );
     for (const p of explicit) {
       for (const [name, value] of Object.entries(readEnvFile(p))) {

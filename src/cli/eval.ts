@@ -197,29 +197,46 @@ export async function evalCommand(args: string[]): Promise<number> {
             }
           : undefined,
       });
+    } catch (err) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      throw err;
     } finally {
       clearTimeout(graceTimer);
       progress?.clear();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
     }
-    const { manifest, scorecard, runDir } = result;
-    if (result.resumedJobs > 0)
-      process.stdout.write(`Resumed run ${manifest.runId}: ${result.resumedJobs} jobs were already done\n`);
-    if (result.selectedCases !== undefined)
-      process.stdout.write(`Filters kept ${result.selectedCases} of ${result.suiteCases} test cases\n`);
-    if (manifest.plannedJobs === 0)
-      process.stdout.write(
-        `Nothing to run: ${result.selectedCases === 0 ? 'the filters selected no test' : 'no prompt × provider × test combination is left'}\n`,
+    // The run is over and logged; a signal now must not kill assay half-way through an -o file.
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    const onLateSignal = (): void => {
+      process.stderr.write(
+        'assay: the run has ended; finishing its summary and output files, then stopping\n',
       );
-    process.stdout.write(renderSummary(manifest, scorecard, runDir, { color }));
-    if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
-      const runsFlag = values['runs-dir'] ? ` --runs-dir ${values['runs-dir']}` : '';
-      const suiteArg = suitePath ? ` ${suitePath}` : '';
-      process.stdout.write(`To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}\n`);
+    };
+    process.on('SIGINT', onLateSignal);
+    process.on('SIGTERM', onLateSignal);
+    try {
+      const { manifest, scorecard, runDir } = result;
+      if (result.resumedJobs > 0)
+        process.stdout.write(`Resumed run ${manifest.runId}: ${result.resumedJobs} jobs were already done\n`);
+      if (result.selectedCases !== undefined)
+        process.stdout.write(`Filters kept ${result.selectedCases} of ${result.suiteCases} test cases\n`);
+      if (manifest.plannedJobs === 0)
+        process.stdout.write(
+          `Nothing to run: ${result.selectedCases === 0 ? 'the filters selected no test' : 'no prompt × provider × test combination is left'}\n`,
+        );
+      process.stdout.write(renderSummary(manifest, scorecard, runDir, { color }));
+      if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
+        const runsFlag = values['runs-dir'] ? ` --runs-dir ${values['runs-dir']}` : '';
+        const suiteArg = suitePath ? ` ${suitePath}` : '';
+        process.stdout.write(`To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}\n`);
+      }
+      const written = await writeOutputs(runDir, scorecard, outputs);
+      const code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
+      return written ? code : Math.max(code, 3);
+    } finally {
+      process.off('SIGINT', onLateSignal);
+      process.off('SIGTERM', onLateSignal);
     }
-    const written = await writeOutputs(runDir, scorecard, outputs);
-    const code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
-    return written ? code : Math.max(code, 3);
   });
 }

@@ -290,8 +290,10 @@ export interface RunDefaults {
     prompts?: string;
     metadata?: string[];
     failing?: string;
+    failingOnly?: string;
+    errorsOnly?: string;
   };
-  /** Environment files to read when `--env-file` is not given (absolute paths). */
+  /** Environment files to read when `--env-file` is not given (relative to the suite's folder). */
   envFiles?: string[];
   /** Results files to write when `-o` is not given: absolute paths, each with an output format name (default: from the extension). */
   outputs?: { path: string; format?: string }[];

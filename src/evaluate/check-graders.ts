@@ -9,7 +9,7 @@ import {
   type Suite,
 } from '../core/types.js';
 import { graderSpecFor } from '../engine/graders.js';
-import { isKnownProviderId, providerPatterns } from '../providers/registry.js';
+import { isKnownProviderId, providerOffersEmbeddings, providerPatterns } from '../providers/registry.js';
 import { getScorer } from '../scorers/registry.js';
 
 /**
@@ -37,9 +37,27 @@ export function checkGraders(
         problems.push({
           ...where,
           severity: 'error',
-          message: `${spec.type} needs a grader model and none is configured: give --grader PROVIDER, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion`,
+          message: scorer.needsEmbeddings
+            ? `${spec.type} needs an embedding model and none is configured: give --grader openai:embedding:MODEL, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion`
+            : `${spec.type} needs a grader model and none is configured: give --grader PROVIDER, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion`,
         });
       } else {
+        const embedding = graderSpec.embedding?.id ?? graderSpec.id;
+        if (
+          scorer.needsEmbeddings &&
+          embedding !== SELF_GRADER &&
+          providerOffersEmbeddings(embedding) === false
+        ) {
+          const key = `noembed\u0000${spec.type}\u0000${embedding}`;
+          if (!seen.has(key)) {
+            seen.add(key);
+            problems.push({
+              ...where,
+              severity: 'error',
+              message: `${spec.type} needs embeddings, but its grader ${embedding} offers none: add --embedder openai:embedding:MODEL, or make the grader an embedding model or a provider map {text: …, embedding: …}`,
+            });
+          }
+        }
         for (const id of [graderSpec.id, graderSpec.embedding?.id]) {
           if (id === undefined || id === SELF_GRADER || isKnownProviderId(id)) continue;
           const key = `unknown\u0000${id}`;

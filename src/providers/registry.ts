@@ -7,18 +7,22 @@ interface ProviderEntry {
   matches(id: string): boolean;
   /** Loaded on first use, so start-up pays only for providers a suite names. */
   load(): Promise<ProviderFactory>;
+  /** Whether a provider of this id offers embeddings (known without building it). */
+  embeds?(id: string): boolean;
 }
 
 const entries: ProviderEntry[] = [
   {
     pattern: 'echo',
     matches: (id) => id === 'echo',
+    embeds: () => false,
     load: async () => (await import('./echo.js')).createEchoProvider,
   },
   {
     // Also `openai:embedding:<model>` (embeddings only); the pattern text stays short for messages.
     pattern: 'openai:chat:<model> | openai:<model>',
     matches: (id) => /^openai:(?:chat:|embeddings?:)?[^:\s]+$/.test(id),
+    embeds: (id) => /^openai:embeddings?:/.test(id),
     load: async () => (await import('./openai.js')).createOpenAiProvider,
   },
 ];
@@ -31,6 +35,11 @@ export function registerProvider(entry: ProviderEntry): void {
 /** Whether some provider kind accepts this id. */
 export function isKnownProviderId(id: string): boolean {
   return entries.some((e) => e.matches(id));
+}
+
+/** Whether the provider of this id offers embeddings; undefined when its kind does not say. */
+export function providerOffersEmbeddings(id: string): boolean | undefined {
+  return entries.find((e) => e.matches(id))?.embeds?.(id);
 }
 
 /** The id shapes assay understands, for "unknown provider" messages. */

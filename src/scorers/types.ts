@@ -123,6 +123,8 @@ export interface Scorer {
   graded?: boolean;
   /** Uses a grader when one is resolvable but does not require it (e.g. embeddings that may be absent). */
   usesGrader?: boolean;
+  /** Needs the grader's embeddings: a grader known to offer none is refused before anything runs. */
+  needsEmbeddings?: boolean;
   /** A group: its spec's `children` are scored by the engine first and given to `score` as `input.children`. */
   group?: boolean;
   score(input: ScoreInput): ScoreResult | Promise<ScoreResult>;

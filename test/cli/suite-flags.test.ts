@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../support/cli.js';
@@ -88,6 +88,30 @@ describe('suite flags on a format that does not take them', () => {
     assert.equal(twoModels.code, 2, twoModels.stderr);
     assert.match(twoModels.stderr, /describes one model; this run has 2/);
     assert.equal(existsSync(join(tmp.dir, '.assay', 'runs')), false, 'no run was started');
+  });
+
+  it("never writes -o over one of the suite's own files, and wants -o with --output-format", async () => {
+    const dir = join(tmp.dir, 'own-files');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'tests.csv'), 'q,__expected\nhello,contains:hello\n');
+    writeFileSync(
+      join(dir, 'promptfooconfig.yaml'),
+      'prompts: ["{{q}}"]\nproviders: [echo]\ntests: file://tests.csv\n',
+    );
+    const run = await runCli(['eval', '-o', 'tests.csv', '--no-progress'], { cwd: dir });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /tests\.csv: is one of the suite's own files; write the results elsewhere/);
+    assert.equal(readFileSync(join(dir, 'tests.csv'), 'utf8'), 'q,__expected\nhello,contains:hello\n');
+    const noOutput = await runCli(['eval', '--output-format', 'csv', '--no-progress'], { cwd: dir });
+    assert.equal(noOutput.code, 2);
+    assert.match(noOutput.stderr, /--output-format csv goes with -o FILE/);
+    assert.equal(existsSync(join(dir, '.assay')), false, 'nothing ran');
+  });
+
+  it('explains a flag value that starts with "-"', async () => {
+    const run = await runCli(['eval', suite, '--delay', '-5'], { cwd: tmp.dir });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /--delay: its value starts with "-"; write it as --delay=VALUE/);
   });
 
   it('refuses an unknown --grader', async () => {

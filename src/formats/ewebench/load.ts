@@ -84,7 +84,7 @@ export async function loadEweBenchSuite(path: string, options: LoadOptions): Pro
     textOnly:
       mode === 'compat'
         ? 'the model answered with {what} and no text (content: null); the ÈwéBench tool would crash here (it treats the reply as a string), so the test has no score'
-        : 'the model answered with {what} and no text (content: null); ÈwéBench tests score text only, so the test has no score',
+        : 'the model answered with {what} and no text (content: null); ÈwéBench tests score text only, so the test scores 0',
   };
   const native: EweNative = {
     benchmark: BENCHMARK_NAME,

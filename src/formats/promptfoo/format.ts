@@ -26,7 +26,13 @@ export function looksLikePromptfooConfig(path: string, text: string): boolean {
       const value: unknown = JSON.parse(text);
       if (isRecord(value)) for (const k of Object.keys(value)) keys.add(k);
     } catch {
-      return false;
+      // Broken JSON that names promptfoo's keys is a promptfoo config with a syntax error: let the
+      // loader report it at its line, rather than calling the file unrecognisable.
+      return (
+        /^\s*\{/.test(text) &&
+        /"(?:prompts|providers|targets)"\s*:/.test(text) &&
+        /"(?:tests|prompts)"\s*:/.test(text)
+      );
     }
   } else {
     for (const m of text.matchAll(/^(?:"([^"]+)"|'([^']+)'|([A-Za-z_$][\w$-]*))\s*:/gm))

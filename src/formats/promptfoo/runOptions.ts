@@ -54,6 +54,8 @@ const COMMAND_LINE: Record<string, Rule> = {
   filterTargets: ['string', 'filters.providers'],
   filterMetadata: ['strings', 'filters.metadata'],
   filterFailing: ['string', 'filters.failing', (v: string) => resolve(v)],
+  filterFailingOnly: ['string', 'filters.failingOnly', (v: string) => resolve(v)],
+  filterErrorsOnly: ['string', 'filters.errorsOnly', (v: string) => resolve(v)],
   // Relative to the config's folder, as promptfoo resolves it (the CLI does, knowing the folder).
   envPath: ['strings', 'envFiles'],
 };
@@ -80,8 +82,6 @@ const COMMAND_LINE_REFUSED: Record<string, string> = {
   modelOutputs: '`commandLineOptions.modelOutputs` (standalone assertion mode)',
   config: '`commandLineOptions.config`',
   generateSuggestions: 'prompt suggestions (`generateSuggestions`)',
-  filterErrorsOnly: '`filterErrorsOnly` (use --filter-failing with a results file)',
-  filterFailingOnly: '`filterFailingOnly` (use --filter-failing with a results file)',
   retryErrors: '`retryErrors` (use assay eval --resume --retry-errors)',
 };
 

@@ -50,6 +50,7 @@ function similarScorer(type: string, metric: Metric): Scorer {
     type,
     description: `embedding ${metric === 'dot' ? 'dot product' : metric === 'euclidean' ? 'distance' : 'cosine similarity'} between the output and the expected text`,
     graded: true,
+    needsEmbeddings: true,
     validate(spec) {
       const v = spec.value;
       const ok =

@@ -25,7 +25,10 @@ describe('finding and recognising promptfoo configs', () => {
     assert.equal(looksLikePromptfooConfig('promptfooconfig.yaml', 'anything: 1\n'), true);
     assert.equal(looksLikePromptfooConfig('data.yaml', 'name: x\ntests: [1]\n'), false);
     assert.equal(looksLikePromptfooConfig('notes.txt', 'prompts: [x]\nproviders: [echo]\n'), false);
-    assert.equal(looksLikePromptfooConfig('bad.json', '{"prompts": '), false);
+    // Broken JSON naming promptfoo's keys is a config with a syntax error (reported at its line).
+    assert.equal(looksLikePromptfooConfig('bad.json', '{"prompts": '), true);
+    assert.equal(looksLikePromptfooConfig('bad.json', '{"prompts": ["a"], "providers": ["echo"],}'), true);
+    assert.equal(looksLikePromptfooConfig('data.json', '{"rows": [1, 2,]}'), false);
     assert.equal(looksLikePromptfooConfig('list.yaml', '- prompts: [x]\n  providers: [echo]\n'), false);
   });
 });

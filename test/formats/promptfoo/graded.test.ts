@@ -119,7 +119,7 @@ describe('model-graded assertions against a grader model', () => {
     assert.ok(texts.some((t) => t.includes('Evaluation Steps**\\n- Check the city\\n- Check the country')));
   });
 
-  it('similar compares embeddings: a grader without embeddings is an error, an embedding model grades', async () => {
+  it('similar compares embeddings: a grader known to lack embeddings is refused up front, an embedding model grades', async () => {
     const path = suite(
       `
   - description: close
@@ -157,9 +157,11 @@ describe('model-graded assertions against a grader model', () => {
   - vars: {q: "${CAPITAL}"}
     assert: [{type: similar, value: "Paris"}]
 `);
-    const [noEmbeddings] = await runGraded(chatOnly, mock, { runsDir: runsDir() });
-    assert.equal(noEmbeddings.status, 'error');
-    assert.match(noEmbeddings.reason, /similar needs embeddings, but grader openai:chat:judge offers none/);
+    // A chat-only grader is known to offer no embeddings: refused before any model is called.
+    await assert.rejects(
+      runGraded(chatOnly, mock, { runsDir: runsDir() }),
+      /similar needs embeddings, but its grader openai:chat:judge offers none: add --embedder/,
+    );
   });
 
   it('an unreadable grader reply is an error quoting the reply, never a pass', async () => {

@@ -92,7 +92,7 @@ commandLineOptions: {providers: [x], table: false, delay: soon}
     assert.deepEqual(
       diags.filter((d) => d.severity === 'error').map((d) => `${d.line}:${d.col} ${d.message}`),
       [
-        '6:35 `evaluateOptions.maxConcurrency` must be a whole number ≥ 1, not 0',
+        '6:35 `evaluateOptions.maxConcurrency` must be a whole number from 1 to 10000, not 0',
         '6:38 prompt suggestions (`generateSuggestions`) is not supported by assay yet (it comes in a later version)',
         '6:79 unknown `evaluateOptions` key "repaet" (did you mean "repeat"?)',
         '7:22 `commandLineOptions.providers` (list them under `providers`, or give assay -p) is not supported by assay yet (it comes in a later version)',
