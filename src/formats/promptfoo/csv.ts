@@ -2,7 +2,7 @@
 // row into a promptfoo test case (`__expected*`, `__config:…`, `__metadata:…`, …).
 import { parse } from 'csv-parse/sync';
 import { errorAt, type LoadContext, warnAt } from './context.js';
-import { assertionFromString, type RawAssertion } from './expected.js';
+import { assertionFromString, type RawAssertion, ROW_KEY } from './expected.js';
 import type { Where } from './source.js';
 
 /** One data row with the line it starts on. */
@@ -94,6 +94,7 @@ export function testFromCsvRow(
 ): Record<string, unknown> {
   const vars: Record<string, unknown> = {};
   const asserts: RawAssertion[] = [];
+  const cells: string[] = [];
   const options: Record<string, unknown> = {};
   const metadata: Record<string, unknown> = {};
   const configs = new Map<number, Record<string, number>>();
@@ -116,7 +117,11 @@ export function testFromCsvRow(
     }
     const value = text(rawValue);
     if (key.startsWith('__expected')) {
-      if (value.trim() !== '') asserts.push(assertionFromString(value.trim()));
+      const cell = value.trim();
+      if (cell !== '') {
+        asserts.push(assertionFromString(cell));
+        cells.push(cell);
+      }
       continue;
     }
     switch (key) {
@@ -166,10 +171,13 @@ export function testFromCsvRow(
   asserts.forEach((assertion, index) => {
     // promptfoo sets the metric even when the cell is blank; a blank metric names nothing.
     if (metric) assertion.metric = metric;
-    for (const [configKey, configValue] of Object.entries(configs.get(index) ?? {})) {
+    const config = configs.get(index);
+    for (const [configKey, configValue] of Object.entries(config ?? {})) {
       assertion[configKey] = configValue;
       metadata[configKey] = configValue;
     }
+    // Everything the assertion was built from, so equal keys mean equal assertions.
+    assertion[ROW_KEY] = `${cells[index]}\u0000${metric || ''}\u0000${config ? JSON.stringify(config) : ''}`;
   });
   const test: Record<string, unknown> = { vars, assert: asserts, options };
   if (description) test.description = description;
