@@ -13,11 +13,6 @@ export interface CsvRow {
   header?: Where;
 }
 
-interface Parsed {
-  record: string[];
-  info: { lines: number };
-}
-
 /**
  * Parses CSV text into rows keyed by header. Strict quoting first, then relaxed quotes (as
  * promptfoo does unless PROMPTFOO_CSV_STRICT is set). Reports a parse error and returns [].
@@ -25,41 +20,54 @@ interface Parsed {
 export function parseCsvRows(ctx: LoadContext, text: string, file: string): CsvRow[] {
   const delimiter = ctx.env.PROMPTFOO_CSV_DELIMITER || ',';
   const strict = ctx.env.PROMPTFOO_CSV_STRICT === 'true';
-  const run = (relax: boolean) =>
-    parse(text, { bom: true, delimiter, info: true, relax_quotes: relax }) as unknown as Parsed[];
-  let records: Parsed[];
+  const headerWhere = { file, line: 1 };
+  // Each record becomes its row as it is parsed, so csv-parse's records never pile up (at 100k
+  // rows they held tens of MB while the rest of the suite was built).
+  const run = (relax: boolean): CsvRow[] => {
+    const rows: CsvRow[] = [];
+    let columns: string[] | undefined;
+    let previousEnd = 0;
+    parse(text, {
+      bom: true,
+      delimiter,
+      relax_quotes: relax,
+      on_record: (record: string[], info: { lines: number }) => {
+        if (columns === undefined) columns = record;
+        else {
+          // csv-parse reports where a record ends; it starts on the line after the previous one.
+          rows.push(csvRow(columns, record, { file, line: previousEnd + 1 }, headerWhere));
+        }
+        previousEnd = info.lines;
+        return null;
+      },
+    });
+    return rows;
+  };
   try {
     try {
-      records = run(false);
+      return run(false);
     } catch (err) {
       if (strict) throw err;
-      records = run(true);
+      return run(true);
     }
   } catch (err) {
     const e = err as Error & { lines?: number };
     errorAt(ctx, { file, line: e.lines }, `invalid CSV: ${e.message.replace(/ on line \d+$/, '')}`);
     return [];
   }
-  if (records.length === 0) return [];
-  const [header, ...data] = records;
-  const columns = header.record;
-  let previousEnd = header.info.lines;
-  const headerWhere = { file, line: 1 };
-  return data.map(({ record, info }) => {
-    // csv-parse reports where a record ends; it starts on the line after the previous one.
-    const where = { file, line: previousEnd + 1 };
-    previousEnd = info.lines;
-    // Like csv-parse's `columns: true`: a repeated header keeps its first position, last value.
-    const row = new Map<string, string>();
-    columns.forEach((name, i) => {
-      row.set(name, record[i] ?? '');
-    });
-    return {
-      entries: [...row.entries()].map(([k, v]) => [k.trim(), v] as [string, unknown]),
-      where,
-      header: headerWhere,
-    };
+}
+
+function csvRow(columns: string[], record: string[], where: Where, header: Where): CsvRow {
+  // Like csv-parse's `columns: true`: a repeated header keeps its first position, last value.
+  const row = new Map<string, string>();
+  columns.forEach((name, i) => {
+    row.set(name, record[i] ?? '');
   });
+  return {
+    entries: [...row.entries()].map(([k, v]) => [k.trim(), v] as [string, unknown]),
+    where,
+    header,
+  };
 }
 
 const SINGLE_UNDERSCORE = [
