@@ -185,15 +185,20 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       done.add(r.key);
       count(r);
     }
-    writer = RunWriter.reopen(runDir, {
-      ...manifest,
-      runId: previous.runId,
-      startedAt: previous.startedAt,
-      command: previous.command,
-      resumedAt: [...(previous.resumedAt ?? []), manifest.startedAt],
-    });
+    writer = RunWriter.reopen(
+      runDir,
+      {
+        ...manifest,
+        runId: previous.runId,
+        startedAt: previous.startedAt,
+        command: previous.command,
+        resumedAt: [...(previous.resumedAt ?? []), manifest.startedAt],
+      },
+      maxConcurrency,
+    );
   } else {
-    writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest);
+    // Results of one event-loop turn share a write; at most -j of them wait (the jobs in flight).
+    writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest, maxConcurrency);
   }
   const resumedJobs = done.size;
   const graders = new GraderPool({

@@ -1,8 +1,10 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** sha256 hex digest of a string or bytes. */
 export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  // One-shot `hash` (Node >= 20.12; package.json requires 20.18.1) is about twice as fast as a
+  // Hash object for the short strings hashed once per case and once per job.
+  return hash('sha256', data, 'hex');
 }
 
 /** JSON with object keys sorted, so equal values always serialise to the same bytes. */

@@ -5,6 +5,65 @@ import type { Case } from './types.js';
 const withoutSource = (key: string, value: unknown): unknown => (key === 'source' ? undefined : value);
 
 /**
+ * Exactly `JSON.stringify(value, withoutSource)` (ids recorded in old run logs depend on these
+ * bytes), written out for plain data: a replacer function called on every key cost more than the
+ * hashing at 100k cases. Anything but plain objects, arrays and primitives goes to JSON.stringify.
+ */
+function contentJson(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    case 'object':
+      break;
+    default:
+      return JSON.stringify(value, withoutSource);
+  }
+  if (value === null) return 'null';
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return JSON.stringify(value, withoutSource);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      out += contentJson(value[i]) ?? 'null';
+    }
+    return `${out}]`;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return JSON.stringify(value, withoutSource);
+  let out = '{';
+  let first = true;
+  for (const key of Object.keys(value)) {
+    if (key === 'source') continue;
+    const item = contentJson((value as Record<string, unknown>)[key]);
+    if (item === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${item}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+/** The text a case's id is the hash of (exported for the test that pins it to the original form). */
+export function caseContent(c: Omit<Case, 'id'>): string {
+  return contentJson([
+    c.description ?? null,
+    c.vars,
+    c.asserts,
+    c.conversations ?? null,
+    c.options ?? null,
+    c.providerOutput ?? null,
+  ]) as string;
+}
+
+/**
  * Sets on every case (in place) an id derived from its content (description, vars, assertions, conversations,
  * options, fixed output), so the id survives reordering; identical cases get `-2`, `-3`… in order
  * of appearance. Loaders build cases with keys in a fixed order, so plain JSON is canonical enough
@@ -13,18 +72,7 @@ const withoutSource = (key: string, value: unknown): unknown => (key === 'source
 export function assignCaseIds(cases: Omit<Case, 'id'>[]): Case[] {
   const seen = new Map<string, number>();
   return cases.map((c) => {
-    const content = JSON.stringify(
-      [
-        c.description ?? null,
-        c.vars,
-        c.asserts,
-        c.conversations ?? null,
-        c.options ?? null,
-        c.providerOutput ?? null,
-      ],
-      withoutSource,
-    );
-    const base = sha256(content).slice(0, 12);
+    const base = sha256(caseContent(c)).slice(0, 12);
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
     const withId = c as Case;

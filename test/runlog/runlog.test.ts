@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -78,6 +79,39 @@ describe('run log', () => {
       [result(0), result(1), result(2)].map((r) => ({ ...r, startedAt: back[r.trial].startedAt })),
     );
     assert.equal(readManifest(w.dir).status, 'complete');
+  });
+
+  it('with a batch, writes the results of one event-loop turn together, never more than the batch late', async () => {
+    const w = RunWriter.create(tmp.dir, manifest(newRunId()), 4);
+    const lines = () => readFileSync(join(w.dir, 'results.jsonl'), 'utf8').split('\n').length - 1;
+    for (let i = 0; i < 3; i++) w.append(result(i));
+    assert.equal(lines(), 0, 'three of a batch of four wait for the end of the turn');
+    w.append(result(3));
+    assert.equal(lines(), 4, 'a full batch is written at once');
+    w.append(result(4));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(lines(), 5, 'the end of the turn writes the rest');
+    w.append(result(5));
+    w.close();
+    assert.equal(lines(), 6, 'close writes what is pending');
+    assert.deepEqual(
+      (await collect(w.dir)).map((r) => r.trial),
+      [0, 1, 2, 3, 4, 5],
+    );
+  });
+
+  it('writes pending results when the process exits before the turn ends', () => {
+    const runId = newRunId();
+    const writer = new URL('../../src/runlog/writer.js', import.meta.url).href;
+    const code = `import { RunWriter } from ${JSON.stringify(writer)};
+const w = RunWriter.create(${JSON.stringify(tmp.dir)}, ${JSON.stringify(manifest(runId))}, 10);
+w.append(${JSON.stringify(result(0))});
+w.append(${JSON.stringify(result(1))});
+process.exit(0);`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+    assert.equal(child.status, 0, child.stderr);
+    const text = readFileSync(join(tmp.dir, runId, 'results.jsonl'), 'utf8');
+    assert.equal(text.split('\n').length - 1, 2);
   });
 
   it('skips a torn last line silently and reports a torn line in the middle', async () => {

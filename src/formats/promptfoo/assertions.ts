@@ -19,6 +19,7 @@ import {
   notYet,
   warnAt,
 } from './context.js';
+import { type RawAssertion, ROW_KEY } from './expected.js';
 import { graderSpec, refusedGradedType, rubricPrompt, SCRIPT_FILE } from './graders.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
 import { transformAt } from './transforms.js';
@@ -369,8 +370,48 @@ export function parseAssertions(
   }
   const out: AssertionSpec[] = [];
   list.forEach((item, i) => {
-    const spec = parseAssertion(ctx, item, within(at, [i]), `${prefix}[${i}]`);
+    const rowKey = isRecord(item) ? (item as RawAssertion)[ROW_KEY] : undefined;
+    const spec =
+      typeof rowKey === 'string'
+        ? sharedRowAssertion(ctx, rowKey, item, within(at, [i]), `${prefix}[${i}]`)
+        : parseAssertion(ctx, item, within(at, [i]), `${prefix}[${i}]`);
     if (spec) out.push(spec);
   });
   return out;
+}
+
+/** Parsed row assertions of one load, by row key (see ROW_KEY): a cell repeated in every row is parsed once. */
+const sharedSpecs = new WeakMap<LoadContext, Map<string, AssertionSpec>>();
+/** Enough for the cells a suite repeats; a cell unique to its row is never asked for again. */
+const SHARED_LIMIT = 1000;
+
+/**
+ * Parses an assertion from a row's `__expected` cell, or returns the frozen spec an equal cell gave.
+ * A shared spec has no `source` (the case's source is the row's line, the same place); a cell
+ * with a problem is parsed again in every row, so each row still reports it.
+ */
+function sharedRowAssertion(
+  ctx: LoadContext,
+  key: string,
+  raw: unknown,
+  at: Locate,
+  context: string,
+): AssertionSpec | undefined {
+  let memo = sharedSpecs.get(ctx);
+  if (!memo) {
+    memo = new Map();
+    sharedSpecs.set(ctx, memo);
+  }
+  const known = memo.get(key);
+  if (known) return known;
+  const diagnostics = ctx.bag.items.length;
+  const spec = parseAssertion(ctx, raw, at, context);
+  if (!spec || ctx.bag.items.length !== diagnostics) return spec;
+  const { source: _source, ...shared } = spec;
+  if (Array.isArray(shared.value)) Object.freeze(shared.value);
+  Object.freeze(shared);
+  // Oldest first out: a cell repeated throughout the file comes straight back in.
+  if (memo.size >= SHARED_LIMIT) memo.delete(memo.keys().next().value as string);
+  memo.set(key, shared);
+  return shared;
 }

@@ -2,7 +2,7 @@
 // row into a promptfoo test case (`__expected*`, `__config:…`, `__metadata:…`, …).
 import { parse } from 'csv-parse/sync';
 import { errorAt, type LoadContext, warnAt } from './context.js';
-import { assertionFromString, type RawAssertion } from './expected.js';
+import { assertionFromString, type RawAssertion, ROW_KEY } from './expected.js';
 import type { Where } from './source.js';
 
 /** One data row with the line it starts on. */
@@ -13,11 +13,6 @@ export interface CsvRow {
   header?: Where;
 }
 
-interface Parsed {
-  record: string[];
-  info: { lines: number };
-}
-
 /**
  * Parses CSV text into rows keyed by header. Strict quoting first, then relaxed quotes (as
  * promptfoo does unless PROMPTFOO_CSV_STRICT is set). Reports a parse error and returns [].
@@ -25,41 +20,54 @@ interface Parsed {
 export function parseCsvRows(ctx: LoadContext, text: string, file: string): CsvRow[] {
   const delimiter = ctx.env.PROMPTFOO_CSV_DELIMITER || ',';
   const strict = ctx.env.PROMPTFOO_CSV_STRICT === 'true';
-  const run = (relax: boolean) =>
-    parse(text, { bom: true, delimiter, info: true, relax_quotes: relax }) as unknown as Parsed[];
-  let records: Parsed[];
+  const headerWhere = { file, line: 1 };
+  // Each record becomes its row as it is parsed, so csv-parse's records never pile up (at 100k
+  // rows they held tens of MB while the rest of the suite was built).
+  const run = (relax: boolean): CsvRow[] => {
+    const rows: CsvRow[] = [];
+    let columns: string[] | undefined;
+    let previousEnd = 0;
+    parse(text, {
+      bom: true,
+      delimiter,
+      relax_quotes: relax,
+      on_record: (record: string[], info: { lines: number }) => {
+        if (columns === undefined) columns = record;
+        else {
+          // csv-parse reports where a record ends; it starts on the line after the previous one.
+          rows.push(csvRow(columns, record, { file, line: previousEnd + 1 }, headerWhere));
+        }
+        previousEnd = info.lines;
+        return null;
+      },
+    });
+    return rows;
+  };
   try {
     try {
-      records = run(false);
+      return run(false);
     } catch (err) {
       if (strict) throw err;
-      records = run(true);
+      return run(true);
     }
   } catch (err) {
     const e = err as Error & { lines?: number };
     errorAt(ctx, { file, line: e.lines }, `invalid CSV: ${e.message.replace(/ on line \d+$/, '')}`);
     return [];
   }
-  if (records.length === 0) return [];
-  const [header, ...data] = records;
-  const columns = header.record;
-  let previousEnd = header.info.lines;
-  const headerWhere = { file, line: 1 };
-  return data.map(({ record, info }) => {
-    // csv-parse reports where a record ends; it starts on the line after the previous one.
-    const where = { file, line: previousEnd + 1 };
-    previousEnd = info.lines;
-    // Like csv-parse's `columns: true`: a repeated header keeps its first position, last value.
-    const row = new Map<string, string>();
-    columns.forEach((name, i) => {
-      row.set(name, record[i] ?? '');
-    });
-    return {
-      entries: [...row.entries()].map(([k, v]) => [k.trim(), v] as [string, unknown]),
-      where,
-      header: headerWhere,
-    };
+}
+
+function csvRow(columns: string[], record: string[], where: Where, header: Where): CsvRow {
+  // Like csv-parse's `columns: true`: a repeated header keeps its first position, last value.
+  const row = new Map<string, string>();
+  columns.forEach((name, i) => {
+    row.set(name, record[i] ?? '');
   });
+  return {
+    entries: [...row.entries()].map(([k, v]) => [k.trim(), v] as [string, unknown]),
+    where,
+    header,
+  };
 }
 
 const SINGLE_UNDERSCORE = [
@@ -94,6 +102,7 @@ export function testFromCsvRow(
 ): Record<string, unknown> {
   const vars: Record<string, unknown> = {};
   const asserts: RawAssertion[] = [];
+  const cells: string[] = [];
   const options: Record<string, unknown> = {};
   const metadata: Record<string, unknown> = {};
   const configs = new Map<number, Record<string, number>>();
@@ -116,7 +125,11 @@ export function testFromCsvRow(
     }
     const value = text(rawValue);
     if (key.startsWith('__expected')) {
-      if (value.trim() !== '') asserts.push(assertionFromString(value.trim()));
+      const cell = value.trim();
+      if (cell !== '') {
+        asserts.push(assertionFromString(cell));
+        cells.push(cell);
+      }
       continue;
     }
     switch (key) {
@@ -166,10 +179,13 @@ export function testFromCsvRow(
   asserts.forEach((assertion, index) => {
     // promptfoo sets the metric even when the cell is blank; a blank metric names nothing.
     if (metric) assertion.metric = metric;
-    for (const [configKey, configValue] of Object.entries(configs.get(index) ?? {})) {
+    const config = configs.get(index);
+    for (const [configKey, configValue] of Object.entries(config ?? {})) {
       assertion[configKey] = configValue;
       metadata[configKey] = configValue;
     }
+    // Everything the assertion was built from, so equal keys mean equal assertions.
+    assertion[ROW_KEY] = `${cells[index]}\u0000${metric || ''}\u0000${config ? JSON.stringify(config) : ''}`;
   });
   const test: Record<string, unknown> = { vars, assert: asserts, options };
   if (description) test.description = description;

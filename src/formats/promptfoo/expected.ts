@@ -2,12 +2,21 @@
 // threshold types default to 0.75 (0.8 for `similar`) and unknown shapes fall back to `equals`.
 import { PROMPTFOO_BASE_TYPES } from './assertionTypes.js';
 
+/**
+ * Marks an assertion built from a row's `__expected` cell, holding the cell, metric and column
+ * config it was built from. Such an assertion has no position of its own (the row's line is the
+ * case's), so equal ones can be parsed once and shared by every row. A symbol, so it stays out of
+ * the assertion's fields.
+ */
+export const ROW_KEY: unique symbol = Symbol('row assertion key');
+
 /** An assertion as promptfoo writes it (before translation into assay's model). */
 export interface RawAssertion {
   type: string;
   value?: unknown;
   threshold?: number;
   metric?: string;
+  [ROW_KEY]?: string;
   [key: string]: unknown;
 }
 

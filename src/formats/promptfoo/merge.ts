@@ -34,10 +34,8 @@ function withGrading(
  */
 export function mergeDefaultTest(test: ParsedTest, def: ParsedTest | undefined): MergedCase {
   const d: Partial<ParsedTest> = def ?? {};
-  const asserts = [
-    ...(test.disableDefaultAsserts === true ? [] : (d.asserts ?? [])),
-    ...(test.asserts ?? []),
-  ];
+  // concat sizes the array exactly; a spread or push-built array keeps spare slots in every case.
+  const asserts = (test.disableDefaultAsserts === true ? [] : (d.asserts ?? [])).concat(test.asserts ?? []);
   const options: CaseOptions = {};
   const prefix = test.prefix || d.prefix;
   const suffix = test.suffix || d.suffix;

@@ -194,4 +194,37 @@ describe('__expected grammar (§3.3)', () => {
     assert.deepEqual(assertionFromString('max-score:x'), { type: 'equals', value: 'max-score:x' });
     assert.deepEqual(assertionFromString('contains-foo:x'), { type: 'equals', value: 'contains-foo:x' });
   });
+
+  it('parses a repeated cell once: rows share one frozen assertion, positioned by the row', async () => {
+    const suite = await loadText(CONFIG, {
+      't.csv':
+        'q,__expected1,__expected2,__metric\na,contains:a,"icontains-any:x, y",\nb,contains:b,"icontains-any:x, y",\nc,contains:c,"icontains-any:x, y",m\n',
+    });
+    const [a, b, c] = suite.cases;
+    assert.equal(a.asserts[1], b.asserts[1]);
+    assert.ok(Object.isFrozen(a.asserts[1]) && Object.isFrozen(a.asserts[1].value));
+    assert.deepEqual(plain([a.asserts[1]]), [{ type: 'icontains-any', value: ['x', 'y'] }]);
+    assert.equal(a.asserts[1].source, undefined);
+    // A different metric is a different assertion.
+    assert.notEqual(c.asserts[1], a.asserts[1]);
+    assert.deepEqual(plain(c.asserts), [
+      { type: 'contains', value: 'c', metric: 'm' },
+      { type: 'icontains-any', value: ['x', 'y'], metric: 'm' },
+    ]);
+    assert.deepEqual(
+      suite.cases.map((k) => k.source?.line),
+      [2, 3, 4],
+    );
+  });
+
+  it('reports a bad repeated cell on every row, at the row', async () => {
+    const diags = await errorsOf(CONFIG, {
+      't.csv': 'q,__expected\na,contains:file://missing.json\nb,contains:file://missing.json\n',
+    });
+    assert.deepEqual(
+      diags.map((d) => d.line),
+      [2, 3],
+    );
+    assert.equal(diags[0].message, diags[1].message.replace('tests[1]', 'tests[0]'));
+  });
 });
