@@ -11,7 +11,7 @@ import {
   thresholdOf,
   tryParse,
 } from './rubric.js';
-import { cosine } from './similar.js';
+import { cosine } from './vectors.js';
 
 const QUESTIONS = 3;
 const DEFAULT_THRESHOLD = 0.7;

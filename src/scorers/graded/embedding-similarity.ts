@@ -1,23 +1,7 @@
 // `embedding-similarity`: cosine similarity between the output and reference texts, with the
 // grader's embeddings. Without embeddings it skips (and says why) rather than guessing.
-import { GraderError, type Scorer, ScorerInputError } from '../types.js';
-
-/** Cosine similarity of two vectors of the same length. */
-export function cosine(a: number[], b: number[]): number {
-  if (a.length !== b.length)
-    throw new GraderError(`embeddings differ in length (${a.length} and ${b.length})`);
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  if (na === 0 || nb === 0)
-    throw new GraderError('an embedding is the zero vector; no similarity can be computed');
-  return dot / Math.sqrt(na * nb);
-}
+import { type Scorer, ScorerInputError } from '../types.js';
+import { cosine } from './vectors.js';
 
 function references(value: unknown): string[] {
   if (value === null || value === undefined) return [];
@@ -52,7 +36,7 @@ export const embeddingSimilarityScorer: Scorer = {
     let best = Number.NEGATIVE_INFINITY;
     let bestIndex = 0;
     refVectors.forEach((v, i) => {
-      const sim = cosine(out, v);
+      const sim = cosine(out, v, 'error');
       if (sim > best) {
         best = sim;
         bestIndex = i;

@@ -2,28 +2,13 @@
 // value and the output compared by cosine (default), dot product or Euclidean distance.
 import { GraderError, type ScoreInput, type ScoreResult, type Scorer } from '../types.js';
 import { requireGrader, thresholdOf } from './rubric.js';
+import { cosine, sameLength } from './vectors.js';
 
 type Metric = 'cosine' | 'dot' | 'euclidean';
 const DEFAULT_THRESHOLD = 0.75;
 
-/** Cosine similarity; 0 when either vector is all zeros. */
-export function cosine(a: number[], b: number[]): number {
-  if (a.length !== b.length)
-    throw new GraderError(`embeddings differ in length (${a.length} vs ${b.length})`);
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
 function measure(a: number[], b: number[], metric: Metric): number {
-  if (a.length !== b.length)
-    throw new GraderError(`embeddings differ in length (${a.length} vs ${b.length})`);
+  sameLength(a, b);
   if (metric === 'cosine') return cosine(a, b);
   let sum = 0;
   for (let i = 0; i < a.length; i++) sum += metric === 'dot' ? a[i] * b[i] : (a[i] - b[i]) ** 2;

@@ -3,6 +3,7 @@
 import type { Verdict } from '../../core/types.js';
 import { getScorer } from '../registry.js';
 import { type CompareInput, type ScoreResult, type Scorer, ScorerInputError } from '../types.js';
+import { judgedAlone } from './alone.js';
 
 interface MaxScoreOptions {
   method: 'average' | 'sum';
@@ -123,23 +124,5 @@ export const maxScoreScorer: Scorer = {
     return valueProblem(spec.value);
   },
   compare: maxScore,
-  // Judged alone, an output has nothing to be compared with: the same error as a group of one.
-  score: async (input) =>
-    (
-      await maxScore({
-        spec: input.spec,
-        value: input.value,
-        rows: [
-          {
-            output: input.output,
-            outputValue: input.outputValue,
-            errored: false,
-            verdicts: [],
-            prompt: input.prompt,
-          },
-        ],
-        vars: input.vars,
-        basePath: input.basePath,
-      })
-    )[0],
+  score: judgedAlone(maxScore),
 };

@@ -6,6 +6,7 @@ import type { Message } from '../../core/types.js';
 import { renderPrompt } from '../../template/render.js';
 import { unreadable } from '../graded/rubric.js';
 import { type CompareInput, type ScoreResult, type Scorer, ScorerInputError } from '../types.js';
+import { judgedAlone } from './alone.js';
 
 /** promptfoo renders outputs that are JSON as values, so templates can reach into them. */
 function parsedOrText(text: string): unknown {
@@ -86,24 +87,5 @@ export const selectBestScorer: Scorer = {
     return undefined;
   },
   compare: selectBest,
-  // Judged alone, an output has nothing to be compared with: the same error as a group of one.
-  score: async (input) =>
-    (
-      await selectBest({
-        spec: input.spec,
-        value: input.value,
-        rows: [
-          {
-            output: input.output,
-            outputValue: input.outputValue,
-            errored: false,
-            verdicts: [],
-            prompt: input.prompt,
-          },
-        ],
-        vars: input.vars,
-        basePath: input.basePath,
-        grader: input.grader,
-      })
-    )[0],
+  score: judgedAlone(selectBest),
 };
