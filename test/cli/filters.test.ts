@@ -1,13 +1,13 @@
 // `assay eval` selection and input flags end to end: --filter-*, --seed, --var, --env-file, .env,
 // --delay, and resume's check that a run continues with the selection it started with.
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JobResult } from '../../src/core/types.js';
-import type { RunManifest } from '../../src/runlog/types.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
+import { readRun, runDirsOldestFirst, writeSuiteDir } from '../support/runs.js';
 import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -24,30 +24,10 @@ let n = 0;
 
 /** A fresh folder holding `promptfooconfig.yaml` (and any other files given). */
 function suiteDir(config: string, files: Record<string, string> = {}): string {
-  const dir = join(tmp.dir, `suite-${n++}`);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'promptfooconfig.yaml'), config);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
+  return writeSuiteDir(join(tmp.dir, `suite-${n++}`), config, files);
 }
 
-/** The run directories under `dir`, oldest first (run ids made in the same second sort at random). */
-function runs(dir: string): string[] {
-  const root = join(dir, '.assay', 'runs');
-  const started = (run: string): string =>
-    JSON.parse(readFileSync(join(root, run, 'manifest.json'), 'utf8')).startedAt;
-  return readdirSync(root)
-    .sort((a, b) => started(a).localeCompare(started(b)))
-    .map((r) => join(root, r));
-}
-
-function readRun(runDir: string): { manifest: RunManifest; results: JobResult[] } {
-  const text = readFileSync(join(runDir, 'results.jsonl'), 'utf8').trim();
-  return {
-    manifest: JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')),
-    results: text === '' ? [] : text.split('\n').map((l) => JSON.parse(l)),
-  };
-}
+const runs = runDirsOldestFirst;
 
 async function evalIn(dir: string, args: string[], env: Record<string, string | undefined> = {}) {
   return runCli(['eval', '--no-progress', ...args], { cwd: dir, env: { ...cleanEnv, ...env } });

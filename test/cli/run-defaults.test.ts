@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { JobResult } from '../../src/core/types.js';
-import type { RunManifest } from '../../src/runlog/types.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
+import { readRun, runDirsOldestFirst, writeSuiteDir } from '../support/runs.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-run-defaults-');
@@ -22,32 +21,13 @@ after(async () => {
 let n = 0;
 
 function suiteDir(config: string, files: Record<string, string> = {}): string {
-  const dir = join(tmp.dir, `suite-${n++}`);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'promptfooconfig.yaml'), config);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return dir;
+  return writeSuiteDir(join(tmp.dir, `suite-${n++}`), config, files);
 }
 
 async function evalIn(dir: string, args: string[] = [], env: Record<string, string | undefined> = {}) {
   const run = await runCli(['eval', '--no-progress', ...args], { cwd: dir, env: { ...cleanEnv, ...env } });
-  const root = join(dir, '.assay', 'runs');
-  const runDirs = existsSync(root) ? readdirSync(root).map((r) => join(root, r)) : [];
-  const latest = runDirs.sort((a, b) => statTime(a).localeCompare(statTime(b)))[runDirs.length - 1];
+  const latest = runDirsOldestFirst(dir).at(-1);
   return { ...run, ...(latest ? readRun(latest) : { manifest: undefined, results: [], runDir: '' }) };
-}
-
-function statTime(runDir: string): string {
-  return JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')).startedAt;
-}
-
-function readRun(runDir: string): { manifest: RunManifest; results: JobResult[]; runDir: string } {
-  const text = readFileSync(join(runDir, 'results.jsonl'), 'utf8').trim();
-  return {
-    runDir,
-    manifest: JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')),
-    results: text === '' ? [] : text.split('\n').map((l) => JSON.parse(l)),
-  };
 }
 
 const TESTS = `tests:
