@@ -16,11 +16,12 @@ async function score(input: ScoreInput): Promise<ScoreResult> {
   if (typeof input.value !== 'string')
     throw new ScorerInputError('"model-graded-closedqa" assertion type must have a string value');
   const template = rubricPromptText(rubricPromptOption(input), CLOSED_QA_PROMPT);
+  // Grading variables after the test's vars (promptfoo 0.123): a var cannot shadow them.
   const vars = {
+    ...input.vars,
     input: input.prompt,
     criteria: input.value,
     completion: tryParse(input.output),
-    ...input.vars,
   };
   const { reply } = await askGrader(grader, template, vars);
   const end = reply.trimEnd();

@@ -78,9 +78,9 @@ async function recall(input: ScoreInput): Promise<ScoreResult> {
     throw new ScorerInputError('"context-recall" assertion type must have a string value (the ground truth)');
   const context = serialise(await contextOf(input, 'context-recall'));
   const template = rubricPromptText(rubricPromptOption(input), CONTEXT_RECALL);
-  // The resolved context goes last: a test's own `context` var must not replace what a
-  // contextTransform extracted (or the blank-line-joined chunks of a list).
-  const { reply } = await askGrader(grader, template, { groundTruth: input.value, ...input.vars, context });
+  // The grading variables go last (promptfoo 0.123): a test's own `context` or `groundTruth` var
+  // must not replace what is graded (a contextTransform's extract, the joined chunks of a list).
+  const { reply } = await askGrader(grader, template, { ...input.vars, context, groundTruth: input.value });
   const attributed = CONTEXT_RECALL_ATTRIBUTED.toLowerCase();
   const notAttributed = CONTEXT_RECALL_NOT_ATTRIBUTED.toLowerCase();
   const classified = lines(reply).filter((l) => {
@@ -133,16 +133,17 @@ async function faithfulness(input: ScoreInput): Promise<ScoreResult> {
   const query = queryOf(input, 'context-faithfulness');
   const context = serialise(await contextOf(input, 'context-faithfulness'));
   const answer = tryParse(input.output);
+  // Grading variables after the test's vars (promptfoo 0.123): a var cannot shadow them.
   const longform = await askGrader(grader, faithfulnessPrompt(input, 0, CONTEXT_FAITHFULNESS_LONGFORM), {
+    ...input.vars,
     question: query,
     answer,
-    ...input.vars,
   });
   const statements = lines(longform.reply);
   const nli = await askGrader(grader, faithfulnessPrompt(input, 1, CONTEXT_FAITHFULNESS_NLI_STATEMENTS), {
-    statements,
     ...input.vars,
     context,
+    statements,
   });
   const marker = 'final verdict for each statement in order:';
   let verdicts = nli.reply.toLowerCase().trim();

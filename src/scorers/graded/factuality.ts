@@ -53,7 +53,8 @@ async function score(input: ScoreInput): Promise<ScoreResult> {
   if (typeof input.value !== 'string')
     throw new ScorerInputError('"factuality" assertion type must have a string value (the reference answer)');
   const template = rubricPromptText(rubricPromptOption(input), FACTUALITY_PROMPT);
-  const vars = { input: input.prompt, ideal: input.value, completion: tryParse(input.output), ...input.vars };
+  // Grading variables after the test's vars (promptfoo 0.123): a var cannot shadow them.
+  const vars = { ...input.vars, input: input.prompt, ideal: input.value, completion: tryParse(input.output) };
   const { reply } = await askGrader(grader, template, vars);
   const category = readCategory(reply);
   if (category === 'invalid') throw unreadable(grader, 'named a category other than A–E', reply);

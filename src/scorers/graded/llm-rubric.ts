@@ -35,8 +35,9 @@ async function score(input: ScoreInput): Promise<ScoreResult> {
   const grader = requireGrader(input, 'llm-rubric');
   const rubric = input.value ?? '';
   const template = rubricPromptText(rubricPromptOption(input), DEFAULT_GRADING_PROMPT);
-  // Test vars come last: a var named `output` or `rubric` wins, as in promptfoo.
-  const vars = { output: tryParse(input.output), rubric, ...input.vars };
+  // The grading variables come after the test's vars, as in promptfoo 0.123: a test var named
+  // `output` or `rubric` must not replace the reply or the rubric being graded.
+  const vars = { ...input.vars, output: tryParse(input.output), rubric };
   const { reply } = await askGrader(grader, template, vars);
   const verdict = extractJsonObjects(reply)[0];
   if (!verdict) throw unreadable(grader, 'gave no JSON verdict', reply);

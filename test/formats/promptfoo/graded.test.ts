@@ -119,6 +119,37 @@ describe('model-graded assertions against a grader model', () => {
     assert.ok(texts.some((t) => t.includes('Evaluation Steps**\\n- Check the city\\n- Check the country')));
   });
 
+  it('test vars named like grading variables never replace them (promptfoo 0.123 sets them after the vars)', async () => {
+    // Each test has a var that, if it shadowed the grading variable, would flip the verdict.
+    const path = suite(`
+  - description: rubric var
+    vars: {q: "${CAPITAL}", rubric: RUBRIC-FAIL, output: "SHADOW-OUTPUT"}
+    assert: [{type: llm-rubric, value: RUBRIC-PASS}]
+  - description: criteria var
+    vars: {q: "${CAPITAL}", criteria: CRIT-NO, completion: "SHADOW-COMPLETION"}
+    assert: [{type: model-graded-closedqa, value: CRIT-YES}]
+  - description: ideal var
+    vars: {q: "${CAPITAL}", ideal: FACT-D}
+    assert: [{type: factuality, value: FACT-B}]
+  - description: groundTruth var
+    vars: {q: "${CAPITAL}", context: "Paris is the capital of France.", groundTruth: "SHADOW-TRUTH"}
+    assert: [{type: context-recall, value: "Paris is the capital of France. Paris has ten million people.", threshold: 0.5}]
+`);
+    const before = mock.requests.length;
+    const r = byDescription(await runGraded(path, mock, { runsDir: runsDir() }));
+    assert.equal(r['rubric var'].status, 'pass');
+    assert.equal(r['criteria var'].status, 'pass');
+    assert.equal(r['ideal var'].status, 'pass');
+    assert.equal(r['groundTruth var'].status, 'pass');
+    const texts = mock.requests
+      .slice(before)
+      .filter((q) => (q.body as { model?: string }).model === 'judge')
+      .map((q) => JSON.stringify((q.body as { messages: unknown }).messages));
+    assert.equal(texts.length, 4);
+    for (const t of texts) assert.ok(!t.includes('SHADOW-'), `a test var reached the grader: ${t}`);
+    assert.ok(texts.some((t) => t.includes('<Output>\\n' + CAPITAL + '\\n</Output>\\n<Rubric>\\nRUBRIC-PASS')));
+  });
+
   it('similar compares embeddings: a grader known to lack embeddings is refused up front, an embedding model grades', async () => {
     const path = suite(
       `
