@@ -147,7 +147,9 @@ describe('model-graded assertions against a grader model', () => {
       .map((q) => JSON.stringify((q.body as { messages: unknown }).messages));
     assert.equal(texts.length, 4);
     for (const t of texts) assert.ok(!t.includes('SHADOW-'), `a test var reached the grader: ${t}`);
-    assert.ok(texts.some((t) => t.includes('<Output>\\n' + CAPITAL + '\\n</Output>\\n<Rubric>\\nRUBRIC-PASS')));
+    assert.ok(
+      texts.some((t) => t.includes('<Output>\\n' + CAPITAL + '\\n</Output>\\n<Rubric>\\nRUBRIC-PASS')),
+    );
   });
 
   it('similar compares embeddings: a grader known to lack embeddings is refused up front, an embedding model grades', async () => {
