@@ -71,7 +71,7 @@ export function caseContent(c: Omit<Case, 'id'>): string {
  */
 export function assignCaseIds(cases: Omit<Case, 'id'>[]): Case[] {
   const seen = new Map<string, number>();
-  return cases.map((c) => {
+  const withIds = cases.map((c) => {
     const base = sha256(caseContent(c)).slice(0, 12);
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
@@ -79,4 +79,26 @@ export function assignCaseIds(cases: Omit<Case, 'id'>[]): Case[] {
     withId.id = n === 1 ? base : `${base}-${n}`;
     return withId;
   });
+  return assignCaseRefs(withIds);
+}
+
+/** The text a case's default ref is the hash of: what the model is asked, not how it is checked. */
+export function askedContent(c: Omit<Case, 'id'>): string {
+  return contentJson([c.description ?? null, c.vars, c.conversations ?? null]) as string;
+}
+
+/**
+ * Sets every case's stable identity (in place): the loader's `ref` (the format's own id) when it
+ * gave one, else `h:` and a hash of the case's description, vars and conversations. A ref used
+ * again gets `#2`, `#3`… in order of appearance, so refs are unique within the suite.
+ */
+export function assignCaseRefs<C extends Omit<Case, 'id'>>(cases: C[]): C[] {
+  const seen = new Map<string, number>();
+  for (const c of cases) {
+    const base = c.ref ?? `h:${sha256(askedContent(c)).slice(0, 12)}`;
+    const n = (seen.get(base) ?? 0) + 1;
+    seen.set(base, n);
+    c.ref = n === 1 ? base : `${base}#${n}`;
+  }
+  return cases;
 }

@@ -18,10 +18,27 @@ export interface Message {
   variable?: string;
 }
 
-/** A conversation sent to the model, possibly several times. */
+/**
+ * A conversation sent to the model, possibly several times. Its holes (assistant messages with
+ * `content: null`) are filled in order, each with everything before it as context; a conversation
+ * with no hole has one implied at its end. Each repetition is a separate run of the whole
+ * conversation.
+ */
 export interface Conversation {
   messages: Message[];
+  /** How many times the conversation is run (default 1). */
   repetitions?: number;
+}
+
+/** One run of one conversation of a case (recorded when a case is more than one hole or run). */
+export interface ConversationRun {
+  /** Index of the conversation in the case's `conversations`. */
+  conversation: number;
+  repetition: number;
+  /** The completion of every hole, in order; the last is the run's output. */
+  completions: string[];
+  /** The completions of the holes that have a `variable`, by variable. */
+  outputs?: Record<string, string>;
 }
 
 /** Where something came from in a user's files, for error messages. */
@@ -118,8 +135,18 @@ export interface CaseOptions {
 
 /** One test case: inputs plus what to check. */
 export interface Case {
-  /** Stable within the suite (derived from content); used in job keys. */
+  /**
+   * A hash of the case's content (assertions included), unique within the suite; used in job keys,
+   * so resume and the cache treat a changed case as new.
+   */
   id: string;
+  /**
+   * The case's stable identity, for pairing it across runs (baselines, compare, rescore): the
+   * format's own id where it has one, else a hash of what the model is asked (description, vars,
+   * conversations) — not of the assertions, so editing a check keeps the pairing. Unique within the
+   * suite (`core/ids.ts` sets it when a loader does not).
+   */
+  ref?: string;
   description?: string;
   vars: Record<string, unknown>;
   /** Conversations of their own (formats without prompt templates). */
@@ -383,6 +410,8 @@ export interface Verdict {
 export interface JobResult {
   key: string;
   caseId: string;
+  /** The case's stable identity (Case.ref), for pairing results across runs. */
+  caseRef?: string;
   caseIndex: number;
   description?: string;
   promptId: string;
@@ -393,8 +422,19 @@ export interface JobResult {
   /** What was sent: the rendered prompt text and the messages. */
   prompt: { text: string; messages: Message[] };
   status: JobStatus;
-  /** The model's output(s); `output` is the final text scored by default. */
+  /** The final text scored by default: the last hole's completion (after output transforms). */
   output: string | null;
+  /**
+   * The model's answer before any output transform, when a transform changed it (re-scoring starts
+   * from this, so a fixed transform applies to the recorded answer).
+   */
+  rawOutput?: string | null;
+  /** Completions of the holes that have a `variable`, by variable (of the last run). */
+  outputs?: Record<string, string>;
+  /** Every conversation × repetition run, when the case has more than one run or hole. */
+  runs?: ConversationRun[];
+  /** Which stage an error came from: `generation` (no usable answer) or `scoring` (an answer that could not be judged). */
+  errorStage?: 'generation' | 'scoring';
   verdicts: Verdict[];
   score: number;
   /** Why the case failed or errored, in one line. */
@@ -407,6 +447,8 @@ export interface JobResult {
   grading?: GradingUsage;
   finishReason?: string;
   cached?: boolean;
+  /** Token log-probabilities of the answer, when the provider returned them. */
+  logProbs?: number[];
   metadata?: Record<string, unknown>;
   /** The case's pass threshold (Case.threshold), when it has one. */
   threshold?: number;

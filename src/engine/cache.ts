@@ -80,7 +80,10 @@ export function cacheKey(
   providerIdentity: Record<string, unknown>,
   request: { messages: unknown; params: Record<string, unknown> },
   trial: number,
+  repetition = 0,
 ): string {
+  // A repetition of a conversation is another sample of the same request. The first keeps the key
+  // it always had, so caches filled before repetitions existed still answer.
   return sha256(
     canonicalJson({
       v: 1,
@@ -88,6 +91,7 @@ export function cacheKey(
       messages: request.messages,
       params: request.params,
       trial,
+      ...(repetition > 0 ? { repetition } : {}),
     }),
   );
 }

@@ -31,15 +31,22 @@ export function callerFor(
 
 /**
  * Calls the provider unless the cache holds this exact request (provider identity, messages,
- * parameters and trial); stores successful answers. Errors are never cached.
+ * parameters, trial and repetition of the conversation); stores successful answers. Errors are
+ * never cached.
  */
 export async function callWithCache(
   ctx: Caller,
   trial: number,
   request: ProviderRequest,
+  repetition = 0,
 ): Promise<ProviderResponse> {
   if (!ctx.cache) return callThenWait(ctx, request);
-  const key = cacheKey(ctx.identity, { messages: request.messages, params: request.params }, trial);
+  const key = cacheKey(
+    ctx.identity,
+    { messages: request.messages, params: request.params },
+    trial,
+    repetition,
+  );
   const hit = ctx.cache.get(key);
   // A hit keeps the latency measured when the model answered: it describes the model, and latency
   // assertions judge it the same way with or without the cache (`cached: true` marks the result).

@@ -9,6 +9,7 @@ export function identity(job: Job, testCase: Case, prompt: PromptTemplate, start
   return {
     key: job.key,
     caseId: job.caseId,
+    caseRef: testCase.ref ?? job.caseId,
     caseIndex: job.caseIndex,
     description: testCase.description,
     promptId: job.promptId,

@@ -1,6 +1,8 @@
+// Scoring needs the built-in scorers registered, whoever built the suite (a loader, or a library user).
+import '../scorers/index.js';
 import { combineVerdicts } from '../core/aggregate.js';
 import { redactObject } from '../core/redact.js';
-import type { AssertionSpec, Case, JobStatus, Verdict } from '../core/types.js';
+import type { AssertionSpec, Case, JobStatus, Message, Verdict } from '../core/types.js';
 import { runTransform, TransformError } from '../scorers/code/transform.js';
 import { getScorer } from '../scorers/registry.js';
 import { type Grader, GraderError, type ScoreInput, ScorerInputError } from '../scorers/types.js';
@@ -19,6 +21,12 @@ export interface ScoringContext {
   provider?: { id: string; config: Record<string, unknown> };
   basePath?: string;
   test?: { description?: string; metadata?: Record<string, unknown> };
+  /** The final conversation with every hole filled (see ScoreInput.messages). */
+  messages?: Message[];
+  /** Named hole completions (see ScoreInput.outputs). */
+  outputs?: Record<string, string>;
+  /** Every run of the case's conversations (see ScoreInput.runs). */
+  runs?: ScoreInput['runs'];
   /** The provider's response metadata (transforms see it as `context.metadata`). */
   metadata?: Record<string, unknown>;
   /** The grader for an assertion (its own, `--grader`, the suite's), or undefined when none is configured. */
@@ -128,6 +136,9 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     provider: ctx.provider,
     basePath: ctx.basePath,
     test: ctx.test,
+    messages: ctx.messages ?? [],
+    outputs: ctx.outputs ?? {},
+    runs: ctx.runs ?? [],
     grader,
     ...(children ? { children } : {}),
   });

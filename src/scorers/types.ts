@@ -28,6 +28,23 @@ export interface ScoreInput {
   };
   /** The provider that produced the output: its id and config (e.g. `tools` for tool-call checks). */
   provider?: { id: string; config: Record<string, unknown> };
+  /**
+   * The conversation with every hole filled, the last being the answer scored (for a prompt
+   * template: the messages sent, then the answer). With several runs, the last run's. The engine
+   * always sets this, `outputs` and `runs`; they are optional only for scorers called by hand.
+   */
+  messages?: Message[];
+  /** The completions of the named holes (`Message.variable`) of the last run, by variable. */
+  outputs?: Record<string, string>;
+  /** Every run of the case's conversations (each conversation × repetition), in order. */
+  runs?: {
+    conversation: number;
+    repetition: number;
+    messages: Message[];
+    output: string;
+    outputs: Record<string, string>;
+    completions: string[];
+  }[];
   /** The case being scored (scripts see it as `context.test`). */
   test?: { description?: string; metadata?: Record<string, unknown> };
   /** The suite's folder: relative `file://` paths in assertion values resolve against it. */

@@ -250,6 +250,8 @@ function toCase(
   messages.push({ role: 'assistant', content: null });
   const method = test.eval_method ?? 'keywords';
   return {
+    // ÈwéBench's own test id, within its category: pairs the test across runs.
+    ref: `${category}/${test.id}`,
     description: test.description ? `${test.id}: ${test.description}` : test.id,
     vars: {},
     conversations: [{ messages }],

@@ -115,6 +115,8 @@ export function toCase(
 ): Case {
   return {
     id: caseId,
+    // pramana's own id, within its tier: pairs the test across runs whatever its check says.
+    ref: `${tier}/${test.id}`,
     description: test.id,
     vars: {},
     conversations: [

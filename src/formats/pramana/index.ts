@@ -5,6 +5,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import '../../scorers/index.js';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { sha256, shortHash } from '../../core/hash.js';
+import { assignCaseRefs } from '../../core/ids.js';
 import { type Case, type PromptTemplate, SELF_GRADER, type Suite } from '../../core/types.js';
 import { abortWarning, PRAMANA_PARAMS, thresholdWarning, toCase } from './cases.js';
 import { pramanaSuiteHash } from './hash.js';
@@ -161,7 +162,7 @@ export async function loadPramanaSuite(path: string, options: { tiers?: string[]
     basePath: manifest ? abs : dirname(abs),
     prompts: [PROMPT],
     providers: [],
-    cases,
+    cases: assignCaseRefs(cases),
     scoring: { breakdowns: ['category', 'difficulty'] },
     grader: { id: SELF_GRADER },
     native: { pramana: native },

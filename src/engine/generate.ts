@@ -1,0 +1,323 @@
+// The generation stage: a job's conversations sent to its provider — every hole of every
+// conversation filled in order, every repetition run — into a Generation, before any scoring.
+// Scoring (engine/judge.ts) reads only the Generation, so a recorded one can be scored again
+// without a model (`assay rescore`).
+import { messageText } from '../core/messages.js';
+import type { Case, ConversationRun, JobResult, Message, PromptTemplate, TokenUsage } from '../core/types.js';
+import type { ProviderResponse } from '../providers/types.js';
+import { type Caller, callWithCache } from './call.js';
+import { buildPrompt } from './prompt.js';
+
+/** One completed run of a conversation, as scorers see it. */
+export interface RunTranscript {
+  conversation: number;
+  repetition: number;
+  /** The conversation with every hole filled by its completion. */
+  messages: Message[];
+  /** The last hole's completion. */
+  output: string;
+  /** Completions of the named holes, by variable. */
+  outputs: Record<string, string>;
+  completions: string[];
+}
+
+/** What generation produced for one job: the model's answers, before transforms and scoring. */
+export interface Generation {
+  /** What was sent for the final answer: its prompt text and messages. */
+  prompt: { text: string; messages: Message[] };
+  /** The final answer as the provider returned it (the last hole of the last run). */
+  output: string | null;
+  /** The final answer as a value (a case's fixed output may be an object). */
+  outputValue: unknown;
+  /** Every run, when the case is more than one hole or run; absent for a plain case. */
+  runs?: ConversationRun[];
+  /** Named hole completions of the last run. */
+  outputs?: Record<string, string>;
+  /** Every run with its holes filled (not recorded: rebuilt from the case and `runs`). */
+  transcripts: RunTranscript[];
+  latencyMs: number;
+  usage?: TokenUsage;
+  cost?: number;
+  finishReason?: string;
+  cached?: boolean;
+  attempts?: number;
+  logProbs?: number[];
+  nonText?: string;
+  /** The provider failed (after its retries): no usable answer. */
+  error?: string;
+  /** Continuing the run is pointless (bad credentials). */
+  fatal?: boolean;
+}
+
+/** The hole positions of a conversation: its `content: null` assistant messages, or one implied at the end. */
+export function holesOf(messages: Message[]): { messages: Message[]; holes: number[] } {
+  const holes: number[] = [];
+  for (let i = 0; i < messages.length; i++)
+    if (messages[i].role === 'assistant' && messages[i].content === null) holes.push(i);
+  if (holes.length > 0) return { messages, holes };
+  return { messages: [...messages, { role: 'assistant', content: null }], holes: [messages.length] };
+}
+
+/** The number of runs a case makes: the sum over its conversations of their repetitions. */
+function runSlots(testCase: Case): { conversation: number; repetition: number }[] {
+  const slots: { conversation: number; repetition: number }[] = [];
+  const conversations = testCase.conversations ?? [];
+  for (let c = 0; c < conversations.length; c++) {
+    const reps = Math.max(1, Math.floor(conversations[c].repetitions ?? 1));
+    for (let r = 0; r < reps; r++) slots.push({ conversation: c, repetition: r });
+  }
+  return slots;
+}
+
+/** Whether a case is plain: one run of one conversation with a single hole (or a prompt template). */
+function isPlain(testCase: Case): boolean {
+  const conversations = testCase.conversations;
+  if (!conversations || conversations.length === 0) return true;
+  if (conversations.length > 1 || (conversations[0].repetitions ?? 1) > 1) return false;
+  return holesOf(conversations[0].messages).holes.length === 1;
+}
+
+/** Fills a conversation's holes with completions (as many as given), for transcripts and context. */
+function fill(messages: Message[], holes: number[], completions: string[]): Message[] {
+  const out = messages.slice();
+  for (let h = 0; h < completions.length && h < holes.length; h++) {
+    const hole = messages[holes[h]];
+    out[holes[h]] = {
+      role: 'assistant',
+      content: completions[h],
+      ...(hole.variable ? { variable: hole.variable } : {}),
+    };
+  }
+  return out;
+}
+
+function namedOutputs(messages: Message[], holes: number[], completions: string[]): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  for (let h = 0; h < completions.length && h < holes.length; h++) {
+    const variable = messages[holes[h]].variable;
+    if (variable) outputs[variable] = completions[h];
+  }
+  return outputs;
+}
+
+/** The text a provider that echoes (and reports) sees as "the prompt": the last user message's. */
+function promptText(messages: Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--)
+    if (messages[i].role === 'user') return messageText(messages[i].content);
+  return '';
+}
+
+/** Sums what several calls cost and took; the last call's finish reason stands. */
+class Totals {
+  latencyMs = 0;
+  usage?: TokenUsage;
+  cost?: number;
+  attempts?: number;
+  cached = true;
+  finishReason?: string;
+  logProbs?: number[];
+  nonText?: string;
+
+  add(r: ProviderResponse): void {
+    this.latencyMs += r.latencyMs;
+    if (r.usage) {
+      this.usage ??= {};
+      const u = this.usage;
+      for (const k of ['prompt', 'completion', 'total'] as const)
+        if (r.usage[k] !== undefined) u[k] = (u[k] ?? 0) + (r.usage[k] as number);
+    }
+    if (r.cost !== undefined) this.cost = (this.cost ?? 0) + r.cost;
+    if (r.attempts !== undefined) this.attempts = (this.attempts ?? 0) + r.attempts;
+    if (!r.cached) this.cached = false;
+    this.finishReason = r.finishReason;
+    this.logProbs = r.logProbs;
+    this.nonText = r.nonText;
+  }
+}
+
+/**
+ * Generates a job's answers. A plain case is one call, exactly as before; a case with several holes
+ * or runs makes one call per hole per run, in order, stopping at the first provider error.
+ */
+export async function generate(
+  testCase: Case,
+  prompt: PromptTemplate,
+  trial: number,
+  caller: Caller,
+  env: Record<string, string | undefined>,
+): Promise<Generation> {
+  const params = { ...(prompt.config ?? {}), ...(testCase.options?.params ?? {}) };
+  if (isPlain(testCase)) {
+    const { text, messages } = buildPrompt(testCase, prompt, env);
+    if (testCase.providerOutput !== undefined) {
+      const value = testCase.providerOutput;
+      const output =
+        typeof value === 'string' || value === null ? (value as string | null) : JSON.stringify(value);
+      return { prompt: { text, messages }, output, outputValue: value, transcripts: [], latencyMs: 0 };
+    }
+    const response = await callWithCache(caller, trial, {
+      prompt: text,
+      messages,
+      params,
+      signal: caller.hardSignal,
+    });
+    return fromResponse({ text, messages }, response);
+  }
+  return generateRuns(testCase, trial, caller, params);
+}
+
+function fromResponse(prompt: Generation['prompt'], r: ProviderResponse): Generation {
+  const generation: Generation = {
+    prompt,
+    output: r.output,
+    outputValue: r.output,
+    transcripts: [],
+    latencyMs: r.latencyMs,
+    usage: r.usage,
+    cost: r.cost,
+    finishReason: r.finishReason,
+    cached: r.cached,
+    attempts: r.attempts,
+  };
+  if (r.logProbs !== undefined) generation.logProbs = r.logProbs;
+  if (r.nonText !== undefined) generation.nonText = r.nonText;
+  if (r.error !== undefined) generation.error = r.error;
+  if (r.fatal) generation.fatal = true;
+  return generation;
+}
+
+async function generateRuns(
+  testCase: Case,
+  trial: number,
+  caller: Caller,
+  params: Record<string, unknown>,
+): Promise<Generation> {
+  const conversations = testCase.conversations ?? [];
+  const totals = new Totals();
+  const runs: ConversationRun[] = [];
+  const transcripts: RunTranscript[] = [];
+  let lastPrompt: Generation['prompt'] = { text: '', messages: [] };
+  for (const slot of runSlots(testCase)) {
+    const { messages, holes } = holesOf(conversations[slot.conversation].messages);
+    const completions: string[] = [];
+    for (const hole of holes) {
+      const context = fill(messages.slice(0, hole), holes, completions);
+      const text = promptText(context);
+      lastPrompt = { text, messages: context };
+      const response = await callWithCache(
+        caller,
+        trial,
+        { prompt: text, messages: context, params, signal: caller.hardSignal },
+        slot.repetition,
+      );
+      totals.add(response);
+      if (response.error !== undefined || response.output === null) {
+        // No answer to fill this hole with: the runs so far are kept, the job is an error (or, for
+        // a null answer, scored as having no output).
+        const failed = fromResponse(lastPrompt, response);
+        return { ...failed, ...summary(totals), runs, transcripts, error: response.error };
+      }
+      completions.push(response.output);
+    }
+    const run: ConversationRun = {
+      conversation: slot.conversation,
+      repetition: slot.repetition,
+      completions,
+    };
+    const outputs = namedOutputs(messages, holes, completions);
+    if (Object.keys(outputs).length > 0) run.outputs = outputs;
+    runs.push(run);
+    transcripts.push(transcriptOf(slot, messages, holes, completions));
+  }
+  const last = runs[runs.length - 1];
+  const output = last ? last.completions[last.completions.length - 1] : null;
+  const generation: Generation = {
+    prompt: lastPrompt,
+    output,
+    outputValue: output,
+    runs,
+    transcripts,
+    ...summary(totals),
+  };
+  if (last?.outputs) generation.outputs = last.outputs;
+  return generation;
+}
+
+function summary(t: Totals): Omit<Generation, 'prompt' | 'output' | 'outputValue' | 'transcripts'> {
+  const out: Omit<Generation, 'prompt' | 'output' | 'outputValue' | 'transcripts'> = {
+    latencyMs: t.latencyMs,
+    cached: t.cached,
+  };
+  if (t.usage) out.usage = t.usage;
+  if (t.cost !== undefined) out.cost = t.cost;
+  if (t.attempts !== undefined) out.attempts = t.attempts;
+  if (t.finishReason !== undefined) out.finishReason = t.finishReason;
+  if (t.logProbs !== undefined) out.logProbs = t.logProbs;
+  if (t.nonText !== undefined) out.nonText = t.nonText;
+  return out;
+}
+
+function transcriptOf(
+  slot: { conversation: number; repetition: number },
+  messages: Message[],
+  holes: number[],
+  completions: string[],
+): RunTranscript {
+  return {
+    conversation: slot.conversation,
+    repetition: slot.repetition,
+    messages: fill(messages, holes, completions),
+    output: completions[completions.length - 1] ?? '',
+    outputs: namedOutputs(messages, holes, completions),
+    completions,
+  };
+}
+
+/**
+ * The Generation a recorded result stands for (re-scoring without a model): its answer before
+ * transforms, its runs, and the transcripts rebuilt from the case's conversations.
+ */
+export function recordedGeneration(result: JobResult, testCase: Case): Generation {
+  const output = result.rawOutput !== undefined ? result.rawOutput : result.output;
+  const generation: Generation = {
+    prompt: result.prompt,
+    output,
+    outputValue: testCase.providerOutput !== undefined ? testCase.providerOutput : output,
+    transcripts: [],
+    latencyMs: result.latencyMs,
+    usage: result.usage,
+    cost: result.cost,
+    finishReason: result.finishReason,
+    cached: result.cached,
+    attempts: result.attempts,
+  };
+  if (result.logProbs !== undefined) generation.logProbs = result.logProbs;
+  if (result.runs) {
+    generation.runs = result.runs;
+    const conversations = testCase.conversations ?? [];
+    for (const run of result.runs) {
+      const conversation = conversations[run.conversation];
+      if (!conversation) continue;
+      const { messages, holes } = holesOf(conversation.messages);
+      generation.transcripts.push(transcriptOf(run, messages, holes, run.completions));
+    }
+  }
+  if (result.outputs) generation.outputs = result.outputs;
+  return generation;
+}
+
+/** The transcripts scorers see: every run, or for a plain case the one conversation with its answer. */
+export function transcriptsFor(generation: Generation, output: string | null): RunTranscript[] {
+  if (generation.transcripts.length > 0) return generation.transcripts;
+  const text = output ?? '';
+  return [
+    {
+      conversation: 0,
+      repetition: 0,
+      messages: [...generation.prompt.messages, { role: 'assistant', content: text }],
+      output: text,
+      outputs: {},
+      completions: [text],
+    },
+  ];
+}
