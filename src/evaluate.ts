@@ -10,12 +10,13 @@ import { CacheFileError, ResponseCache } from './engine/cache.js';
 import { caseProviderSpecs } from './engine/case-providers.js';
 import { filterProviders, filterSuite, type SuiteFilters } from './engine/filter.js';
 import { GraderPool } from './engine/graders.js';
-import { type PlanOptions, planJobs } from './engine/plan.js';
+import { type PlanOptions, planJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
 import { checkGraders } from './evaluate/check-graders.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
+import { RecordedGenerations } from './evaluate/recorded.js';
 import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
 import { loadSuite } from './formats/detect.js';
@@ -29,6 +30,54 @@ import { RunWriter } from './runlog/writer.js';
 import { closePythonWorker } from './scorers/code/index.js';
 
 export type { ErrorBudget } from './evaluate/error-budget.js';
+
+/** A run whose recorded generations are re-scored. */
+interface RescoreSource {
+  dir: string;
+  manifest: RunManifest;
+  recorded: RecordedGenerations;
+  /** The source run's provider columns, as the suite describes them (else by their recorded ids). */
+  providers(suite: Suite): ProviderSpec[];
+}
+
+async function openSource(runDir: string): Promise<RescoreSource> {
+  const dir = resolve(runDir);
+  let manifest: RunManifest;
+  try {
+    manifest = readManifest(dir);
+  } catch (err) {
+    throw new InputError({
+      file: join(dir, 'manifest.json'),
+      message: `not a run directory: ${(err as Error).message}`,
+      severity: 'error',
+    });
+  }
+  const recorded = await RecordedGenerations.open(dir);
+  return {
+    dir,
+    manifest,
+    recorded,
+    providers(suite) {
+      return manifest.providers.map((p) => {
+        const key = String(p.key ?? p.id);
+        const own = suite.providers.find((s) => providerKey(s) === key);
+        return own ?? (key === p.id ? { id: String(p.id) } : { id: String(p.id), label: key });
+      });
+    },
+  };
+}
+
+/** The jobs of a plan that the source run recorded (the ones a rescore scores). */
+function countRecorded(
+  suite: Suite,
+  providers: ProviderSpec[],
+  plan: PlanOptions,
+  recorded: RecordedGenerations,
+): number {
+  let n = 0;
+  for (const job of planJobs(suite, providers, plan)) if (recorded.has(job, suite.cases[job.caseIndex])) n++;
+  return n;
+}
 
 export const DEFAULT_MAX_CONCURRENCY = 8;
 
@@ -62,6 +111,12 @@ export interface EvaluateOptions {
   resume?: string;
   /** With `resume`: also run again the jobs that ended in error. */
   retryErrors?: boolean;
+  /**
+   * Re-score this run directory's recorded generations with the suite's current assertions, into a
+   * new run that names its source (`assay rescore`): no model is called (graded assertions still
+   * ask their graders). Providers and repeat default to the source run's.
+   */
+  rescore?: string;
   /** The response cache: a file and its time-to-live; undefined or false for none. */
   cache?: { path: string; ttlSeconds?: number } | false;
   /** Past this many errors the run stops (status `aborted`). Default: no early stop. */
@@ -109,11 +164,15 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const filters = pinFilters(options.filters, options.runsDir);
   const failing = await readSelectedFailures(filters);
   const suite = filters ? filterSuite(loaded, filters, failing) : loaded;
-  const providers = filterProviders(selectProviders(suite, options.providers), filters?.providers);
+  const source = options.rescore ? await openSource(options.rescore) : undefined;
+  const providers = filterProviders(
+    source && !options.providers ? source.providers(suite) : selectProviders(suite, options.providers),
+    filters?.providers,
+  );
   const selection: Selection = {};
   if (filters) selection.filters = filters;
   if (options.vars && Object.keys(options.vars).length > 0) selection.vars = options.vars;
-  const repeat = options.repeat ?? 1;
+  const repeat = options.repeat ?? source?.manifest.options.repeat ?? 1;
   const jobTimeoutMs = options.jobTimeoutMs ?? suite.runDefaults?.jobTimeoutMs;
   const maxRunMs = options.maxRunMs ?? suite.runDefaults?.maxRunMs;
   const fallbackDelayMs = suite.runDefaults?.fallbackDelayMs;
@@ -140,7 +199,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   );
   const plan: PlanOptions = { repeat };
   const shard = options.shard;
-  const planned = countPlanned(suite, providers, plan, shard);
+  const recorded = source?.recorded;
+  const planned = recorded
+    ? countRecorded(suite, providers, plan, recorded)
+    : countPlanned(suite, providers, plan, shard);
   const manifest = newManifest(
     suite,
     resolved,
@@ -148,6 +210,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     planned,
     options.command ?? [],
   );
+  if (source)
+    manifest.rescoredFrom = {
+      runId: source.manifest.runId,
+      dir: source.dir,
+      results: source.recorded.size,
+      unmatched: 0,
+    };
 
   const scorecard = new ScorecardBuilder(suite.scoring);
   const progress: Progress = { done: 0, planned, pass: 0, fail: 0, error: 0 };
@@ -227,7 +296,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       delayMs: options.delayMs ?? fallbackDelayMs,
       jobTimeoutMs,
       maxRunMs,
-      include: (job: Job) => (!shard || inShard(job, shard)) && !done.has(job.key),
+      include: (job: Job) =>
+        (!shard || inShard(job, shard)) &&
+        !done.has(job.key) &&
+        (!recorded || recorded.has(job, suite.cases[job.caseIndex])),
+      recorded,
       stopWhen: () =>
         progress.error > allowedErrorCount
           ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrorCount} allowed (--max-errors)`
@@ -246,6 +319,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     for (const p of caseProviders.values()) await p.close?.();
     await graders.close();
     await closePythonWorker();
+    recorded?.close();
   }
   const card = scorecard.build();
   writer.writeJson('scorecard.json', card);
@@ -257,6 +331,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     stopReason: status === 'complete' ? undefined : outcome.stopReason,
     endedAt: new Date().toISOString(),
     counts: card.counts,
+    ...(source && manifest.rescoredFrom
+      ? { rescoredFrom: { ...manifest.rescoredFrom, unmatched: source.recorded.unmatched } }
+      : {}),
   });
   return {
     runDir: writer.dir,

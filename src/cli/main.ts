@@ -10,6 +10,8 @@ Usage:
   assay validate [SUITE]           check a suite without calling any model
   assay hash [SUITE]               print a suite's own hash (pramana's suite hash)
   assay merge RUN_DIR…             combine the runs of a sharded evaluation into one
+  assay rescore RUN [SUITE]        score a run's recorded answers again with the suite's
+                                   current assertions; no model is called
   assay cache stats|clear|prune    inspect or empty the response cache
   assay --version | --help
   assay COMMAND --help             options of one command
@@ -52,9 +54,11 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./merge.js')).mergeCommand(rest);
     case 'cache':
       return (await import('./cache.js')).cacheCommand(rest);
+    case 'rescore':
+      return (await import('./rescore.js')).rescoreCommand(rest);
     default:
       process.stderr.write(
-        `assay: unknown command "${command}"; expected eval, validate, hash, merge or cache (assay --help)\n`,
+        `assay: unknown command "${command}"; expected eval, validate, hash, merge, rescore or cache (assay --help)\n`,
       );
       return 2;
   }

@@ -2,14 +2,24 @@
 // and hands each result to the run log as it completes.
 import { setMaxListeners } from 'node:events';
 import { redactText } from '../core/redact.js';
-import type { AssertionSpec, Job, JobResult, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
+import type {
+  AssertionSpec,
+  Case,
+  Job,
+  JobResult,
+  PromptTemplate,
+  ProviderSpec,
+  Suite,
+} from '../core/types.js';
 import type { Provider } from '../providers/types.js';
 import type { ResponseCache } from './cache.js';
 import { type Caller, callerFor } from './call.js';
 import { caseProviderKey } from './case-providers.js';
 import { applyComparisons, GroupBuffer, type Ready } from './compare.js';
+import type { Generation } from './generate.js';
 import type { GraderPool } from './graders.js';
 import { executeJob, type JobContext, type JobOutcome } from './job.js';
+import { judge } from './judge.js';
 import { type PlanOptions, planJobs, providerKey } from './plan.js';
 import { errorResult } from './result.js';
 import { recordedSpec } from './score.js';
@@ -49,6 +59,16 @@ export interface RunOptions extends PlanOptions {
   maxRunMs?: number;
   /** Providers that answer instead of the provider under test for cases naming one, by {@link caseProviderKey}. */
   caseProviders?: Map<string, Provider>;
+  /**
+   * Recorded generations to score instead of calling providers (`assay rescore`): no model is asked;
+   * graded assertions still ask their graders. Jobs with no recording must be left out by `include`.
+   */
+  recorded?: GenerationSource;
+}
+
+/** Where the scoring stage gets a job's generation when it does not come from a provider. */
+export interface GenerationSource {
+  generation(job: Job, testCase: Case): { generation: Generation; startedAt: string } | undefined;
 }
 
 export interface RunOutcome {
@@ -128,7 +148,9 @@ async function schedule(
       const caller = override ? callers.get(caseProviderKey(override)) : ctx;
       if (!caller)
         throw new Error(`no provider was built for the case's own provider ${providerKey(override!)}`);
-      const work = executeJob(job, testCase, prompt, ctx, caller, startedAt);
+      const work = options.recorded
+        ? scoreRecorded(job, testCase, prompt, ctx, options.recorded)
+        : executeJob(job, testCase, prompt, ctx, caller, startedAt);
       const limit = timeLimit(options.jobTimeoutMs, deadline, options.maxRunMs);
       if (!limit) return await work;
       if (limit.ms <= 0) {
@@ -244,6 +266,23 @@ async function schedule(
   });
 
   return { completed, stopReason, interrupted };
+}
+
+/** Scores a job's recorded generation (no provider call); a case that cannot run is an error as in a live run. */
+async function scoreRecorded(
+  job: Job,
+  testCase: Case,
+  prompt: PromptTemplate,
+  ctx: JobContext,
+  source: GenerationSource,
+): Promise<JobOutcome> {
+  const recorded = source.generation(job, testCase);
+  const startedAt = recorded?.startedAt ?? new Date().toISOString();
+  if (testCase.error !== undefined || !recorded) {
+    const reason = testCase.error ?? 'no recorded generation for this job';
+    return { result: { ...errorResult(job, testCase, prompt, startedAt, reason), errorStage: 'generation' } };
+  }
+  return judge(job, testCase, prompt, recorded.generation, ctx, startedAt);
 }
 
 /** How long the scheduler may run before letting the event loop handle signals and timers. */

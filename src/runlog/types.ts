@@ -56,6 +56,11 @@ export interface RunManifest {
   resumedAt?: string[];
   /** Set on a run made by `assay merge`: the runs it combines. */
   mergedFrom?: string[];
+  /**
+   * Set on a run made by `assay rescore`: the run whose recorded generations it scored again, how
+   * many results that run held, and how many of them no job of the suite asked for.
+   */
+  rescoredFrom?: { runId: string; dir: string; results: number; unmatched: number };
   endedAt?: string;
   counts?: Counts;
 }

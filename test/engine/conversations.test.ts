@@ -212,6 +212,47 @@ describe('conversations with holes and repetitions', () => {
     for await (const r of readResults(second.runDir)) assert.equal(r.cached, true);
   });
 
+  it('re-scoring a run of a multi-hole case rebuilds its conversation with no model request', async () => {
+    mock.resetStats();
+    const messages = [
+      user('Name a colour.'),
+      hole('colour'),
+      user('Name a fruit of that colour.'),
+      hole('fruit'),
+    ];
+    const asked = (asserts: { type: string; value?: unknown }[]) =>
+      buildSuite({
+        providers: [provider()],
+        cases: [{ ref: 'rescored', vars: { ref: 'rescored' }, conversations: [{ messages }], asserts }],
+      });
+    const first = await evaluate({
+      suite: asked([{ type: 'equals', value: 'apple' }]),
+      runsDir: join(tmp.dir, 'runs-r1'),
+      cache: false,
+      env: {},
+    });
+    assert.equal(first.scorecard.counts.fail, 1);
+    assert.equal(mock.stats().requests, 2);
+    mock.resetStats();
+    seen.delete('rescored');
+    const again = await evaluate({
+      suite: asked([{ type: 'equals', value: 'cherry' }, { type: 'test:sees-conversation' }]),
+      rescore: first.runDir,
+      runsDir: join(tmp.dir, 'runs-r2'),
+      cache: false,
+      env: {},
+    });
+    assert.equal(mock.stats().requests, 0);
+    assert.equal(again.scorecard.counts.pass, 1);
+    const input = seen.get('rescored')!;
+    assert.deepEqual(input.outputs, { colour: 'red', fruit: 'cherry' });
+    assert.deepEqual(
+      input.messages?.map((m) => m.content),
+      ['Name a colour.', 'red', 'Name a fruit of that colour.', 'cherry'],
+    );
+    assert.equal(again.manifest.rescoredFrom?.runId, first.manifest.runId);
+  });
+
   it('a provider error on a later hole makes the job an error from generation, keeping the runs so far', async () => {
     mock.resetStats();
     const failing = {
