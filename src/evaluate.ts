@@ -19,6 +19,7 @@ import { countPlanned, newManifest } from './evaluate/manifest.js';
 import { RecordedGenerations } from './evaluate/recorded.js';
 import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
+import { resolveRunSettings } from './evaluate/settings.js';
 import { loadSuite } from './formats/detect.js';
 import { createProvider } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
@@ -79,7 +80,7 @@ function countRecorded(
   return n;
 }
 
-export const DEFAULT_MAX_CONCURRENCY = 8;
+export { DEFAULT_MAX_CONCURRENCY } from './evaluate/settings.js';
 
 export interface EvaluateOptions {
   /** A suite file or folder (ignored when `suite` is given). */
@@ -161,7 +162,9 @@ export interface EvaluateResult {
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const env = options.env ?? process.env;
   const loaded = options.suite ?? (await loadSuite(options.suitePath, { env, vars: options.vars }));
-  const filters = pinFilters(options.filters, options.runsDir);
+  // The caller's settings over the suite's own run defaults: the same resolution as `assay eval`'s.
+  const settings = resolveRunSettings(loaded, options);
+  const filters = pinFilters(settings.filters, options.runsDir);
   const failing = await readSelectedFailures(filters);
   const suite = filters ? filterSuite(loaded, filters, failing) : loaded;
   const source = options.rescore ? await openSource(options.rescore) : undefined;
@@ -172,11 +175,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const selection: Selection = {};
   if (filters) selection.filters = filters;
   if (options.vars && Object.keys(options.vars).length > 0) selection.vars = options.vars;
-  const repeat = options.repeat ?? source?.manifest.options.repeat ?? 1;
-  const jobTimeoutMs = options.jobTimeoutMs ?? suite.runDefaults?.jobTimeoutMs;
-  const maxRunMs = options.maxRunMs ?? suite.runDefaults?.maxRunMs;
-  const fallbackDelayMs = suite.runDefaults?.fallbackDelayMs;
-  const maxConcurrency = options.maxConcurrency ?? DEFAULT_MAX_CONCURRENCY;
+  const repeat = options.repeat ?? source?.manifest.options.repeat ?? settings.repeat;
+  const { jobTimeoutMs, maxRunMs, fallbackDelayMs, maxConcurrency, grader } = settings;
+  const delayMs = settings.delayMs || undefined;
   const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const providerEnv = { ...env, ...(suite.env ?? {}) };
   const secrets = secretValues(providerEnv);
@@ -188,7 +189,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const resolved = await Promise.all(
     providers.map(async (spec) => ({ spec, provider: await createProvider(spec, contextFor(spec)) })),
   );
-  checkGraders(suite, options.grader, options.embedder);
+  checkGraders(suite, grader, options.embedder);
   // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.
   const caseProviders = new Map(
     await Promise.all(
@@ -206,7 +207,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const manifest = newManifest(
     suite,
     resolved,
-    { repeat, maxConcurrency, shard, selection, delayMs: options.delayMs, jobTimeoutMs, maxRunMs },
+    { repeat, maxConcurrency, shard, selection, delayMs, jobTimeoutMs, maxRunMs },
     planned,
     options.command ?? [],
   );
@@ -231,12 +232,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   // The cache opens before the run directory exists: a bad cache path must leave nothing behind.
   let cache: ResponseCache | undefined;
   // Only providers whose answers cost something use the cache; an echo-only run never opens it.
-  if (options.cache && resolved.some((r) => r.provider.cacheable !== false)) {
+  const cacheTarget = settings.cache;
+  if (cacheTarget && resolved.some((r) => r.provider.cacheable !== false)) {
     try {
-      cache = ResponseCache.open(options.cache.path, { ttlSeconds: options.cache.ttlSeconds });
+      cache = ResponseCache.open(cacheTarget.path, { ttlSeconds: cacheTarget.ttlSeconds });
     } catch (err) {
       if (err instanceof CacheFileError)
-        throw new InputError({ file: options.cache.path, message: err.message, severity: 'error' });
+        throw new InputError({ file: cacheTarget.path, message: err.message, severity: 'error' });
       throw err;
     }
   }
@@ -271,7 +273,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   }
   const resumedJobs = done.size;
   const graders = new GraderPool({
-    override: options.grader,
+    override: grader,
     embedder: options.embedder,
     suiteDefault: suite.grader,
     providerContext,
@@ -293,7 +295,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       cache,
       graders,
       caseProviders,
-      delayMs: options.delayMs ?? fallbackDelayMs,
+      delayMs: delayMs ?? fallbackDelayMs,
       jobTimeoutMs,
       maxRunMs,
       include: (job: Job) =>

@@ -5,6 +5,7 @@ import { formatDiagnostic, InputError } from '../core/errors.js';
 import { DEFAULT_CACHE_TTL_SECONDS, defaultCachePath } from '../engine/cache.js';
 import { parseShard } from '../engine/shard.js';
 import { selectProviders } from '../evaluate/select-providers.js';
+import { resolveRunSettings } from '../evaluate/settings.js';
 import { evaluate } from '../evaluate.js';
 import { loadSuite } from '../formats/detect.js';
 import { renderResultLine, renderSummary } from '../report/console.js';
@@ -81,22 +82,15 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     if (outputs.length === 0 && defaults.outputs)
       outputs = defaults.outputs.flatMap((o) => outputTargets([o.path], values['output-format'] ?? o.format));
-    const delayMs = delayFlag ?? defaults.delayMs;
-    let maxConcurrency = jobsFlag ?? defaults.maxConcurrency;
-    if (delayMs) {
-      // promptfoo sends one request at a time whenever a delay is asked for, whatever -j says.
-      if (jobsFlag !== undefined && jobsFlag > 1)
-        process.stderr.write(
-          `assay: -j ${jobsFlag} ignored: with a delay of ${delayMs} ms requests go one at a time (as in promptfoo)\n`,
-        );
-      maxConcurrency = 1;
-    }
-    const repeat = repeatFlag ?? defaults.repeat;
-    const cache = values['no-cache'] || defaults.cache === false ? false : cacheTarget;
-    const grader =
-      values.grader !== undefined
-        ? graderFrom(values.grader)
-        : graderFrom(defaults.grader, "the suite's commandLineOptions.grader");
+    // What the flags ask for; the suite's own run settings fill in the rest (evaluate/settings.ts,
+    // the same resolution the library applies).
+    const requested = {
+      maxConcurrency: jobsFlag,
+      repeat: repeatFlag,
+      delayMs: delayFlag,
+      cache: values['no-cache'] ? (false as const) : cacheTarget,
+      grader: graderFrom(values.grader),
+    };
     const showProgress = !values['no-progress'] && defaults.progress !== false;
     const runsDir = resolve(values['runs-dir'] ?? '.assay/runs');
     const resume =
@@ -117,15 +111,16 @@ export async function evalCommand(args: string[]): Promise<number> {
         if (vars) suite = await loadSuite(suitePath, { ...loadOptions, vars });
       }
     }
-    if (defaults.filters) filters = { ...defaults.filters, ...filters };
-    filters = seedSample(filters);
+    const settings = resolveRunSettings(suite, { ...requested, filters });
+    for (const note of settings.notes) process.stderr.write(`assay: ${note}\n`);
+    filters = seedSample(settings.filters);
     // A native results file that cannot describe this run (another format, several models) is
     // refused now, not after the run has been paid for.
     const shape = {
       format: suite.format,
       native: suite.native,
       providers: selectProviders(suite, values.provider).length,
-      repeat: repeat ?? 1,
+      repeat: settings.repeat,
     };
     if (values['output-format'] !== undefined && outputs.length === 0)
       throw new InputError(
@@ -169,18 +164,14 @@ export async function evalCommand(args: string[]): Promise<number> {
       result = await evaluate({
         suite,
         providers: values.provider,
-        grader,
+        ...requested,
         embedder,
-        maxConcurrency,
-        repeat,
         filters,
         vars,
-        delayMs: delayMs || undefined,
         shard,
         runsDir,
         resume,
         retryErrors: values['retry-errors'],
-        cache,
         maxErrors,
         retry: {
           ...(maxRetries !== undefined ? { maxAttempts: maxRetries + 1 } : {}),

@@ -1,7 +1,7 @@
 import { InputError } from '../core/errors.js';
 import type { ProviderSpec } from '../core/types.js';
+import { graderSpec } from '../evaluate/settings.js';
 import type { LoadOptions } from '../formats/detect.js';
-import { isKnownProviderId, providerPatterns } from '../providers/registry.js';
 
 /** Flags that choose what part of a suite loads, shared by `eval`, `validate` and `hash`. */
 export const SUITE_FLAGS = {
@@ -37,12 +37,7 @@ export function loadOptionsFrom(values: {
 
 /** `--grader ID` / `--embedder ID`: a provider id assay knows. */
 export function graderFrom(value: string | undefined, flag = '--grader'): ProviderSpec | undefined {
-  if (value === undefined) return undefined;
-  if (!isKnownProviderId(value))
-    throw new InputError(
-      `${flag} ${value}: unknown provider; expected one of: ${providerPatterns().join(', ')}`,
-    );
-  return { id: value };
+  return graderSpec(value, flag);
 }
 
 /** `--expect-hash`: refuses a suite whose own hash is not the one pinned. */

@@ -1,6 +1,7 @@
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { countJobs } from '../engine/plan.js';
 import { checkGraders } from '../evaluate/check-graders.js';
+import { resolveRunSettings } from '../evaluate/settings.js';
 import { loadSuite } from '../formats/detect.js';
 import { guard, parseFlags } from './common.js';
 import { graderFrom, loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
@@ -40,11 +41,10 @@ export async function validateCommand(args: string[]): Promise<number> {
     const flagGrader = graderFrom(values.grader);
     const embedder = graderFrom(values.embedder, '--embedder');
     const suite = await loadSuite(path, loadOptionsFrom(values));
-    const defaults = suite.runDefaults ?? {};
-    const grader = flagGrader ?? graderFrom(defaults.grader, "the suite's commandLineOptions.grader");
+    // The run settings eval would use (evaluate/settings.ts): the suite's own grader and repeat.
+    const { grader, repeat } = resolveRunSettings(suite, { grader: flagGrader });
     checkGraders(suite, grader, embedder);
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
-    const repeat = defaults.repeat ?? 1;
     const repeated = repeat > 1 ? ` (each ${repeat} times)` : '';
     // A suite that names no model (pramana, ÈwéBench) gets its model from -p at eval time.
     const jobs =

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { evaluate } from '../../src/evaluate.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { readRun, runDirsOldestFirst, writeSuiteDir } from '../support/runs.js';
@@ -37,6 +38,33 @@ const TESTS = `tests:
 `;
 
 describe('suite run defaults (promptfoo evaluateOptions, commandLineOptions, outputPath)', () => {
+  it('the library resolves the suite’s run settings exactly as the CLI does (evaluate/settings.ts)', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']
+providers: [echo]
+evaluateOptions: {repeat: 2, maxConcurrency: 3}
+commandLineOptions: {filterPattern: '^(alpha|beta)$', maxConcurrency: 2}
+${TESTS}`);
+    const cli = await evalIn(dir);
+    const lib = await evaluate({
+      suitePath: join(dir, 'promptfooconfig.yaml'),
+      runsDir: join(dir, 'lib-runs'),
+    });
+    assert.equal(lib.manifest.options.repeat, cli.manifest?.options.repeat);
+    assert.equal(lib.manifest.options.maxConcurrency, cli.manifest?.options.maxConcurrency);
+    assert.deepEqual(lib.manifest.options.selection, cli.manifest?.options.selection);
+    assert.equal(lib.manifest.plannedJobs, 4);
+    assert.deepEqual(lib.scorecard.counts, { total: 4, pass: 4, fail: 0, error: 0, skip: 0 });
+    // A library option replaces the suite's, as a flag does.
+    const one = await evaluate({
+      suitePath: join(dir, 'promptfooconfig.yaml'),
+      runsDir: join(dir, 'lib-runs'),
+      repeat: 1,
+      maxConcurrency: 5,
+    });
+    assert.equal(one.manifest.options.repeat, 1);
+    assert.equal(one.manifest.options.maxConcurrency, 5);
+  });
+
   it('repeat, concurrency and filters come from the config; each flag replaces its own', async () => {
     const dir = suiteDir(`prompts: ['{{q}}']
 providers: [echo]
