@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { formatDiagnostic, InputError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import type { Diagnostic } from '../core/types.js';
 import { DirectoryError } from '../runlog/dirs.js';
 
@@ -46,7 +47,7 @@ export function intFlag(
 /** Prints diagnostics to stderr, one per line. */
 export function printDiagnostics(diagnostics: Diagnostic[]): void {
   for (const d of diagnostics)
-    process.stderr.write(`${d.file ? formatDiagnostic(d) : `assay: ${d.message}`}\n`);
+    process.stderr.write(`${d.file ? formatDiagnostic(d) : `assay: ${printable(d.message, true)}`}\n`);
 }
 
 /**
@@ -62,10 +63,10 @@ export async function guard(body: () => Promise<number>): Promise<number> {
       return 2;
     }
     if (err instanceof DirectoryError) {
-      process.stderr.write(`assay: ${err.message}\n`);
+      process.stderr.write(`assay: ${printable(err.message, true)}\n`);
       return 2;
     }
-    process.stderr.write(`assay: ${(err as Error)?.message ?? String(err)}\n`);
+    process.stderr.write(`assay: ${printable((err as Error)?.message ?? String(err), true)}\n`);
     if (process.env.ASSAY_DEBUG) process.stderr.write(`${(err as Error)?.stack}\n`);
     return 3;
   }

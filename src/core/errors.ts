@@ -1,3 +1,4 @@
+import { printable } from './printable.js';
 import type { Diagnostic } from './types.js';
 
 /** Formats a diagnostic as `file:line:col: message` (the shape editors and CI annotate). */
@@ -8,7 +9,8 @@ export function formatDiagnostic(d: Diagnostic): string {
     if (d.col !== undefined) where += `:${d.col}`;
   }
   const tag = d.severity === 'warning' ? 'warning: ' : '';
-  return `${where}: ${tag}${d.message}`;
+  // Messages quote the user's files (and, through them, anything): shown, never interpreted.
+  return `${printable(where)}: ${tag}${printable(d.message, true)}`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { printable } from '../core/printable.js';
 import type { Rate, Scorecard, WeightedScore } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
@@ -22,17 +23,32 @@ function paint(style: ConsoleStyle, name: StyleName, text: string): string {
   return `\u001b[${open}m${text}\u001b[${close}m`;
 }
 
-/** Shortens a label to one line of at most `max` characters. */
+/** Shortens a label to one printable line of at most `max` characters (see core/printable.ts). */
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = printable(text.replace(/\s+/g, ' ').trim());
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** `1 error`, `2 errors`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * A proportion as a percentage with one decimal that never rounds to a figure it is not: 1,999 of
+ * 2,000 is 99.9%, not 100.0%, and 1 of 2,000 is 0.1%, not 0.0%.
+ */
+export function percent(x: number): string {
+  const shown = (x * 100).toFixed(1);
+  if (x < 1 && shown === '100.0') return '99.9';
+  if (x > 0 && shown === '0.0') return '0.1';
+  return shown;
 }
 
 /** `83.3% (55.2–95.3%)` */
 export function formatRate(rate: Rate): string {
   if (rate.n === 0) return '—';
-  const pct = (x: number): string => `${(x * 100).toFixed(1)}`;
-  return `${pct(rate.value)}% (${pct(rate.low)}–${pct(rate.high)}%)`;
+  return `${percent(rate.value)}% (${percent(rate.low)}–${percent(rate.high)}%)`;
 }
 
 function pad(text: string, width: number, right = false): string {
@@ -52,12 +68,12 @@ export function renderSummary(
   const c = card.counts;
   lines.push('');
   lines.push(
-    `${paint(style, 'bold', `assay · ${manifest.suite.name}`)} ${paint(style, 'dim', `(${manifest.suite.format}) · run ${manifest.runId}`)}`,
+    `${paint(style, 'bold', `assay · ${printable(manifest.suite.name)}`)} ${paint(style, 'dim', `(${printable(manifest.suite.format)}) · run ${printable(manifest.runId)}`)}`,
   );
   const parts = [
     paint(style, 'green', `${c.pass} passed`),
     paint(style, c.fail > 0 ? 'red' : 'dim', `${c.fail} failed`),
-    paint(style, c.error > 0 ? 'yellow' : 'dim', `${c.error} errors`),
+    paint(style, c.error > 0 ? 'yellow' : 'dim', plural(c.error, 'error')),
   ];
   if (c.skip > 0) parts.push(`${c.skip} skipped`);
   lines.push(
@@ -86,8 +102,16 @@ export function renderSummary(
 
   for (const b of card.breakdowns ?? []) {
     lines.push('');
-    lines.push(paint(style, 'bold', `By ${b.by}`));
-    const header = [b.by, 'pass', 'fail', 'error', 'skip', 'pass rate (95% CI)', 'mean score (95% CI)'];
+    lines.push(paint(style, 'bold', `By ${printable(b.by)}`));
+    const header = [
+      oneLine(b.by, 40),
+      'pass',
+      'fail',
+      'error',
+      'skip',
+      'pass rate (95% CI)',
+      'mean score (95% CI)',
+    ];
     const rows = b.groups.map((g) => [
       oneLine(g.value, 40),
       String(g.pass),
@@ -106,13 +130,14 @@ export function renderSummary(
   if (card.metrics.length > 0 || derived.length > 0) {
     lines.push('');
     lines.push(paint(style, 'bold', 'Metrics'));
-    for (const m of card.metrics) lines.push(`  ${m.name}: ${m.mean.toFixed(3)} (n=${m.count})`);
+    for (const m of card.metrics) lines.push(`  ${oneLine(m.name, 80)}: ${m.mean.toFixed(3)} (n=${m.count})`);
     for (const cell of derived) {
       // Derived metrics are per prompt × provider column; name the column when there are several.
-      const column = card.cells.length > 1 ? ` · ${oneLine(cell.promptLabel, 30)} · ${cell.providerId}` : '';
+      const column =
+        card.cells.length > 1 ? ` · ${oneLine(cell.promptLabel, 30)} · ${oneLine(cell.providerId, 30)}` : '';
       for (const d of cell.derivedMetrics ?? []) {
         const value = Number.isFinite(d.value) ? d.value.toFixed(3) : String(d.value);
-        lines.push(`  ${d.name} (derived${column}): ${value}`);
+        lines.push(`  ${oneLine(d.name, 80)} (derived${column}): ${value}`);
       }
     }
   }
@@ -123,9 +148,9 @@ export function renderSummary(
     lines.push(paint(style, 'bold', `Failures and errors (${total})`));
     for (const f of card.failures) {
       const mark = f.status === 'error' ? paint(style, 'yellow', '! error') : paint(style, 'red', '✗ fail ');
-      const what = f.description ? `"${oneLine(f.description, 50)}"` : `case ${f.caseId}`;
+      const what = f.description ? `"${oneLine(f.description, 50)}"` : `case ${oneLine(f.caseId, 40)}`;
       const trial = manifest.options.repeat > 1 ? ` · trial ${f.trial + 1}` : '';
-      lines.push(`  ${mark} ${what} · ${oneLine(f.promptLabel, 30)} · ${f.providerId}${trial}`);
+      lines.push(`  ${mark} ${what} · ${oneLine(f.promptLabel, 30)} · ${oneLine(f.providerId, 30)}${trial}`);
       const assertion = f.assertion && f.assertion !== 'error' ? `${f.assertion}: ` : '';
       lines.push(`           ${paint(style, 'dim', oneLine(`${assertion}${f.reason}`, 160))}`);
     }
@@ -146,12 +171,12 @@ export function renderSummary(
       paint(
         style,
         'yellow',
-        `Run ${manifest.status}: ${manifest.stopReason ?? ''} (${c.total} of ${manifest.plannedJobs} jobs done)`,
+        `Run ${manifest.status}: ${oneLine(manifest.stopReason ?? '', 300)} (${c.total} of ${manifest.plannedJobs} jobs done)`,
       ),
     );
   }
   lines.push('');
-  lines.push(paint(style, 'dim', `Run written to ${runDir}`));
+  lines.push(paint(style, 'dim', `Run written to ${printable(runDir)}`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -160,8 +185,8 @@ export function renderSummary(
  * the suite rounds like its own tool, the point figures are the tool's; the intervals are assay's.
  */
 function renderWeightedScore(ws: WeightedScore, style: ConsoleStyle): string[] {
-  const lines = ['', paint(style, 'bold', `${ws.name} by ${ws.groupBy}`)];
-  const header = [ws.groupBy, 'score (95% CI)', 'passed', 'weight'];
+  const lines = ['', paint(style, 'bold', `${printable(ws.name)} by ${printable(ws.groupBy)}`)];
+  const header = [oneLine(ws.groupBy, 40), 'score (95% CI)', 'passed', 'weight'];
   const rows = ws.groups
     .filter((g) => g.total > 0)
     .map((g) => [
@@ -172,7 +197,7 @@ function renderWeightedScore(ws: WeightedScore, style: ConsoleStyle): string[] {
     ]);
   for (const g of ws.notRun) rows.push([oneLine(g.value, 40), 'not run', '—', g.weight.toFixed(2)]);
   lines.push(...table(header, rows, new Set([2, 3]), style));
-  lines.push(`${paint(style, 'bold', ws.name)}: ${formatMean(ws.score, ws.scale, ws.rounded)}`);
+  lines.push(`${paint(style, 'bold', printable(ws.name))}: ${formatMean(ws.score, ws.scale, ws.rounded)}`);
   const unscored = ws.groups.reduce((n, g) => n + g.unscored, 0);
   if (unscored > 0)
     lines.push(
@@ -215,9 +240,9 @@ export function renderResultLine(r: JobResult, style: ConsoleStyle): string {
         : r.status === 'error'
           ? paint(style, 'yellow', 'ERROR')
           : 'SKIP ';
-  const what = r.description ? oneLine(r.description, 40) : r.caseId;
+  const what = r.description ? oneLine(r.description, 40) : oneLine(r.caseId, 40);
   const why = r.status === 'pass' ? '' : ` — ${oneLine(r.reason, 100)}`;
-  return `${mark} ${what} · ${oneLine(r.promptLabel, 24)} · ${r.providerId} · ${r.score.toFixed(2)} · ${Math.round(r.latencyMs)}ms${why}\n`;
+  return `${mark} ${what} · ${oneLine(r.promptLabel, 24)} · ${oneLine(r.providerId, 30)} · ${r.score.toFixed(2)} · ${Math.round(r.latencyMs)}ms${why}\n`;
 }
 
 /** The live progress line. */

@@ -292,7 +292,7 @@ describe('assay eval on the cheap tier against the test server', () => {
       run.stderr,
       /aborting\.jsonl:2: warning: ideal: null with exact_match: pramana stops the whole run/,
     );
-    assert.match(run.stdout, /3 jobs: 1 passed · 0 failed · 1 errors · 1 skipped · pass rate 50\.0%/);
+    assert.match(run.stdout, /3 jobs: 1 passed · 0 failed · 1 error · 1 skipped · pass rate 50\.0%/);
     const [block] = JSON.parse(readFileSync(out, 'utf8')) as {
       results: { test_id: string; assertion_result: unknown; score: unknown }[];
       summary: unknown;
