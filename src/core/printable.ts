@@ -18,5 +18,4 @@ export function printable(text: string, keepNewlines = false): string {
 }
 
 // C0 controls except tab, DEL and C1 controls, and the Unicode bidi embedding/override/isolate marks.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
