@@ -325,9 +325,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   }
   const card = scorecard.build();
   writer.writeJson('scorecard.json', card);
+  // Complete means every planned job is in the log, nothing less, whatever else happened.
   const finished = card.counts.total >= planned;
-  const status =
-    outcome.stopReason && !finished ? (outcome.interrupted ? 'interrupted' : 'aborted') : 'complete';
+  const status = finished ? 'complete' : outcome.interrupted ? 'interrupted' : 'aborted';
+  if (!finished && !outcome.stopReason) outcome.stopReason = 'not every planned job ran';
   writer.updateManifest({
     status,
     stopReason: status === 'complete' ? undefined : outcome.stopReason,

@@ -220,7 +220,11 @@ export async function evalCommand(args: string[]): Promise<number> {
       if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
         const runsFlag = values['runs-dir'] ? ` --runs-dir ${values['runs-dir']}` : '';
         const suiteArg = suitePath ? ` ${suitePath}` : '';
-        process.stdout.write(`To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}\n`);
+        // After an outage the errors are what most needs running again: say so in the command.
+        const retry = scorecard.counts.error > 0 ? ' --retry-errors' : '';
+        process.stdout.write(
+          `To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}${retry}\n`,
+        );
       }
       const written = await writeOutputs(runDir, scorecard, outputs);
       const code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);

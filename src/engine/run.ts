@@ -220,6 +220,12 @@ async function schedule(
         });
         return;
       }
+      // A stop asked for while every job is already in flight (nothing left to schedule) is still
+      // a stop: the run is interrupted, whatever finishes.
+      if (!stopReason && (options.signal?.aborted || options.hardSignal?.aborted)) {
+        stopReason = 'interrupted';
+        interrupted = true;
+      }
       while (!exhausted && !stopReason && inFlight < options.maxConcurrency) {
         if (options.signal?.aborted || options.hardSignal?.aborted) {
           stopReason = 'interrupted';

@@ -177,6 +177,61 @@ describe('resume', () => {
     assert.equal(manifestOf(runDir).status, 'complete');
   });
 
+  it('a stop while every job is in flight is an interrupted run (exit 3), never a complete one', async () => {
+    const suite = writeSuite(3, 'latency_ms=20000');
+    const runsDir = join(tmp.dir, 'sigint-inflight-runs');
+    mock.resetStats();
+    const child = startEval([
+      suite,
+      '-j',
+      '8',
+      '--no-progress',
+      '--runs-dir',
+      runsDir,
+      '--grace-period',
+      '0',
+    ]);
+    let stdout = '';
+    child.stdout?.on('data', (d) => {
+      stdout += d;
+    });
+    const exited = once(child, 'exit');
+    for (let i = 0; i < 500 && mock.stats().inFlight < 3; i++) await sleep(20);
+    assert.equal(mock.stats().inFlight, 3, 'all three jobs are in flight');
+    child.kill('SIGINT');
+    const [code] = await exited;
+    assert.equal(code, 3);
+    const [runDir] = runs(runsDir);
+    const manifest = manifestOf(runDir);
+    assert.equal(manifest.status, 'interrupted');
+    assert.equal(readLog(runDir).length, 0);
+    assert.match(stdout, /To finish it: assay eval .* --resume /);
+  });
+
+  it('after errors, the printed resume command runs them again (--retry-errors)', async () => {
+    // Every request fails (no retries): the run stops on its error budget with errors in the log.
+    const suite = writeSuite(10, 'fail_500=1');
+    const runsDir = join(tmp.dir, 'outage-runs');
+    const r = await runCli(
+      [
+        'eval',
+        suite,
+        '--no-progress',
+        '--runs-dir',
+        runsDir,
+        '--max-retries',
+        '0',
+        '-j',
+        '1',
+        '--max-errors',
+        '2',
+      ],
+      { env: cleanEnv },
+    );
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stdout, /To finish it: assay eval .* --resume \S+ --retry-errors\n/);
+  });
+
   it('SIGINT also stops a run whose jobs finish without I/O (echo), instead of being starved', async () => {
     const runsDir = join(tmp.dir, 'sigint-echo-runs');
     const suite = join(repoRoot, 'test', 'fixtures', 'cli', 'passing');
