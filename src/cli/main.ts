@@ -29,8 +29,21 @@ Exit codes:
      (--max-errors, default 0), a fatal provider error (bad credentials), or an interruption
 `;
 
+/**
+ * A reader that went away (`assay eval … | head`) ends console output quietly: the run, its log and
+ * its `-o` files carry on unaffected. Other stream errors still surface.
+ */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') return;
+    throw err;
+  });
+}
+
 /** Runs the CLI with the given arguments and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
+  endQuietlyOnClosedPipe(process.stdout);
+  endQuietlyOnClosedPipe(process.stderr);
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(HELP);
