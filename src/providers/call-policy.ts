@@ -99,8 +99,9 @@ export function withCallPolicy(provider: Provider, settings: CallPolicySettings)
         };
       }
       const { failure, ...response } = end.value;
-      // The provider's own latency for its one attempt, plus the earlier attempts and waits.
-      response.latencyMs += lastStarted - started;
+      // The provider's own latency for its last attempt, plus the earlier attempts and waits: a
+      // provider's latency (echo's 0) is kept exactly when it answered at once.
+      if (end.attempts > 1) response.latencyMs += lastStarted - started;
       response.attempts = response.attempts === 0 ? 0 : end.attempts;
       if (response.error !== undefined)
         response.error = scrub(errorText(response.error, failure, end.attempts));
