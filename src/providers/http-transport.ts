@@ -287,13 +287,17 @@ export async function requestWithRetry(
   policy: RetryPolicy,
   options: RetryOptions = {},
 ): Promise<HttpOutcome> {
-  const end = await runAttempts((signal) => sendOnce({ ...request, signal }, options), attemptFailure, {
-    policy,
-    limiter: getLimiter(request.origin, options.connections ?? 8),
-    signal: request.signal,
-    sleep: options.sleep,
-    random: options.random,
-  });
+  const end = await runAttempts(
+    (signal) => sendOnce({ ...request, signal: signal() }, options),
+    attemptFailure,
+    {
+      policy,
+      limiter: getLimiter(request.origin, options.connections ?? 8),
+      signal: request.signal,
+      sleep: options.sleep,
+      random: options.random,
+    },
+  );
   const { attempts } = end;
   switch (end.kind) {
     case 'answered': {

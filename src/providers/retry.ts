@@ -35,10 +35,11 @@ export type AttemptsEnd<T> =
 
 /**
  * Runs `attempt` until it succeeds, fails for good, or the attempts run out. `judge` says how an
- * answer failed (undefined: it did not). Never throws.
+ * answer failed (undefined: it did not). `attempt` gets its abort signal on demand: creating one
+ * costs more than a whole echo call, and an attempt that does no I/O never asks. Never throws.
  */
 export async function runAttempts<T>(
-  attempt: (signal: AbortSignal) => Promise<T>,
+  attempt: (signal: () => AbortSignal) => Promise<T>,
   judge: (value: T) => AttemptFailure | undefined,
   options: AttemptLoopOptions,
 ): Promise<AttemptsEnd<T>> {
@@ -96,11 +97,25 @@ type AttemptEnd<T> =
  * aborts and the attempt is abandoned at once: one that ignores its signal cannot hold the call.
  */
 function withinDeadline<T>(
-  attempt: (signal: AbortSignal) => Promise<T>,
+  attempt: (signal: () => AbortSignal) => Promise<T>,
   timeoutMs: number,
   outer: AbortSignal | undefined,
 ): Promise<AttemptEnd<T>> {
-  const controller = new AbortController();
+  let controller: AbortController | undefined;
+  let abortReason: unknown;
+  let aborted = false;
+  const abort = (reason: unknown): void => {
+    aborted = true;
+    abortReason = reason;
+    controller?.abort(reason);
+  };
+  const signal = (): AbortSignal => {
+    if (!controller) {
+      controller = new AbortController();
+      if (aborted) controller.abort(abortReason);
+    }
+    return controller.signal;
+  };
   return new Promise<AttemptEnd<T>>((resolve) => {
     let settled = false;
     const finish = (end: AttemptEnd<T>): void => {
@@ -112,7 +127,7 @@ function withinDeadline<T>(
     };
     const onOuterAbort = (): void => {
       finish({ kind: 'aborted' });
-      controller.abort(outer?.reason);
+      abort(outer?.reason);
     };
     // setTimeout fires at once beyond 2^31-1 ms; a non-positive or non-finite timeout means none.
     const timer =
@@ -120,7 +135,7 @@ function withinDeadline<T>(
         ? setTimeout(
             () => {
               finish({ kind: 'timeout' });
-              controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+              abort(new Error(`timed out after ${timeoutMs} ms`));
             },
             Math.min(timeoutMs, 2_147_483_647),
           )
@@ -128,7 +143,7 @@ function withinDeadline<T>(
     outer?.addEventListener('abort', onOuterAbort, { once: true });
     let running: Promise<T>;
     try {
-      running = attempt(controller.signal);
+      running = attempt(signal);
     } catch (error) {
       finish({ kind: 'threw', error });
       return;

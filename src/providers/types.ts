@@ -8,6 +8,10 @@ export interface ProviderRequest {
   messages: Message[];
   /** Per-job generation parameters (prompt config and case params), merged over the provider config. */
   params: Record<string, unknown>;
+  /**
+   * Aborts the attempt (its deadline passed, or the run stopped hard). Under the call policy it is
+   * made when first read, so read `request.signal` itself: a copy made by spreading lacks it.
+   */
   signal?: AbortSignal;
 }
 
