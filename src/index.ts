@@ -12,7 +12,13 @@ export { selectProviders } from './evaluate/select-providers.js';
 export { type EvaluateOptions, type EvaluateResult, evaluate } from './evaluate.js';
 export { loadSuite } from './formats/detect.js';
 export { createProvider, isKnownProviderId, registerProvider } from './providers/registry.js';
-export type { Provider, ProviderRequest, ProviderResponse, RetryPolicy } from './providers/types.js';
+export type {
+  AttemptFailure,
+  Provider,
+  ProviderRequest,
+  ProviderResponse,
+  RetryPolicy,
+} from './providers/types.js';
 export { readManifest, readResults } from './runlog/reader.js';
 export type { RunManifest } from './runlog/types.js';
 export { getScorer, registerScorer, scorerTypes } from './scorers/index.js';

@@ -74,3 +74,23 @@ export class AdaptiveLimiter {
     while (this.waiting.length > 0 && this.inFlight < this.limitValue) this.waiting.shift()!();
   }
 }
+
+const limiters = new Map<string, AdaptiveLimiter>();
+
+/**
+ * The adaptive limiter of an endpoint (an HTTP origin, or a provider's own identity), shared by
+ * every provider that calls it, so a rate limit one of them meets slows them all.
+ */
+export function getLimiter(key: string, maxConcurrency: number): AdaptiveLimiter {
+  let limiter = limiters.get(key);
+  if (!limiter) {
+    limiter = new AdaptiveLimiter(maxConcurrency);
+    limiters.set(key, limiter);
+  } else limiter.grow(maxConcurrency);
+  return limiter;
+}
+
+/** Forgets every endpoint's limiter (a later call starts again at full concurrency). */
+export function clearLimiters(): void {
+  limiters.clear();
+}

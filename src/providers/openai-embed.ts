@@ -1,7 +1,7 @@
 // Reading an OpenAI-compatible `/embeddings` reply: one vector per input, put back in input order
 // by each item's `index` (servers may answer out of order).
 import type { TokenUsage } from '../core/types.js';
-import { excerpt } from './http.js';
+import { excerpt } from './http-transport.js';
 import type { EmbeddingResponse } from './types.js';
 
 /** The vectors of an `/embeddings` reply for `count` inputs, or an error saying what was wrong. */

@@ -7,14 +7,17 @@
 import { performance } from 'node:perf_hooks';
 import { InputError } from '../core/errors.js';
 import type { Message, ProviderSpec, TokenUsage } from '../core/types.js';
+import { callPolicyFor, withCallPolicy } from './call-policy.js';
 import {
+  attemptFailure,
   describeFailure,
   excerpt,
+  type HttpAttempt,
   type HttpFailure,
   type HttpRequest,
   type RetryOptions,
-  requestWithRetry,
-} from './http.js';
+  sendOnce,
+} from './http-transport.js';
 import { parseEmbeddings } from './openai-embed.js';
 import { costOf, priceFor } from './prices.js';
 import type {
@@ -24,7 +27,6 @@ import type {
   ProviderContext,
   ProviderRequest,
   ProviderResponse,
-  RetryPolicy,
 } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -59,12 +61,21 @@ interface Pricing {
   output: number;
 }
 
-/** Builds an OpenAI-compatible chat provider; `hooks` lets tests observe retry waits. */
+/** Builds an OpenAI-compatible provider under the call policy; `hooks` lets tests observe retry waits. */
 export function createOpenAiProvider(
   spec: ProviderSpec,
   ctx: ProviderContext,
   hooks: Omit<RetryOptions, 'connections'> = {},
 ): Provider {
+  const { now, ...waits } = hooks;
+  return withCallPolicy(createOpenAiAttempts(spec, ctx, now), callPolicyFor(spec, ctx, waits));
+}
+
+/**
+ * The OpenAI-compatible provider making one attempt per call (the registry wraps it in the call
+ * policy); `now` is the clock for Retry-After dates.
+ */
+export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, now?: () => number): Provider {
   const config: Config = spec.config ?? {};
   const embeddingModel = /^openai:embeddings?:/.exec(spec.id);
   const model = spec.id.replace(/^openai:/, '').replace(/^(?:chat|embeddings?):/, '');
@@ -76,8 +87,7 @@ export function createOpenAiProvider(
     nonEmpty(ctx.env.OPENAI_API_KEY);
   const params = pickParams(config);
   const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
-  const policy = retryPolicy(ctx.retry, config);
-  const retryOptions: RetryOptions = { ...hooks, connections: Math.max(1, ctx.maxConcurrency) };
+  const sendOptions = { now, connections: Math.max(1, ctx.maxConcurrency) };
 
   // The key, and any credential passed as an extra header, must never reach an error message.
   const secrets = [apiKey, ...credentialHeaderValues(config.headers)].filter(
@@ -126,6 +136,8 @@ export function createOpenAiProvider(
     id: spec.id,
     label: spec.label ?? spec.id,
     describe: () => ({ id: spec.id, model, baseUrl: shownBaseUrl, params: { ...params } }),
+    // One adaptive limiter per origin, shared by every provider that calls it.
+    endpoint: { key: endpoint.origin, shown: shownBaseUrl },
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       const started = performance.now();
       if (embeddingModel) {
@@ -159,18 +171,17 @@ export function createOpenAiProvider(
         body: JSON.stringify(body),
         signal: request.signal,
       };
-      const outcome = await requestWithRetry(httpRequest, policy, retryOptions);
+      const outcome = await sendOnce(httpRequest, sendOptions);
       const latencyMs = performance.now() - started;
       if (!outcome.ok) {
         return {
           output: null,
-          error: redact(failureMessage(outcome)),
+          ...describeAttempt(outcome),
           fatal: isAuthFailure(outcome) || isUnreachable(outcome),
           latencyMs,
-          attempts: outcome.attempts,
         };
       }
-      return { ...parseCompletion(outcome.body, pricing, redact), latencyMs, attempts: outcome.attempts };
+      return { ...parseCompletion(outcome.body, pricing, redact), latencyMs };
     },
     async close(): Promise<void> {
       // Pools are shared per origin across providers; closeAllPools() releases them.
@@ -180,7 +191,7 @@ export function createOpenAiProvider(
     provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
       if (setupError) return { error: setupError, latencyMs: 0 };
       const started = performance.now();
-      const outcome = await requestWithRetry(
+      const outcome = await sendOnce(
         {
           origin: endpoint.origin,
           path: embeddingsPath,
@@ -189,15 +200,21 @@ export function createOpenAiProvider(
           body: JSON.stringify({ model, input: request.texts, ...passthrough }),
           signal: request.signal,
         },
-        policy,
-        retryOptions,
+        sendOptions,
       );
       const latencyMs = performance.now() - started;
-      if (!outcome.ok) return { error: redact(failureMessage(outcome)), latencyMs };
+      if (!outcome.ok) return { ...describeAttempt(outcome), latencyMs };
       return { ...parseEmbeddings(outcome.body, request.texts.length, redact), latencyMs };
     };
   }
   return provider;
+
+  /** A failed attempt as the call policy reads it, with the error worded once the attempts are known. */
+  function describeAttempt(attempt: Exclude<HttpAttempt, { ok: true }>) {
+    const { retryAfterMs: _ignored, ...failure } = attempt;
+    const explain = (attempts: number): string => redact(failureMessage({ ...failure, attempts }));
+    return { error: explain(1), failure: { ...attemptFailure(attempt)!, explain } };
+  }
 
   function failureMessage(f: HttpFailure): string {
     if (isAuthFailure(f)) {
@@ -212,13 +229,13 @@ export function createOpenAiProvider(
  * Nothing listens at the endpoint, or its name does not resolve, even after every retry: every
  * other job would fail the same way, so the run stops instead of collecting identical errors.
  */
-function isUnreachable(f: HttpFailure): boolean {
+function isUnreachable(f: Pick<HttpFailure, 'kind' | 'code'>): boolean {
   return (
     f.kind === 'network' && (f.code === 'ECONNREFUSED' || f.code === 'ENOTFOUND' || f.code === 'EAI_AGAIN')
   );
 }
 
-function isAuthFailure(f: HttpFailure): boolean {
+function isAuthFailure(f: Pick<HttpFailure, 'kind' | 'status'>): boolean {
   return f.kind === 'http' && (f.status === 401 || f.status === 403);
 }
 
@@ -298,15 +315,6 @@ function resolveBaseUrl(config: Config, env: Record<string, string | undefined>)
     nonEmpty(env.OPENAI_API_BASE_URL) ??
     DEFAULT_BASE_URL;
   return base.replace(/\/+$/, '');
-}
-
-function retryPolicy(base: RetryPolicy, config: Config): RetryPolicy {
-  const policy = { ...base };
-  const maxRetries = finite(config.maxRetries);
-  if (maxRetries !== undefined) policy.maxAttempts = Math.max(0, Math.floor(maxRetries)) + 1;
-  const timeout = finite(config.timeoutMs) ?? finite(config.timeout);
-  if (timeout !== undefined && timeout > 0) policy.timeoutMs = timeout;
-  return policy;
 }
 
 function pickParams(config: Config): Record<string, unknown> {

@@ -1,11 +1,15 @@
 import type { ProviderSpec } from '../core/types.js';
+import { callPolicyFor, withCallPolicy } from './call-policy.js';
 import type { Provider, ProviderContext, ProviderFactory } from './types.js';
 
 interface ProviderEntry {
   /** How the id looks, for error messages. */
   pattern: string;
   matches(id: string): boolean;
-  /** Loaded on first use, so start-up pays only for providers a suite names. */
+  /**
+   * Loaded on first use, so start-up pays only for providers a suite names. The factory's provider
+   * makes one attempt per call; the registry wraps it in the call policy.
+   */
   load(): Promise<ProviderFactory>;
   /** Whether a provider of this id offers embeddings (known without building it). */
   embeds?(id: string): boolean;
@@ -23,7 +27,7 @@ const entries: ProviderEntry[] = [
     pattern: 'openai:chat:<model> | openai:<model>',
     matches: (id) => /^openai:(?:chat:|embeddings?:)?[^:\s]+$/.test(id),
     embeds: (id) => /^openai:embeddings?:/.test(id),
-    load: async () => (await import('./openai.js')).createOpenAiProvider,
+    load: async () => (await import('./openai.js')).createOpenAiAttempts,
   },
 ];
 
@@ -47,11 +51,14 @@ export function providerPatterns(): string[] {
   return entries.map((e) => e.pattern);
 }
 
-/** Builds the provider for a spec. Throws if no provider kind matches (validation catches this earlier). */
+/**
+ * Builds the provider for a spec, under the call policy (timeout, retries, adaptive limiter,
+ * redaction). Throws if no provider kind matches (validation catches this earlier).
+ */
 export async function createProvider(spec: ProviderSpec, ctx: ProviderContext): Promise<Provider> {
   const entry = entries.find((e) => e.matches(spec.id));
   if (!entry)
     throw new Error(`unknown provider "${spec.id}"; expected one of: ${providerPatterns().join(', ')}`);
   const factory = await entry.load();
-  return factory(spec, ctx);
+  return withCallPolicy(factory(spec, ctx), callPolicyFor(spec, ctx));
 }

@@ -8,10 +8,35 @@ export interface ProviderRequest {
   messages: Message[];
   /** Per-job generation parameters (prompt config and case params), merged over the provider config. */
   params: Record<string, unknown>;
+  /**
+   * Aborts the attempt (its deadline passed, or the run stopped hard). Under the call policy it is
+   * made when first read, so read `request.signal` itself: a copy made by spreading lacks it.
+   */
   signal?: AbortSignal;
 }
 
-/** What came back. A provider never throws for a failed call: it returns `error`. */
+/**
+ * How one failed attempt failed, so the call policy (providers/call-policy.ts) knows whether to
+ * try again, how long to wait and whether to slow down. A provider describes; the policy decides.
+ */
+export interface AttemptFailure {
+  /** Another attempt may succeed: a timeout, a reset connection, "too many requests", a server error. */
+  transient: boolean;
+  /** The wait the service asked for before the next attempt (Retry-After), uncapped; the policy caps it. */
+  retryAfterMs?: number;
+  /** The service said "too many requests": the endpoint's adaptive limiter halves. */
+  rateLimited?: boolean;
+  /**
+   * The error text once the number of attempts is known (`HTTP 500 after 3 attempts: …`). Without
+   * it, a transient failure reads `<error> (after N attempts)` and any other the `error` as given.
+   */
+  explain?(attempts: number): string;
+}
+
+/**
+ * What came back. A provider never throws for a failed call: it returns `error`. A provider makes
+ * one attempt per `call`; the call policy wrapped around it retries, times out and counts attempts.
+ */
 export interface ProviderResponse {
   output: string | null;
   /**
@@ -20,7 +45,12 @@ export interface ProviderResponse {
    */
   nonText?: string;
   error?: string;
-  /** Set when continuing is pointless (bad credentials): the engine stops the run. */
+  /** With `error`, from one attempt: how it failed. Absent: not worth another attempt. The policy removes it. */
+  failure?: AttemptFailure;
+  /**
+   * Set when continuing is pointless (bad credentials): the engine stops the run. A transient
+   * failure that is also fatal (nothing listens at the address) is retried first.
+   */
   fatal?: boolean;
   finishReason?: string;
   usage?: TokenUsage;
@@ -28,7 +58,7 @@ export interface ProviderResponse {
   latencyMs: number;
   /** Token log-probabilities, when requested (`logprobs: true`) and returned. */
   logProbs?: number[];
-  /** HTTP attempts made (1 = no retry). */
+  /** Attempts made (1 = no retry), set by the call policy; a provider answering 0 says it refused without trying. */
   attempts?: number;
   cached?: boolean;
 }
@@ -42,6 +72,8 @@ export interface EmbeddingResponse {
   /** One vector per input text, in order. */
   embeddings?: number[][];
   error?: string;
+  /** With `error`, from one attempt: how it failed (as for a chat call). */
+  failure?: AttemptFailure;
   usage?: TokenUsage;
   latencyMs: number;
 }
@@ -52,6 +84,11 @@ export interface Provider {
   readonly label: string;
   /** A secret-free description (id, model, base URL, parameters) for manifests and cache keys. */
   describe(): Record<string, unknown>;
+  /**
+   * What the provider talks to: providers with the same `key` (an HTTP origin) share one adaptive
+   * limiter (default: one per provider description); `shown` names it in timeout messages.
+   */
+  readonly endpoint?: { key: string; shown?: string };
   /** False for providers whose answers cost nothing to recompute (echo): they bypass the response cache. */
   readonly cacheable?: boolean;
   call(request: ProviderRequest): Promise<ProviderResponse>;
@@ -69,7 +106,7 @@ export interface RetryPolicy {
   baseDelayMs: number;
   /** Cap on any single wait, Retry-After included. */
   maxDelayMs: number;
-  /** Per-request timeout (headers and body). */
+  /** Per-attempt timeout (for HTTP: headers and body); the attempt is aborted, then abandoned. */
   timeoutMs: number;
 }
 

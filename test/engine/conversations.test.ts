@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JobResult, Message } from '../../src/core/types.js';
 import { evaluate } from '../../src/evaluate.js';
-import { closeAllPools } from '../../src/providers/http.js';
+import { closeAllPools } from '../../src/providers/http-transport.js';
 import { readResults } from '../../src/runlog/reader.js';
 import { registerScorer } from '../../src/scorers/registry.js';
 import type { ScoreInput } from '../../src/scorers/types.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JobResult } from '../../src/core/types.js';
 import { evaluate } from '../../src/evaluate.js';
-import { closeAllPools } from '../../src/providers/http.js';
+import { closeAllPools } from '../../src/providers/http-transport.js';
 import { writePromptfooJson } from '../../src/report/promptfoo.js';
 import { readResults } from '../../src/runlog/reader.js';
 import { writeSuite } from '../formats/promptfoo/helpers.js';

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
-  backoffDelay,
   closeAllPools,
   describeFailure,
   type HttpOutcome,
@@ -10,7 +9,8 @@ import {
   type RetryOptions,
   requestWithRetry,
   retryAfterDelay,
-} from '../../src/providers/http.js';
+} from '../../src/providers/http-transport.js';
+import { backoffDelay } from '../../src/providers/retry.js';
 import type { RetryPolicy } from '../../src/providers/types.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 

@@ -60,7 +60,8 @@ describe('adaptive concurrency against a rate-limiting server', () => {
   it('cuts the concurrency on 429s and still completes every call', async () => {
     const { startMockServer } = await import('../support/mock-openai.js');
     const { createOpenAiProvider } = await import('../../src/providers/openai.js');
-    const { closeAllPools, getLimiter } = await import('../../src/providers/http.js');
+    const { closeAllPools } = await import('../../src/providers/http-transport.js');
+    const { getLimiter } = await import('../../src/providers/limiter.js');
     const mock = await startMockServer({ faults: 'fail_429=0.3&retry_after=0&latency_ms=2' });
     try {
       const provider = createOpenAiProvider(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { closeAllPools } from '../../src/providers/http.js';
+import { closeAllPools } from '../../src/providers/http-transport.js';
 import { createOpenAiProvider } from '../../src/providers/openai.js';
 import { parseEmbeddings } from '../../src/providers/openai-embed.js';
 import type { Provider, ProviderContext } from '../../src/providers/types.js';

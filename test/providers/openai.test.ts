@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/types.js';
-import { closeAllPools } from '../../src/providers/http.js';
+import { closeAllPools } from '../../src/providers/http-transport.js';
 import { createOpenAiProvider, resolvePricing } from '../../src/providers/openai.js';
 import { priceFor } from '../../src/providers/prices.js';
 import type { Provider, ProviderContext, ProviderRequest, RetryPolicy } from '../../src/providers/types.js';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { closeAllPools, requestWithRetry } from '../../src/providers/http.js';
+import { closeAllPools, requestWithRetry } from '../../src/providers/http-transport.js';
 import { type MockServer, type MockStats, parseFaults, startMockServer } from './mock-openai.js';
 
 const TIMEOUT = { timeout: 30_000 };

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JobResult } from '../../../src/core/types.js';
-import { closeAllPools } from '../../../src/providers/http.js';
+import { closeAllPools } from '../../../src/providers/http-transport.js';
 import { GRADER_RULES, mockGrader, runGraded } from '../../support/graders.js';
 import { type MockServer, startMockServer } from '../../support/mock-openai.js';
 import { tempDir } from '../../support/tmp.js';

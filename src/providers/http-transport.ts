@@ -1,12 +1,15 @@
 /**
- * The HTTP layer shared by HTTP providers: one keep-alive connection pool per origin and bounded
- * retries. A failed call is described, never thrown, so a provider can turn it into an error result.
+ * The HTTP transport of HTTP providers: one keep-alive connection pool per origin, and one attempt
+ * at a request described as the call policy needs it (transient or not, Retry-After, rate limited).
+ * Retries, timeouts and the adaptive limiter are the call policy's (retry.ts, call-policy.ts).
+ * A failed request is described, never thrown, so a provider can turn it into an error result.
  */
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Pool } from 'undici';
-import { AdaptiveLimiter } from './limiter.js';
-import type { RetryPolicy } from './types.js';
+import { clearLimiters, getLimiter } from './limiter.js';
+import { type AttemptHooks, runAttempts, timedOut } from './retry.js';
+import type { AttemptFailure, RetryPolicy } from './types.js';
 
 /** Response headers as undici delivers them (lower-case names). */
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
@@ -24,14 +27,10 @@ export interface HttpRequest {
   signal?: AbortSignal;
 }
 
-/** Seams for tests: the waits between attempts and the jitter source. */
-export interface RetryOptions {
+/** Seams for tests: the waits between attempts, the jitter source and the clock; the pool size. */
+export interface RetryOptions extends AttemptHooks {
   /** Pool size for the origin (default 8; a later, larger request replaces the pool with a bigger one). */
   connections?: number;
-  /** Waits between attempts; resolves early when `signal` aborts. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Uniform in [0, 1); drives the backoff jitter. */
-  random?: () => number;
   /** Wall clock in ms, for `Retry-After` given as an HTTP date. */
   now?: () => number;
 }
@@ -107,7 +106,7 @@ export function getPool(origin: string, connections: number): Pool {
   if (entry && entry.connections >= want && !entry.pool.closed && !entry.pool.destroyed) return entry.pool;
   // Undici pools cannot be resized: replace a smaller one; its in-flight requests finish on it.
   if (entry && !entry.pool.closed) void entry.pool.close().catch(() => {});
-  // Timeouts are enforced per attempt by requestWithRetry's own deadline, so undici's are off.
+  // Timeouts are enforced per attempt by the call policy's deadline, so undici's are off.
   const pool = new (poolClass())(origin, {
     connections: want,
     pipelining: 1,
@@ -118,23 +117,11 @@ export function getPool(origin: string, connections: number): Pool {
   return pool;
 }
 
-const limiters = new Map<string, AdaptiveLimiter>();
-
-/** The adaptive concurrency limiter of an origin, shared by every provider that calls it. */
-export function getLimiter(origin: string, maxConcurrency: number): AdaptiveLimiter {
-  let limiter = limiters.get(origin);
-  if (!limiter) {
-    limiter = new AdaptiveLimiter(maxConcurrency);
-    limiters.set(origin, limiter);
-  } else limiter.grow(maxConcurrency);
-  return limiter;
-}
-
-/** Closes every shared pool (waits for in-flight requests); later requests open new ones. */
+/** Closes every shared pool (waits for in-flight requests) and forgets the limiters; later requests open new ones. */
 export async function closeAllPools(): Promise<void> {
   const all = [...pools.values()];
   pools.clear();
-  limiters.clear();
+  clearLimiters();
   await Promise.all(all.map((e) => (e.pool.closed ? undefined : e.pool.close().catch(() => {}))));
 }
 
@@ -162,12 +149,6 @@ const RETRYABLE_CODES = new Set([
 ]);
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
-/** Full-jitter exponential backoff before retry number `retry` (1 = first retry), capped. */
-export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
-  return Math.round(random() * Math.max(0, ceiling));
-}
 
 /** The wait a response asks for, from `retry-after-ms` or `Retry-After` (seconds or HTTP date); uncapped. */
 export function retryAfterDelay(headers: ResponseHeaders, nowMs: number = Date.now()): number | undefined {
@@ -226,7 +207,7 @@ export function describeFailure(f: HttpFailure): string {
     case 'http':
       return `HTTP ${f.status} ${tries}${f.message ? `: ${f.message}` : ''}`;
     case 'timeout':
-      return `request timed out (no complete response within ${f.timeoutMs} ms) ${tries}`;
+      return `${timedOut(f.timeoutMs)} ${tries}`;
     case 'aborted':
       return `request aborted ${tries}`;
     default:
@@ -234,130 +215,119 @@ export function describeFailure(f: HttpFailure): string {
   }
 }
 
-function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
-type AttemptResult =
+/** One attempt's outcome: the response, or why it failed and whether another attempt may succeed. */
+export type HttpAttempt =
   | { ok: true; status: number; headers: ResponseHeaders; body: string }
   | (Omit<HttpFailure, 'attempts'> & { retryAfterMs?: number });
 
+/** What the call policy needs to know of a failed attempt (undefined: it succeeded). */
+export function attemptFailure(attempt: HttpAttempt): AttemptFailure | undefined {
+  if (attempt.ok) return undefined;
+  return {
+    transient: attempt.retryable,
+    retryAfterMs: attempt.retryAfterMs,
+    rateLimited: attempt.kind === 'http' && attempt.status === 429,
+  };
+}
+
 /**
- * Sends a request with bounded retries: 408/409/429/5xx, connection errors and timeouts are retried
- * with full-jitter exponential backoff (or the server's Retry-After), capped at `maxDelayMs`; other
- * statuses are returned at once. Never throws for an HTTP or network failure.
+ * Sends a request once over the origin's pool. Statuses worth another attempt (408/409/429/5xx)
+ * and connection errors are marked retryable, with the server's Retry-After. Never throws.
+ */
+export async function sendOnce(
+  request: HttpRequest,
+  options: Pick<RetryOptions, 'connections' | 'now'> = {},
+): Promise<HttpAttempt> {
+  const pool = getPool(request.origin, options.connections ?? 8);
+  // Undici is handed an EventEmitter rather than an AbortSignal: its AbortSignal path costs a third
+  // of the throughput against a local server.
+  const abort = new EventEmitter();
+  const outer = request.signal;
+  if (outer?.aborted) return { ok: false, kind: 'aborted', message: 'aborted', retryable: false };
+  const onOuterAbort = (): void => {
+    abort.emit('abort');
+  };
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
+  try {
+    const res = await pool.request({
+      path: request.path,
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: abort,
+    });
+    const body = await res.body.text();
+    const status = res.statusCode;
+    const headers = res.headers as ResponseHeaders;
+    if (status >= 200 && status < 300) return { ok: true, status, headers, body };
+    const retryable = isRetryableStatus(status);
+    return {
+      ok: false,
+      kind: 'http',
+      status,
+      message: errorMessageFromBody(body),
+      retryable,
+      retryAfterMs: retryable ? retryAfterDelay(headers, (options.now ?? Date.now)()) : undefined,
+    };
+  } catch (err) {
+    if (outer?.aborted) return { ok: false, kind: 'aborted', message: 'aborted', retryable: false };
+    return classifyError(err);
+  } finally {
+    outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+/**
+ * Sends a request under the call policy (retry.ts): 408/409/429/5xx, connection errors and
+ * timeouts are retried with full-jitter exponential backoff (or the server's Retry-After), capped
+ * at `maxDelayMs`; other statuses are returned at once. Never throws for an HTTP or network failure.
  */
 export async function requestWithRetry(
   request: HttpRequest,
   policy: RetryPolicy,
   options: RetryOptions = {},
 ): Promise<HttpOutcome> {
-  const maxAttempts = Math.max(1, Math.floor(policy.maxAttempts) || 1);
-  const sleep = options.sleep ?? defaultSleep;
-  const random = options.random ?? Math.random;
-  const connections = options.connections ?? 8;
-  const { signal } = request;
-  for (let attempt = 1; ; attempt++) {
-    if (signal?.aborted) {
-      return { ok: false, kind: 'aborted', message: 'aborted', attempts: attempt - 1, retryable: false };
+  const end = await runAttempts(
+    (signal) => sendOnce({ ...request, signal: signal() }, options),
+    attemptFailure,
+    {
+      policy,
+      limiter: getLimiter(request.origin, options.connections ?? 8),
+      signal: request.signal,
+      sleep: options.sleep,
+      random: options.random,
+    },
+  );
+  const { attempts } = end;
+  switch (end.kind) {
+    case 'answered': {
+      if (end.value.ok) return { ...end.value, attempts };
+      const { retryAfterMs: _ignored, ...failure } = end.value;
+      return { ...failure, attempts };
     }
-    const limiter = getLimiter(request.origin, connections);
-    const wait = limiter.acquire();
-    if (wait) await wait;
-    // attemptOnce never throws, so the slot is always given back.
-    const result = await attemptOnce(getPool(request.origin, connections), request, policy.timeoutMs);
-    limiter.release(!result.ok && result.status === 429);
-    if (result.ok) return { ...result, attempts: attempt };
-    if (!result.retryable || attempt >= maxAttempts || signal?.aborted) {
-      const { retryAfterMs: _ignored, ...failure } = result;
-      return { ...failure, attempts: attempt };
-    }
-    const asked =
-      result.retryAfterMs !== undefined && Number.isFinite(result.retryAfterMs)
-        ? result.retryAfterMs
-        : undefined;
-    const delay =
-      asked !== undefined
-        ? Math.min(policy.maxDelayMs, Math.round(asked))
-        : backoffDelay(attempt, policy, random);
-    await sleep(delay, signal);
-  }
-
-  async function attemptOnce(pool: Pool, req: HttpRequest, timeoutMs: number): Promise<AttemptResult> {
-    // One deadline for headers and body together. Undici is handed an EventEmitter rather than an
-    // AbortSignal: its AbortSignal path costs a third of the throughput against a local server.
-    const abort = new EventEmitter();
-    let timedOut = false;
-    // setTimeout fires at once beyond 2^31-1 ms; a non-positive or non-finite timeout means none.
-    const timer =
-      Number.isFinite(timeoutMs) && timeoutMs > 0
-        ? setTimeout(
-            () => {
-              timedOut = true;
-              abort.emit('abort');
-            },
-            Math.min(timeoutMs, 2_147_483_647),
-          )
-        : undefined;
-    const outer = req.signal;
-    const onOuterAbort = (): void => {
-      abort.emit('abort');
-    };
-    outer?.addEventListener('abort', onOuterAbort, { once: true });
-    try {
-      const res = await pool.request({
-        path: req.path,
-        method: req.method,
-        headers: req.headers,
-        body: req.body,
-        signal: abort,
-      });
-      const body = await res.body.text();
-      const status = res.statusCode;
-      const headers = res.headers as ResponseHeaders;
-      if (status >= 200 && status < 300) return { ok: true, status, headers, body };
-      const retryable = isRetryableStatus(status);
+    case 'timeout':
       return {
         ok: false,
-        kind: 'http',
-        status,
-        message: errorMessageFromBody(body),
-        retryable,
-        retryAfterMs: retryable ? retryAfterDelay(headers, (options.now ?? Date.now)()) : undefined,
+        kind: 'timeout',
+        message: 'timed out',
+        retryable: true,
+        timeoutMs: end.timeoutMs,
+        attempts,
       };
-    } catch (err) {
-      if (timedOut) return { ok: false, kind: 'timeout', message: 'timed out', retryable: true, timeoutMs };
-      if (outer?.aborted) return { ok: false, kind: 'aborted', message: 'aborted', retryable: false };
-      return classifyError(err, timeoutMs);
-    } finally {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuterAbort);
+    case 'aborted':
+      return { ok: false, kind: 'aborted', message: 'aborted', retryable: false, attempts };
+    default: {
+      const message = end.error instanceof Error ? end.error.message : String(end.error);
+      return { ok: false, kind: 'network', message, retryable: false, attempts };
     }
   }
 }
 
-function classifyError(err: unknown, timeoutMs: number): AttemptResult {
+function classifyError(err: unknown): HttpAttempt {
   const codes = errorCodes(err);
   const timeoutCode = codes.find((c) => TIMEOUT_CODES.has(c));
-  if (timeoutCode) {
-    return {
-      ok: false,
-      kind: 'timeout',
-      message: 'timed out',
-      code: timeoutCode,
-      retryable: true,
-      timeoutMs,
-    };
-  }
+  if (timeoutCode)
+    return { ok: false, kind: 'timeout', message: 'timed out', code: timeoutCode, retryable: true };
   // An OS-level code (ECONNREFUSED) says more than undici's wrapper (UND_ERR_SOCKET).
   const code = codes.find((c) => !c.startsWith('UND_ERR')) ?? codes[0];
   const message = err instanceof Error ? err.message : String(err);
