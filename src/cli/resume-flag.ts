@@ -17,9 +17,13 @@ export function normaliseResumeFlag(args: string[]): string[] {
       continue;
     }
     const next = args[i + 1];
+    // The next word is the run when it looks like a run id, is a run directory, or names nothing
+    // on disk (a mistyped run id must be reported as such, not taken for a second suite).
     if (
       next !== undefined &&
-      (/^\d{8}T\d{6}Z-[0-9a-f]+$/.test(next) || existsSync(join(next, 'manifest.json')))
+      (/^\d{8}T\d{6}Z-[0-9a-f]+$/.test(next) ||
+        existsSync(join(next, 'manifest.json')) ||
+        (!next.startsWith('-') && !existsSync(next)))
     ) {
       out.push(`--resume=${next}`);
       i++;

@@ -289,6 +289,19 @@ describe('resume', () => {
     assert.equal(readLog(runDir).length, 20);
   });
 
+  it('--resume with a run id that does not exist says so (exit 2), whichever side of it the suite is', async () => {
+    const suite = writeSuite(2, '');
+    const runsDir = join(tmp.dir, 'nosuch-runs');
+    for (const args of [
+      [suite, '--resume', 'nosuchrun'],
+      ['--resume', 'nosuchrun', suite],
+    ]) {
+      const r = await runCli(['eval', ...args, '--no-progress', '--runs-dir', runsDir], { env: cleanEnv });
+      assert.equal(r.code, 2, r.stdout);
+      assert.match(r.stderr, /--resume nosuchrun: no such run in /);
+    }
+  });
+
   it('refuses to resume a run of a suite that has changed (exit 2)', async () => {
     const suite = writeSuite(5, '');
     const runsDir = join(tmp.dir, 'changed-runs');

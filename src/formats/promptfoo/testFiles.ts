@@ -87,6 +87,17 @@ export function parseDataFile(
     }
   }
   const yaml = new YamlFile(displayPath(abs), text, opts);
+  // promptfoo reads a standalone `.json` tests file with its YAML parser (so YAML's leniency
+  // holds), but a broken one is a JSON mistake to its writer: say what JSON says, once.
+  const problem =
+    extname(abs).toLowerCase() === '.json' && (yaml.unreadable || yaml.doc.errors.length > 0)
+      ? jsonProblem(text)
+      : undefined;
+  if (problem) {
+    const { message, ...pos } = problem;
+    errorAt(ctx, { file: displayPath(abs), ...pos }, message);
+    return undefined;
+  }
   yaml.reportErrors(ctx.bag);
   return { yaml, value: yaml.unreadable ? undefined : dereferenced(ctx, yaml, abs), abs };
 }

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { InputError } from '../../../src/core/errors.js';
 import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
 import { fixture } from '../../support/paths.js';
-import { errorsOf, loadErrors, loadText, located, shown } from './helpers.js';
+import { errorsOf, loadErrors, loadText, located, shown, writeSuite } from './helpers.js';
 
 describe('diagnostics', () => {
   it('reports every problem of a config at once, each at file:line:col', async () => {
@@ -45,6 +45,19 @@ tests:
         '7:15 tests[0].assert[0]: unknown assertion type "equal" (did you mean "equals"?)',
       ],
     );
+  });
+
+  it('a broken standalone .json tests file gets one positioned JSON error, not YAML ones', async () => {
+    const config = "prompts: ['{{q}}']\nproviders: [echo]\ntests: file://t.json\n";
+    const broken = '[\n{"vars": {"q": "x"}},\n{"vars": {"q": "y"} "assert": []}\n]';
+    const diags = await loadErrors(writeSuite({ 'promptfooconfig.yaml': config, 't.json': broken }));
+    assert.equal(diags.length, 1, located(diags).join('\n'));
+    assert.equal(diags[0].line, 3);
+    assert.match(diags[0].message, /^invalid JSON: /);
+    assert.match(diags[0].file, /t\.json$/);
+    // What promptfoo's YAML reading accepts in a .json file (a trailing comma) still loads.
+    const lenient = await loadText(config, { 't.json': '[{"vars": {"q": "x"},}]' });
+    assert.equal(lenient.cases.length, 1);
   });
 
   it('formats the InputError message as file:line:col lines', async () => {
