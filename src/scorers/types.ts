@@ -136,6 +136,11 @@ export interface Scorer {
   description: string;
   /** Checks a spec at load time; returns a problem in one sentence, or undefined. */
   validate?(spec: AssertionSpec): string | undefined;
+  /**
+   * A load-time doubt that is not an error (the original tool runs the assertion): a warning in
+   * one sentence, e.g. a fixed pattern that can never match; undefined when there is none.
+   */
+  lint?(spec: AssertionSpec): string | undefined;
   /** Needs a grader provider: a suite without one is refused before anything runs. */
   graded?: boolean;
   /** Uses a grader when one is resolvable but does not require it (e.g. embeddings that may be absent). */

@@ -211,6 +211,13 @@ function resolveVarReferences(vars: Vars): void {
   }
 }
 
+/** The tag left open in a template (`{{ name ` with no `}}`), which is rendered as literal text; undefined when none. */
+export function openTag(text: string): string | undefined {
+  const m = /({%[^%]*$|{{[^}]*$|{#[^#]*$)/m.exec(text);
+  if (!m || (/{%\s*raw\s*%}/.test(text) && /{%\s*endraw\s*%}/.test(text))) return undefined;
+  return m[1];
+}
+
 /** Nunjucks fails on a lone `{{`; promptfoo renders such text verbatim by wrapping it in raw. */
 function wrapPartialTags(text: string): string {
   const partial = /({%[^%]*$|{{[^}]*$|{#[^#]*$)/m.test(text);

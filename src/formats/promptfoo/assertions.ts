@@ -316,6 +316,8 @@ export function parseAssertion(
     errorAt(ctx, where, `${context}: ${named ? problem : `${raw.type}: ${problem}`}`);
     return undefined;
   }
+  const doubt = getScorer(spec.type)?.lint?.(spec);
+  if (doubt) warnAt(ctx, where, `${context}: ${doubt}`);
   return spec;
 }
 

@@ -5,8 +5,8 @@ import { extname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { shortHash } from '../../core/hash.js';
 import type { PromptTemplate } from '../../core/types.js';
-import { checkPromptTemplate } from '../../template/render.js';
-import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet } from './context.js';
+import { checkPromptTemplate, openTag } from '../../template/render.js';
+import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet, warnAt } from './context.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
 
@@ -272,6 +272,14 @@ export function loadPrompts(ctx: LoadContext, value: unknown, at: Locate): Promp
       // Compiled now (once per distinct text), so a broken tag is exit 2, not an error per job.
       const problem = checkPromptTemplate(prompt.raw);
       if (problem) errorAt(ctx, entryAt(), `prompt ${brief(prompt.label, 80)}: ${problem}`);
+      // promptfoo sends a tag left open as literal text; almost always a typo, so say so.
+      const open = problem ? undefined : openTag(prompt.raw);
+      if (open)
+        warnAt(
+          ctx,
+          entryAt(),
+          `prompt ${brief(prompt.label, 80)}: ${brief(open.trim(), 40)} is never closed, so the prompt is sent with it as literal text (as promptfoo does); close it if it was meant as a variable`,
+        );
     }
     if (batch.length === 0) {
       errorAt(

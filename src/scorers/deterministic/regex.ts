@@ -1,3 +1,4 @@
+import { hasTemplateSyntax } from '../../template/render.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
 import { describeShape, not, truncate, verdict, writtenType } from './util.js';
@@ -51,6 +52,16 @@ export const regexScorer: Scorer = {
     if (v === '') return `${writtenType('regex', spec)} needs a non-empty value, got an empty string`;
     if (typeof v === 'string') return undefined;
     return `"regex" needs a string value, got ${describeShape(v)}`;
+  },
+  lint(spec) {
+    // A fixed pattern that does not compile fails on every row (promptfoo's verdict, kept: spec
+    // §11 #27); said before any model is called, so the run is not paid for in vain.
+    const v = spec.value;
+    if (typeof v !== 'string' || v === '' || hasTemplateSyntax(v)) return undefined;
+    const re = compilePattern(v);
+    return typeof re === 'string'
+      ? `${writtenType('regex', spec)}: the pattern is not a valid JavaScript regular expression (${re}), so this assertion fails on every test`
+      : undefined;
   },
   score: scoreRegex,
 };

@@ -60,6 +60,28 @@ tests:
     assert.equal(lenient.cases.length, 1);
   });
 
+  it('warns, with its position, of a prompt tag left open and of a fixed regex that cannot compile', async () => {
+    // Both run as promptfoo runs them (the tag sent as literal text; the regex failing every test,
+    // spec §11 #27), but neither is what the writer meant: validate says so before any call.
+    const suite = await loadText(`prompts: ['Hello {{ name ']
+providers: [echo]
+tests:
+  - vars: {name: x}
+    assert:
+      - type: regex
+        value: '[z-a]+'
+      - type: regex
+        value: '{{ pattern }}'
+`);
+    const warnings = located(suite.warnings);
+    assert.equal(warnings.length, 2, warnings.join('\n'));
+    assert.match(warnings[0], /:1:\d+ prompt "Hello \{\{ name ": "\{\{ name" is never closed/);
+    assert.match(
+      warnings[1],
+      /:6:\d+ tests\[0\]\.assert\[0\]: regex: the pattern is not a valid JavaScript regular expression/,
+    );
+  });
+
   it('formats the InputError message as file:line:col lines', async () => {
     const path = fixture('promptfoo', 'errors', 'promptfooconfig.yaml');
     await assert.rejects(loadPromptfooSuite(path), (err: unknown) => {
