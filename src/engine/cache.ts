@@ -96,6 +96,14 @@ export function cacheKey(
   );
 }
 
+/**
+ * The cache key of a call whose provider says what it would send (Provider.requestKey: endpoint,
+ * non-secret headers, final body). Trial and repetition as in {@link cacheKey}.
+ */
+export function requestCacheKey(request: unknown, trial: number, repetition = 0): string {
+  return sha256(canonicalJson({ v: 2, request, trial, ...(repetition > 0 ? { repetition } : {}) }));
+}
+
 type SqliteModule = typeof BetterSqlite3;
 type Db = BetterSqlite3.Database;
 
@@ -238,7 +246,9 @@ export class ResponseCache {
    */
   set(key: string, response: CacheableResponse): void {
     this.assertOpen();
-    if (this.readonly || response.error !== undefined) return;
+    // An answer with nothing in it (no text, no tool call) is more likely a passing fault than the
+    // model's considered reply: it is scored as the empty text it is, but not kept to be replayed.
+    if (this.readonly || response.error !== undefined || response.nonText === 'nothing') return;
     const kept: CachedResponse = {
       output: response.output,
       nonText: response.nonText,

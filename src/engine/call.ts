@@ -1,7 +1,7 @@
 // Calling a provider as the engine does: answered from the response cache when it can be, and
 // followed by the `--delay` wait when the call reached the provider.
 import type { Provider, ProviderRequest, ProviderResponse } from '../providers/types.js';
-import { cacheKey, type ResponseCache } from './cache.js';
+import { cacheKey, type ResponseCache, requestCacheKey } from './cache.js';
 
 /** A provider as the engine calls it: with its cache identity (computed once per run, not per job). */
 export interface Caller {
@@ -41,12 +41,11 @@ export async function callWithCache(
   repetition = 0,
 ): Promise<ProviderResponse> {
   if (!ctx.cache) return callThenWait(ctx, request);
-  const key = cacheKey(
-    ctx.identity,
-    { messages: request.messages, params: request.params },
-    trial,
-    repetition,
-  );
+  // Keyed on the request as the provider would send it when it can say (so a changed header or
+  // passthrough field is a new entry), else on its description, the messages and parameters.
+  const key = ctx.provider.requestKey
+    ? requestCacheKey(ctx.provider.requestKey(request), trial, repetition)
+    : cacheKey(ctx.identity, { messages: request.messages, params: request.params }, trial, repetition);
   const hit = ctx.cache.get(key);
   // A hit keeps the latency measured when the model answered: it describes the model, and latency
   // assertions judge it the same way with or without the cache (`cached: true` marks the result).

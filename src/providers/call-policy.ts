@@ -110,6 +110,7 @@ export function withCallPolicy(provider: Provider, settings: CallPolicySettings)
   };
   if (provider.endpoint) (wrapped as { endpoint?: Provider['endpoint'] }).endpoint = provider.endpoint;
   if (provider.cacheable !== undefined) (wrapped as { cacheable?: boolean }).cacheable = provider.cacheable;
+  if (provider.requestKey) wrapped.requestKey = (request) => provider.requestKey!(request);
   if (provider.close) wrapped.close = () => provider.close!();
   const embed = provider.embed?.bind(provider);
   if (embed) {

@@ -132,12 +132,32 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
   }
   const pricing = resolvePricing(config, model, endpoint.origin);
 
+  /** The body of a chat request, exactly as sent. */
+  const chatBody = (request: ProviderRequest): Record<string, unknown> => {
+    const body: Record<string, unknown> = { model, messages: toWireMessages(request.messages), ...params };
+    for (const key of PARAM_KEYS) {
+      const value = request.params[key];
+      if (value !== undefined) body[key] = value;
+    }
+    if (passthrough) Object.assign(body, passthrough);
+    return body;
+  };
+  // The headers that shape the answer (not the credentials, which never reach the cache's keys).
+  const keyedHeaders = Object.fromEntries(
+    Object.entries(headers).filter(([name]) => name !== 'authorization' && !CREDENTIAL_HEADER.test(name)),
+  );
+
   const provider: Provider = {
     id: spec.id,
     label: spec.label ?? spec.id,
     describe: () => ({ id: spec.id, model, baseUrl: shownBaseUrl, params: { ...params } }),
     // One adaptive limiter per origin, shared by every provider that calls it.
     endpoint: { key: endpoint.origin, shown: shownBaseUrl },
+    requestKey: (request) => ({
+      url: `${withoutCredentials(endpoint.origin)}${endpoint.path}`,
+      headers: keyedHeaders,
+      body: chatBody(request),
+    }),
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       const started = performance.now();
       if (embeddingModel) {
@@ -157,12 +177,7 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
           attempts: 0,
         };
       }
-      const body: Record<string, unknown> = { model, messages: toWireMessages(request.messages), ...params };
-      for (const key of PARAM_KEYS) {
-        const value = request.params[key];
-        if (value !== undefined) body[key] = value;
-      }
-      if (passthrough) Object.assign(body, passthrough);
+      const body = chatBody(request);
       const httpRequest: HttpRequest = {
         origin: endpoint.origin,
         path: endpoint.path,
@@ -349,11 +364,14 @@ function tablePricing(model: string): Pricing | undefined {
   return price ? { input: costOf(price, 1, 0), output: costOf(price, 0, 1) } : undefined;
 }
 
+/** Header names that carry credentials: kept out of error messages and cache keys. */
+const CREDENTIAL_HEADER = /auth|key|token|secret|cookie/i;
+
 function credentialHeaderValues(headers: unknown): string[] {
   if (!isRecord(headers)) return [];
   const values: string[] = [];
   for (const [name, value] of Object.entries(headers)) {
-    if (!/auth|key|token|secret|cookie/i.test(name) || value === undefined || value === null) continue;
+    if (!CREDENTIAL_HEADER.test(name) || value === undefined || value === null) continue;
     const text = String(value);
     values.push(text);
     // `Bearer <token>`: the token alone may be echoed too.

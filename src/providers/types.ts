@@ -92,6 +92,13 @@ export interface Provider {
   /** False for providers whose answers cost nothing to recompute (echo): they bypass the response cache. */
   readonly cacheable?: boolean;
   call(request: ProviderRequest): Promise<ProviderResponse>;
+  /**
+   * Everything that shapes what `call` would send for this request, secrets left out: the endpoint,
+   * the headers that are not credentials, the final body. The response cache keys on it, so any
+   * setting that changes the request (a passthrough field, a header) is a different entry. A
+   * provider without it is keyed on `describe()`, the messages and the parameters.
+   */
+  requestKey?(request: ProviderRequest): unknown;
   /** Embeddings for texts (`/v1/embeddings`), for providers that offer them. Never throws: returns `error`. */
   embed?(request: EmbeddingRequest): Promise<EmbeddingResponse>;
   /** Releases connections. */

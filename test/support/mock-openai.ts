@@ -33,6 +33,8 @@ export interface AnswerRule {
   reply?: string;
   /** Answer with a tool call instead of text (`arguments` is a JSON string; groups substituted). */
   toolCall?: { name: string; arguments: string };
+  /** Answer `content: null` with no tool call (a model that said nothing at all). */
+  empty?: boolean;
 }
 
 /** Fault injection settings; probabilities are in [0, 1]. */
@@ -411,6 +413,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
         toolCalls = [
           { id: 'call_mock_0', type: 'function', function: { name: rule.toolCall.name, arguments: args } },
         ];
+      } else if (rule.empty) {
+        content = null;
       } else {
         content = substitute(rule.reply ?? '', m);
       }
