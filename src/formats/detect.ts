@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { utf16Problem } from '../core/encoding.js';
 import { InputError } from '../core/errors.js';
 import type { Suite } from '../core/types.js';
 
@@ -86,9 +87,9 @@ export async function loadSuite(path: string | undefined, options: LoadOptions =
       severity: 'error',
     });
   }
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(target, 'utf8');
+    bytes = readFileSync(target);
   } catch (err) {
     throw new InputError({
       file: target,
@@ -96,6 +97,10 @@ export async function loadSuite(path: string | undefined, options: LoadOptions =
       severity: 'error',
     });
   }
+  // Said before detection: a UTF-16 file looks like no suite at all.
+  const utf16 = utf16Problem(bytes);
+  if (utf16) throw new InputError({ file: target, message: utf16, severity: 'error' });
+  const text = bytes.toString('utf8');
   for (const f of all) if (f.detectFile?.(target, text)) return loadWith(f, target, options);
   throw new InputError({
     file: target,

@@ -57,7 +57,11 @@ export function readManifest(path: string): Manifest {
     doc = parse(text) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof TomlError) {
-      const message = err.message.replace(/^Invalid TOML document: /, '').split('\n')[0];
+      let message = err.message.replace(/^Invalid TOML document: /, '').split('\n')[0];
+      // smol-toml meets the line break of a string left open as a "control character" in it.
+      const lineText = text.split(/\r?\n/)[err.line - 1] ?? '';
+      if (/control characters/.test(message) && err.column > lineText.length)
+        message = 'a string is not closed: its closing quote is missing before the end of the line';
       throw new InputError({
         file: path,
         line: err.line,

@@ -2,6 +2,7 @@
 // newlines), `.strip()` of the whole text, a split on newlines, blank lines dropped, and
 // `json.loads` on each remaining line.
 import { readFileSync } from 'node:fs';
+import { utf16Problem } from '../../core/encoding.js';
 import { InputError } from '../../core/errors.js';
 import { PyJsonAbort, PyJsonError, type PyValue, pyJsonLoads } from '../../core/pyjson.js';
 import { pyIsSpace } from '../../core/python.js';
@@ -34,6 +35,13 @@ export function readTierFile(path: string, shown: string): TierText {
       severity: 'error',
     });
   }
+  const utf16 = utf16Problem(bytes);
+  if (utf16)
+    throw new InputError({
+      file: shown,
+      message: `${utf16} (pramana reads suites as UTF-8)`,
+      severity: 'error',
+    });
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);

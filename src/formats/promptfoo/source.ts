@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { utf16Problem } from '../../core/encoding.js';
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import type { DiagnosticBag } from '../../core/errors.js';
 import { printable } from './context.js';
@@ -86,7 +87,10 @@ export class SuiteFiles {
   read(absPath: string): string {
     const cached = this.texts.get(absPath);
     if (cached !== undefined) return cached;
-    const text = this.readBytes(absPath).toString('utf8');
+    const bytes = this.readBytes(absPath);
+    const utf16 = utf16Problem(bytes);
+    if (utf16) throw new UnreadableFile(absPath, utf16);
+    const text = bytes.toString('utf8');
     this.texts.set(absPath, text);
     return text;
   }

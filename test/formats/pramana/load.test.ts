@@ -204,6 +204,14 @@ describe('pramana: a suite folder with manifest.toml', () => {
         assert.match(err.diagnostics[0].message, /invalid TOML/);
         return true;
       });
+      // A string left open: said as such, not as a "control character" in it.
+      writeFileSync(join(dir, 'manifest.toml'), '[suite]\nversion = "v1.0\n[tiers.a]\nfile = "a.jsonl"\n');
+      await assert.rejects(loadSuite(dir), (err: unknown) => {
+        assert.ok(err instanceof InputError);
+        assert.equal(err.diagnostics[0].line, 2);
+        assert.match(err.diagnostics[0].message, /invalid TOML: a string is not closed/);
+        return true;
+      });
       writeFileSync(
         join(dir, 'manifest.toml'),
         '[tiers.a]\nfile = "a.jsonl"\n\n[tiers.b]\nfile = "b.jsonl"\n',
