@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { utf16Problem } from '../../core/encoding.js';
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import { utf16Problem } from '../../core/encoding.js';
 import type { DiagnosticBag } from '../../core/errors.js';
 import { printable } from './context.js';
 
