@@ -85,6 +85,10 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
     nonEmpty(config.apiKey) ??
     (typeof config.apiKeyEnvar === 'string' ? nonEmpty(ctx.env[config.apiKeyEnvar]) : undefined) ??
     nonEmpty(ctx.env.OPENAI_API_KEY);
+  // Where the key came from, for the message when it is refused: the user checks that place.
+  const keySource = nonEmpty(config.apiKey)
+    ? `the provider's config.apiKey${spec.source ? ` (${spec.source.file}${spec.source.line ? `:${spec.source.line}` : ''})` : ''}`
+    : keyEnvar;
   const params = pickParams(config);
   const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
   const sendOptions = { now, connections: Math.max(1, ctx.maxConcurrency) };
@@ -233,7 +237,7 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
 
   function failureMessage(f: HttpFailure): string {
     if (isAuthFailure(f)) {
-      return `authentication failed (${f.status}) at ${shownBaseUrl}: ${f.message || 'no message'}; check ${keyEnvar}`;
+      return `authentication failed (${f.status}) at ${shownBaseUrl}: ${f.message || 'no message'}; check ${keySource}`;
     }
     const text = describeFailure(f);
     return f.kind === 'network' || f.kind === 'timeout' ? `${text} (${shownBaseUrl})` : text;

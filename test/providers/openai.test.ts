@@ -235,9 +235,28 @@ describe('openai provider', () => {
     assert.equal(mock.stats().byStatus['401'], before + 1);
     assert.match(
       res.error ?? '',
-      /^authentication failed \(401\) at http:\/\/127\.0\.0\.1:\d+\/_\/.*\/v1: .*; check OPENAI_API_KEY$/,
+      /^authentication failed \(401\) at http:\/\/127\.0\.0\.1:\d+\/_\/.*\/v1: .*; check the provider's config\.apiKey$/,
     );
     assert.ok(!(res.error ?? '').includes(SECRET));
+    // A key from the environment: the message names the variable it came from.
+    const fromEnv = await provider(
+      'openai:chat:gpt-4o-mini',
+      { apiBaseUrl: base },
+      {
+        ...context(),
+        env: { OPENAI_API_KEY: SECRET },
+      },
+    ).call(ask('who am i'));
+    assert.match(fromEnv.error ?? '', /; check OPENAI_API_KEY$/);
+    const named = await provider(
+      'openai:chat:gpt-4o-mini',
+      { apiBaseUrl: base, apiKeyEnvar: 'MY_KEY' },
+      {
+        ...context(),
+        env: { MY_KEY: SECRET },
+      },
+    ).call(ask('who am i'));
+    assert.match(named.error ?? '', /; check MY_KEY$/);
     assert.ok(!JSON.stringify(p.describe()).includes(SECRET));
     const ok = await provider('openai:chat:gpt-4o-mini', { apiBaseUrl: base, apiKey: 'the-right-key' }).call(
       ask('right key'),
