@@ -3,7 +3,7 @@
 // called with the config and may be async, or the export may be the list itself; a Python
 // function (default `generate_tests`) is called with the config when one is given. Either way the
 // result must be a list of test cases, which then go through the same checks as inline tests.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -31,6 +31,31 @@ function describeError(err: unknown): string {
   return String(err);
 }
 
+/**
+ * Where a module's syntax error is. Node's import() does not say; its syntax check of the same
+ * source does (`[stdin]:LINE`, the line, a caret under the column). Asked only when loading failed.
+ */
+function syntaxErrorPosition(abs: string): { line: number; col: number } | undefined {
+  let source: string;
+  try {
+    source = readFileSync(abs, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const type = extname(abs).toLowerCase() === '.cjs' ? 'commonjs' : 'module';
+  const check = spawnSync(process.execPath, [`--input-type=${type}`, '--check'], {
+    input: source,
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  const lines = (check.stderr ?? '').split('\n');
+  const i = lines.findIndex((l) => /^\[stdin\]:\d+$/.test(l));
+  if (i < 0) return undefined;
+  const line = Number(lines[i].slice('[stdin]:'.length));
+  const caret = lines[i + 2]?.indexOf('^') ?? -1;
+  return { line, col: caret >= 0 ? caret + 1 : 1 };
+}
+
 function member(owner: unknown, name: string): unknown {
   return (typeof owner === 'object' || typeof owner === 'function') && owner !== null
     ? (owner as Record<string, unknown>)[name]
@@ -42,7 +67,10 @@ async function runJavaScript(abs: string, fn: string | undefined, config: unknow
   try {
     mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new GeneratorFailure(`cannot load the module: ${describeError(err).split('\n')[0]}`);
+    const at = err instanceof SyntaxError ? syntaxErrorPosition(abs) : undefined;
+    throw new GeneratorFailure(
+      `cannot load the module: ${describeError(err).split('\n')[0]}${at ? ` (line ${at.line}, column ${at.col})` : ''}`,
+    );
   }
   let target: unknown;
   if (fn !== undefined) {

@@ -64,7 +64,7 @@ describe('JavaScript test generators (§1.4)', () => {
         'throws.mjs': 'export default () => { throw new TypeError("no data"); };\n',
         'object.mjs': 'export default () => ({ vars: { q: 1 } });\n',
         'named.mjs': 'export const yes = () => [];\n',
-        'broken.mjs': 'export default (;\n',
+        'broken.mjs': '// a generator\nexport default () => [\n  { vars: { q: 1 } ;\n];\n',
         'gen.ts': 'export default () => [];\n',
       },
     );
@@ -77,7 +77,7 @@ describe('JavaScript test generators (§1.4)', () => {
     assert.equal(messages[2], '6 test generator file://named.mjs:nope: it has no export named "nope"');
     assert.match(
       messages[3],
-      /^7 test generator file:\/\/broken\.mjs: cannot load the module: SyntaxError: /,
+      /^7 test generator file:\/\/broken\.mjs: cannot load the module: SyntaxError: .* \(line 3, column 20\)$/,
     );
     assert.equal(
       messages[4],
