@@ -190,6 +190,8 @@ export interface SuiteSource {
   /** When a suite joins several parts with hashes of their own (pramana tiers): each part's hash, by name. */
   nativeHashes?: Record<string, string>;
   files: string[];
+  /** Of `files`, those outside the suite's folder (a `file://` reference may name any path). */
+  outside?: string[];
 }
 
 /**

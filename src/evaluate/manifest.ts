@@ -43,6 +43,7 @@ export function newManifest(
       contentHash: suite.source.contentHash,
       nativeHash: suite.source.nativeHash,
       files: suite.source.files,
+      ...(suite.source.outside ? { outsideFiles: suite.source.outside } : {}),
       cases: suite.cases.length,
       prompts: suite.prompts.map((p) => ({
         id: p.id,

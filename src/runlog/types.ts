@@ -26,6 +26,8 @@ export interface RunManifest {
     contentHash: string;
     nativeHash?: string;
     files: string[];
+    /** Files read from outside the suite's folder (each also a load warning). */
+    outsideFiles?: string[];
     cases: number;
     /** The prompts run (`raw`: the template, `config`: its provider parameters, for outputs that show them). */
     prompts: { id: string; label: string; raw?: string; config?: Record<string, unknown> }[];

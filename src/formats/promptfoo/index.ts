@@ -1,6 +1,6 @@
 // Loads a promptfoo config (and every file it references) into assay's Suite.
 import { readFileSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { shortHash } from '../../core/hash.js';
 import { assignCaseIds } from '../../core/ids.js';
@@ -259,13 +259,18 @@ export async function loadPromptfooSuite(
   bag.throwIfErrors();
 
   const contentHash = ctx.files.digest();
+  // promptfoo reads any path a file:// reference names; so does assay, but says which are outside
+  // the suite's folder, so a suite cannot read ~/.ssh or /etc unnoticed.
+  const outside = ctx.files.files.filter((rel) => rel === '..' || rel.startsWith('../') || isAbsolute(rel));
+  for (const rel of outside)
+    warnAt(ctx, { file }, `reads ${rel}, which is outside the suite's folder (${displayPath(basePath)})`);
   const suite: Suite = {
     id: shortHash(contentHash),
     name:
       runOptions.load.description ??
       (typeof config.description === 'string' && config.description ? config.description : basename(abs)),
     format: 'promptfoo',
-    source: { path: abs, contentHash, files: [...ctx.files.files] },
+    source: { path: abs, contentHash, files: [...ctx.files.files], ...(outside.length > 0 ? { outside } : {}) },
     basePath,
     prompts,
     providers,

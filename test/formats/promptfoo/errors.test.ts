@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputError } from '../../../src/core/errors.js';
 import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
@@ -79,6 +80,25 @@ tests:
     assert.match(
       warnings[1],
       /:6:\d+ tests\[0\]\.assert\[0\]: regex: the pattern is not a valid JavaScript regular expression/,
+    );
+  });
+
+  it('reads a file:// var outside the suite folder as promptfoo does, but warns and records it', async () => {
+    const elsewhere = writeSuite({ 'secret.txt': 'not for the suite' });
+    const outsideFile = join(dirname(elsewhere), 'secret.txt');
+    const suite = await loadText(`prompts: ['{{q}}']
+providers: [echo]
+tests:
+  - vars: {q: 'file://${outsideFile}'}
+  - vars: {q: inside}
+`);
+    assert.equal(suite.cases[0].vars.q, 'not for the suite');
+    assert.equal(suite.source.outside?.length, 1);
+    assert.match(suite.source.outside?.[0] ?? '', /secret\.txt$/);
+    const warnings = suite.warnings.map((w) => w.message);
+    assert.ok(
+      warnings.some((w) => /^reads .*secret\.txt, which is outside the suite's folder/.test(w)),
+      warnings.join('\n'),
     );
   });
 
