@@ -270,7 +270,12 @@ export async function loadPromptfooSuite(
       runOptions.load.description ??
       (typeof config.description === 'string' && config.description ? config.description : basename(abs)),
     format: 'promptfoo',
-    source: { path: abs, contentHash, files: [...ctx.files.files], ...(outside.length > 0 ? { outside } : {}) },
+    source: {
+      path: abs,
+      contentHash,
+      files: [...ctx.files.files],
+      ...(outside.length > 0 ? { outside } : {}),
+    },
     basePath,
     prompts,
     providers,

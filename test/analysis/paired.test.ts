@@ -1,0 +1,111 @@
+// The paired statistics of the regression gate, against values scipy computed once
+// (test/fixtures/analysis/README.md) and closed forms worked by hand.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import {
+  benjaminiHochberg,
+  holm,
+  mcnemarExact,
+  minimumDetectableEffect,
+  normalQuantile,
+  pairedBootstrap,
+  passAtK,
+  passHatK,
+  sampleSd,
+  seededRandom,
+  signFlipTest,
+} from '../../src/analysis/paired.js';
+import { fixture } from '../support/paths.js';
+
+interface Reference {
+  passAtK: { n: number; c: number; k: number; passAtK: number; passHatK: number }[];
+  mcnemar: { b: number; c: number; p: number; midP: number }[];
+  normalQuantile: { p: number; z: number }[];
+  bh: { p: number[]; adjusted: number[] };
+  holm: { p: number[]; adjusted: number[] };
+  signFlip: { deltas: number[]; p: number };
+}
+const ref = JSON.parse(readFileSync(fixture('analysis', 'paired-reference.json'), 'utf8')) as Reference;
+
+function close(actual: number, expected: number, tolerance: number, what: string): void {
+  assert.ok(Math.abs(actual - expected) <= tolerance, `${what}: ${actual} vs ${expected}`);
+}
+
+describe('paired statistics', () => {
+  it('pass@k and pass^k are the unbiased estimators, stable at large n', () => {
+    for (const r of ref.passAtK) {
+      close(passAtK(r.n, r.c, r.k), r.passAtK, 1e-12, `pass@${r.k} n=${r.n} c=${r.c}`);
+      close(passHatK(r.n, r.c, r.k), r.passHatK, 1e-12, `pass^${r.k} n=${r.n} c=${r.c}`);
+    }
+    // By hand: n = 5, c = 2, k = 1 is c/n for both.
+    close(passAtK(5, 2, 1), 0.4, 1e-15, 'pass@1');
+    close(passHatK(5, 2, 1), 0.4, 1e-15, 'pass^1');
+    // k = n: pass@n is "any passed", pass^n is "all passed".
+    assert.equal(passAtK(5, 1, 5), 1);
+    assert.equal(passHatK(5, 4, 5), 0);
+    assert.equal(passHatK(5, 5, 5), 1);
+    assert.throws(() => passAtK(5, 6, 1), RangeError);
+    assert.throws(() => passAtK(5, 2, 6), RangeError);
+  });
+
+  it('exact McNemar matches scipy.stats.binomtest on the discordant pairs, and its mid-p', () => {
+    for (const r of ref.mcnemar) {
+      close(mcnemarExact(r.b, r.c), r.p, 1e-12, `McNemar b=${r.b} c=${r.c}`);
+      close(mcnemarExact(r.b, r.c, { midP: true }), r.midP, 1e-12, `mid-p b=${r.b} c=${r.c}`);
+    }
+    // By hand: 12 vs 3 discordant: 2·P(X ≤ 3), X ~ Bin(15, ½) = 2·(1+15+105+455)/32768 = 0.03515625.
+    close(mcnemarExact(12, 3), 0.03515625, 1e-14, 'McNemar by hand');
+  });
+
+  it('normal quantiles, Holm and Benjamini–Hochberg match scipy', () => {
+    for (const r of ref.normalQuantile) close(normalQuantile(r.p), r.z, 1e-8, `z(${r.p})`);
+    for (const [i, p] of holm(ref.holm.p).entries()) close(p, ref.holm.adjusted[i], 1e-15, `holm[${i}]`);
+    for (const [i, p] of benjaminiHochberg(ref.bh.p).entries())
+      close(p, ref.bh.adjusted[i], 1e-15, `bh[${i}]`);
+  });
+
+  it('the exact sign-flip test matches scipy.stats.permutation_test; a seeded one is repeatable', () => {
+    close(signFlipTest(ref.signFlip.deltas, { seed: 1 }), ref.signFlip.p, 1e-15, 'sign flip');
+    assert.equal(signFlipTest([0, 0, 0], { seed: 1 }), 1);
+    const many = Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? -0.5 : 0.25));
+    const a = signFlipTest(many, { seed: 7 });
+    assert.equal(signFlipTest(many, { seed: 7 }), a, 'same seed, same p');
+    assert.ok(a > 0 && a <= 1);
+  });
+
+  it('the paired bootstrap is seed-stable, brackets the mean, and has about its nominal coverage', () => {
+    const deltas = [0.5, -0.25, 1, 0.75, 0, 0.25, -0.5, 1, 0.5, 0.25];
+    const one = pairedBootstrap(deltas, { seed: 42, resamples: 2000 });
+    assert.deepEqual(pairedBootstrap(deltas, { seed: 42, resamples: 2000 }), one);
+    assert.ok(one.low < one.delta && one.delta < one.high);
+    close(one.delta, 0.35, 1e-15, 'mean delta');
+    // 1,000 simulated suites of 30 cases whose true mean difference is 0: "regressed" (the whole
+    // interval below 0) should come out about 2.5% of the time, one-sided at α = 0.05.
+    const random = seededRandom(2024);
+    let regressed = 0;
+    const runs = 1000;
+    for (let s = 0; s < runs; s++) {
+      const sample = Array.from({ length: 30 }, () => Math.round((random() - 0.5) * 4) / 2);
+      if (pairedBootstrap(sample, { seed: s, resamples: 1000 }).high < 0) regressed++;
+    }
+    const rate = regressed / runs;
+    process.stdout.write(
+      `# bootstrap false "regressed" rate under no change: ${(rate * 100).toFixed(1)}% (nominal 2.5%)\n`,
+    );
+    assert.ok(rate > 0.01 && rate < 0.05, `false regression rate ${rate}`);
+  });
+
+  it('the minimum detectable effect is (z₀.₉₇₅ + z₀.₈)·sd/√n', () => {
+    close(
+      minimumDetectableEffect(0.5, 100),
+      ((1.959963984540054 + 0.8416212335729143) * 0.5) / 10,
+      1e-8,
+      'MDE',
+    );
+    // Twenty cases with a spread of 0.4 can only see a change of about a quarter.
+    close(minimumDetectableEffect(0.4, 20), 0.2506, 1e-3, 'MDE n=20');
+    assert.equal(sampleSd([1]), 0);
+    close(sampleSd([0, 1]), Math.SQRT1_2, 1e-15, 'sd');
+  });
+});
