@@ -12,6 +12,9 @@ Usage:
   assay merge RUN_DIR…             combine the runs of a sharded evaluation into one
   assay rescore RUN [SUITE]        score a run's recorded answers again with the suite's
                                    current assertions; no model is called
+  assay compare BASELINE CANDIDATE pair two runs case by case: regressed, improved,
+                                   unchanged or inconclusive, with paired statistics
+  assay baseline save RUN | list   pin a run as a baseline to compare with
   assay cache stats|clear|prune    inspect or empty the response cache
   assay --version | --help
   assay COMMAND --help             options of one command
@@ -23,7 +26,7 @@ folder.
 
 Exit codes:
   0  everything ran and every test passed
-  1  a test (or threshold) failed
+  1  a test (or threshold) failed, or assay compare found a regression
   2  the input or the command line is invalid; nothing was run
   3  the run could not complete: provider errors beyond the allowed budget
      (--max-errors, default 0), a fatal provider error (bad credentials), or an interruption
@@ -69,9 +72,13 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./cache.js')).cacheCommand(rest);
     case 'rescore':
       return (await import('./rescore.js')).rescoreCommand(rest);
+    case 'compare':
+      return (await import('./compare.js')).compareCommand(rest);
+    case 'baseline':
+      return (await import('./baseline.js')).baselineCommand(rest);
     default:
       process.stderr.write(
-        `assay: unknown command "${command}"; expected eval, validate, hash, merge, rescore or cache (assay --help)\n`,
+        `assay: unknown command "${command}"; expected eval, validate, hash, merge, rescore, compare, baseline or cache (assay --help)\n`,
       );
       return 2;
   }

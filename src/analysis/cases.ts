@@ -1,0 +1,116 @@
+// A run's results reduced to one record per case × prompt × provider: its trials (`--repeat`, a
+// format's own epochs) folded into pass counts, a mean score and the first output, so trials of one
+// case are never counted as independent cases. Read from the run log only.
+import type { JobResult } from '../core/types.js';
+import { readResults } from '../runlog/reader.js';
+import { passAtK, passHatK } from './paired.js';
+
+/** One case × prompt × provider of a run, its trials reduced. */
+export interface CaseRecord {
+  /** Pairing key: case identity, prompt label, provider. */
+  key: string;
+  caseRef: string;
+  description?: string;
+  vars: Record<string, unknown>;
+  promptLabel: string;
+  providerId: string;
+  trials: number;
+  passed: number;
+  failed: number;
+  errors: number;
+  skipped: number;
+  /** Mean score over the trials that were not skipped (errors score what they scored, usually 0). */
+  meanScore: number;
+  /** The first trial's output and reason (their first 600 characters), for showing a person what changed. */
+  output: string | null;
+  reason: string;
+}
+
+/** Enough of an output or reason to show a person (a record per case must stay small). */
+const EXCERPT_CHARS = 600;
+
+function excerpt(text: string | null): string | null {
+  return text !== null && text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
+}
+
+/** The fraction of a case's judged trials that passed (errors count as not passed; skips are left out). */
+export function passFraction(c: CaseRecord): number {
+  const judged = c.trials - c.skipped;
+  return judged > 0 ? c.passed / judged : 0;
+}
+
+/** Whether a case's trials disagree: some passed and some did not. */
+export function isFlaky(c: CaseRecord): boolean {
+  const judged = c.trials - c.skipped;
+  return c.passed > 0 && c.passed < judged;
+}
+
+/** pass@k and pass^k of a case (unbiased, over its judged trials); undefined when k exceeds them. */
+export function caseAtK(c: CaseRecord, k: number): { passAtK: number; passHatK: number } | undefined {
+  const n = c.trials - c.skipped;
+  if (k < 1 || k > n) return undefined;
+  return { passAtK: passAtK(n, c.passed, k), passHatK: passHatK(n, c.passed, k) };
+}
+
+/** The pairing key of a result: its case identity (caseRef, else caseId), prompt label and provider. */
+export function pairingKey(r: Pick<JobResult, 'caseRef' | 'caseId' | 'promptLabel' | 'providerId'>): string {
+  return `${r.caseRef ?? r.caseId}\u0000${r.promptLabel}\u0000${r.providerId}`;
+}
+
+/**
+ * Reads a run directory's results (each job key once: a duplicated line never counts twice) and
+ * reduces them per case × prompt × provider, in the order cases first appear.
+ */
+export async function readCaseRecords(runDir: string): Promise<Map<string, CaseRecord>> {
+  const records = new Map<string, CaseRecord & { scoreSum: number; scored: number; firstTrial: number }>();
+  const seen = new Set<string>();
+  for await (const r of readResults(runDir)) {
+    if (seen.has(r.key)) continue;
+    seen.add(r.key);
+    const key = pairingKey(r);
+    let c = records.get(key);
+    if (!c) {
+      c = {
+        key,
+        caseRef: r.caseRef ?? r.caseId,
+        ...(r.description !== undefined ? { description: r.description } : {}),
+        vars: r.vars ?? {},
+        promptLabel: r.promptLabel,
+        providerId: r.providerId,
+        trials: 0,
+        passed: 0,
+        failed: 0,
+        errors: 0,
+        skipped: 0,
+        meanScore: 0,
+        output: excerpt(r.output),
+        reason: excerpt(r.reason) ?? '',
+        scoreSum: 0,
+        scored: 0,
+        firstTrial: r.trial,
+      };
+      records.set(key, c);
+    }
+    c.trials++;
+    if (r.status === 'pass') c.passed++;
+    else if (r.status === 'fail') c.failed++;
+    else if (r.status === 'error') c.errors++;
+    else c.skipped++;
+    if (r.status !== 'skip') {
+      c.scoreSum += r.score;
+      c.scored++;
+    }
+    if (r.trial < c.firstTrial) {
+      c.firstTrial = r.trial;
+      c.output = excerpt(r.output);
+      c.reason = excerpt(r.reason) ?? '';
+    }
+  }
+  const out = new Map<string, CaseRecord>();
+  for (const [key, c] of records) {
+    const { scoreSum, scored, firstTrial: _first, ...record } = c;
+    record.meanScore = scored > 0 ? scoreSum / scored : 0;
+    out.set(key, record);
+  }
+  return out;
+}

@@ -1,0 +1,53 @@
+// `assay baseline save RUN [--name NAME]` and `assay baseline list`: pinned runs to compare with.
+import { basename } from 'node:path';
+import { InputError } from '../core/errors.js';
+import { oneLine } from '../report/console.js';
+import { DEFAULT_BASELINES_DIR, listBaselines, resolveRun, saveBaseline } from '../runlog/baselines.js';
+import { guard, parseFlags } from './common.js';
+
+const USAGE = `Usage: assay baseline save RUN [--name NAME] [--dir DIR]
+       assay baseline list [--dir DIR]
+
+save copies a finished run (its results.jsonl, manifest.json and scorecard.json) to DIR/NAME
+(default .assay/baselines/<NAME>; NAME defaults to the run id), replacing a baseline of that name.
+RUN is a run directory or a run id under --runs-dir. A baseline is a run directory: assay compare,
+report and rescore read it as any run.
+list shows the saved baselines, newest first.
+`;
+
+/** `assay baseline`. */
+export async function baselineCommand(args: string[]): Promise<number> {
+  return guard(async () => {
+    const { values, positionals } = parseFlags(args, {
+      name: { type: 'string' },
+      dir: { type: 'string' },
+      'runs-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    const [action, ...rest] = positionals;
+    const baselinesDir = values.dir ?? DEFAULT_BASELINES_DIR;
+    if (action === 'save') {
+      if (rest.length !== 1)
+        throw new InputError('assay baseline save: expected one RUN (a run directory or id)');
+      const runDir = resolveRun(rest[0], { runsDir: values['runs-dir'] ?? '.assay/runs', baselinesDir });
+      const name = values.name ?? basename(runDir);
+      const target = saveBaseline(runDir, name, baselinesDir);
+      process.stdout.write(`Saved baseline ${name}: ${target}\n`);
+      return 0;
+    }
+    if (action === 'list') {
+      const list = listBaselines(baselinesDir);
+      if (list.length === 0) process.stdout.write(`No baselines in ${baselinesDir}\n`);
+      for (const b of list)
+        process.stdout.write(
+          `${oneLine(b.name, 40)}  run ${b.runId}  ${oneLine(b.suite, 40)}  ${b.jobs} jobs  ${b.status}  ${b.startedAt}\n`,
+        );
+      return 0;
+    }
+    throw new InputError(`assay baseline: expected save or list, got ${action ?? 'nothing'}`);
+  });
+}

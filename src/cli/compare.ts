@@ -1,0 +1,143 @@
+// `assay compare BASELINE CANDIDATE`: did the change make things better, worse, or is it noise?
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { readCaseRecords } from '../analysis/cases.js';
+import { type CompareOptions, type Comparison, compareRuns } from '../analysis/compare.js';
+import { InputError } from '../core/errors.js';
+import { renderComparison } from '../report/compare.js';
+import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
+import { guard, intFlag, parseFlags } from './common.js';
+
+export const COMPARE_FLAGS = {
+  seed: { type: 'string' },
+  'min-effect': { type: 'string' },
+  correction: { type: 'string' },
+  'mid-p': { type: 'boolean' },
+  'pass-at': { type: 'string' },
+  'fail-on': { type: 'string' },
+  'baselines-dir': { type: 'string' },
+} as const;
+
+const USAGE = `Usage: assay compare BASELINE CANDIDATE [options]
+
+Pairs the results of two runs case by case (case identity × prompt label × provider, trials
+reduced per case) and says, for each prompt × provider and metric (pass rate, score), whether the
+candidate regressed, improved, is unchanged, or whether the difference is within the noise
+(inconclusive). BASELINE and CANDIDATE are run directories, run ids under --runs-dir, or baseline
+names (assay baseline save).
+
+Tests: exact McNemar on the cases whose outcome flipped (one trial a case), else a sign-flip
+permutation test on the per-case differences; 95% paired-bootstrap intervals; Holm (or
+Benjamini–Hochberg) correction over every comparison. Each metric also shows the smallest change
+the suite could detect at 80% power. Draws are seeded: the same runs give the same answer.
+
+Options:
+      --seed N               seed of the bootstrap and permutation draws (default 1)
+      --min-effect D         a change counts only when its whole interval is beyond ±D (pass rate
+                             in points of 1, e.g. 0.02 for 2 points; score in its own units)
+      --correction holm|bh   multiple-comparison correction (default holm)
+      --mid-p                mid-p McNemar (less conservative)
+      --pass-at K[,K…]       pass@k and pass^k for these k (repeated runs; default: the trials)
+      --fail-on regressed|inconclusive   exit 1 on a regression (default), or also when inconclusive
+      --json                 print the comparison as JSON
+  -o, --output FILE          also write the comparison as JSON to FILE
+      --runs-dir DIR         where run ids are found (default .assay/runs)
+      --baselines-dir DIR    where baseline names are found (default .assay/baselines)
+
+Exit codes: 0 nothing regressed; 1 something regressed (or inconclusive, with --fail-on
+inconclusive); 2 bad input (unreadable runs, no case in common).
+`;
+
+/** The comparison options and exit rule from parsed COMPARE_FLAGS. */
+export function compareOptionsFrom(values: {
+  seed?: string;
+  'min-effect'?: string;
+  correction?: string;
+  'mid-p'?: boolean;
+  'pass-at'?: string;
+  'fail-on'?: string;
+}): { options: Partial<CompareOptions>; ks: number[]; failOn: 'regressed' | 'inconclusive' } {
+  const options: Partial<CompareOptions> = {};
+  const seed = intFlag('seed', values.seed, 0, 2 ** 31);
+  if (seed !== undefined) options.seed = seed;
+  if (values['min-effect'] !== undefined) {
+    const d = Number(values['min-effect']);
+    if (!Number.isFinite(d) || d < 0)
+      throw new InputError(`--min-effect ${values['min-effect']}: expected a number ≥ 0`);
+    options.minEffect = d;
+  }
+  if (values.correction !== undefined) {
+    if (values.correction !== 'holm' && values.correction !== 'bh')
+      throw new InputError(`--correction ${values.correction}: expected holm or bh`);
+    options.correction = values.correction;
+  }
+  if (values['mid-p']) options.midP = true;
+  const ks = (values['pass-at'] ?? '')
+    .split(',')
+    .filter((k) => k.trim() !== '')
+    .map((k) => intFlag('pass-at', k.trim(), 1) as number);
+  const failOn = values['fail-on'] ?? 'regressed';
+  if (failOn !== 'regressed' && failOn !== 'inconclusive')
+    throw new InputError(`--fail-on ${failOn}: expected regressed or inconclusive`);
+  return { options, ks, failOn };
+}
+
+/** Compares two run directories; refuses two runs with no case in common (exit 2). */
+export async function compareDirs(
+  baselineDir: string,
+  candidateDir: string,
+  options: Partial<CompareOptions>,
+  ks: number[],
+): Promise<Comparison> {
+  const [baseline, candidate] = await Promise.all([
+    readCaseRecords(baselineDir),
+    readCaseRecords(candidateDir),
+  ]);
+  const comparison = compareRuns(baseline, candidate, options, ks);
+  if (comparison.pairs === 0)
+    throw new InputError(
+      `${candidateDir}: no case in common with the baseline ${baselineDir} (${baseline.size} and ${candidate.size} cases): are these runs of the same suite?`,
+    );
+  return comparison;
+}
+
+/** The exit code of a comparison: 1 when it regressed (or is inconclusive, when asked). */
+export function compareExitCode(c: Comparison, failOn: 'regressed' | 'inconclusive'): number {
+  if (c.verdict === 'regressed') return 1;
+  if (failOn === 'inconclusive' && c.verdict === 'inconclusive') return 1;
+  return 0;
+}
+
+/** `assay compare`. */
+export async function compareCommand(args: string[]): Promise<number> {
+  return guard(async () => {
+    const { values, positionals } = parseFlags(args, {
+      ...COMPARE_FLAGS,
+      json: { type: 'boolean' },
+      output: { type: 'string', short: 'o' },
+      'runs-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (positionals.length !== 2)
+      throw new InputError(`assay compare: expected BASELINE CANDIDATE, got ${positionals.length} arguments`);
+    const { options, ks, failOn } = compareOptionsFrom(values);
+    const dirs = {
+      runsDir: values['runs-dir'] ?? '.assay/runs',
+      baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
+    };
+    const [baselineDir, candidateDir] = positionals.map((ref) => resolveRun(ref, dirs));
+    const comparison = await compareDirs(baselineDir, candidateDir, options, ks);
+    const json = `${JSON.stringify({ baseline: baselineDir, candidate: candidateDir, ...comparison }, null, 2)}\n`;
+    if (values.output) writeFileSync(resolve(values.output), json);
+    process.stdout.write(
+      values.json
+        ? json
+        : renderComparison(comparison, { baseline: positionals[0], candidate: positionals[1] }),
+    );
+    return compareExitCode(comparison, failOn);
+  });
+}

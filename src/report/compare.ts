@@ -1,0 +1,108 @@
+// The console view of a comparison: the verdict per prompt × provider and metric with its interval,
+// p-value and the smallest change the suite could have seen, then the cases that flipped.
+import type { Comparison, FlippedCase, MetricComparison } from '../analysis/compare.js';
+import { oneLine, percent, plural } from './console.js';
+
+const VERDICT_WORD: Record<string, string> = {
+  regressed: 'REGRESSED',
+  improved: 'improved',
+  inconclusive: 'inconclusive',
+  unchanged: 'unchanged',
+};
+
+function signed(x: number, digits: number): string {
+  const v = x.toFixed(digits);
+  return x > 0 ? `+${v}` : v === `-${(0).toFixed(digits)}` ? (0).toFixed(digits) : v;
+}
+
+/** A metric's figures: pass rates as percentage points, scores on their own scale. */
+function figure(m: MetricComparison, x: number, sign = false): string {
+  if (m.metric === 'pass rate') return `${sign ? signed(x * 100, 1) : percent(x)}${sign ? ' pts' : '%'}`;
+  return sign ? signed(x, 3) : x.toFixed(3);
+}
+
+function pValue(p: number): string {
+  return p < 0.0001 ? '<0.0001' : p.toFixed(4);
+}
+
+/** The comparison as text for a terminal (untrusted text made printable). */
+export function renderComparison(c: Comparison, labels: { baseline: string; candidate: string }): string {
+  const lines: string[] = [''];
+  lines.push(
+    `assay compare · baseline ${oneLine(labels.baseline, 80)} → candidate ${oneLine(labels.candidate, 80)}`,
+  );
+  lines.push(
+    `${plural(c.pairs, 'case')} paired by case identity × prompt × provider` +
+      (c.trials.baseline > 1 || c.trials.candidate > 1
+        ? ` (trials per case: ${c.trials.baseline} → ${c.trials.candidate}, reduced per case)`
+        : ''),
+  );
+  if (c.onlyBaseline.length > 0 || c.onlyCandidate.length > 0)
+    lines.push(
+      `The suites differ: ${plural(c.onlyBaseline.length, 'case')} only in the baseline, ${plural(c.onlyCandidate.length, 'case')} only in the candidate (left out of every figure)`,
+    );
+  lines.push('');
+  for (const m of c.metrics) {
+    const cell = `${oneLine(m.cell.promptLabel, 40)} · ${oneLine(m.cell.providerId, 30)}`;
+    lines.push(`${VERDICT_WORD[m.verdict]}: ${m.metric} · ${cell}`);
+    lines.push(
+      `  ${figure(m, m.baseline)} → ${figure(m, m.candidate)}, change ${figure(m, m.delta, true)} (95% CI ${figure(m, m.low, true)} to ${figure(m, m.high, true)})`,
+    );
+    const discordant = m.discordant
+      ? `; ${m.discordant.regressed} passed before and fail now, ${m.discordant.improved} the reverse`
+      : '';
+    lines.push(
+      `  ${m.test}: p = ${pValue(m.p)}, ${c.options.correction === 'bh' ? 'Benjamini–Hochberg' : 'Holm'}-adjusted ${pValue(m.pAdjusted)}${discordant}`,
+    );
+    lines.push(
+      `  smallest change this suite could detect (80% power, α = ${c.options.alpha}): ${m.metric === 'pass rate' ? `${(m.minimumDetectable * 100).toFixed(1)} pts` : m.minimumDetectable.toFixed(3)}`,
+    );
+  }
+  if (c.options.minEffect > 0)
+    lines.push(
+      '',
+      `A change counts only beyond ±${c.options.minEffect} (--min-effect): a significant but smaller change is inconclusive.`,
+    );
+  if (c.flaky)
+    lines.push(
+      '',
+      `Flaky cases (trials disagree): ${percent(c.flaky.baseline)}% → ${percent(c.flaky.candidate)}%`,
+    );
+  for (const a of c.atK ?? [])
+    lines.push(
+      `pass@${a.k} ${percent(a.baseline.passAtK)}% → ${percent(a.candidate.passAtK)}% · pass^${a.k} ${percent(a.baseline.passHatK)}% → ${percent(a.candidate.passHatK)}%`,
+    );
+  lines.push(...flips('Passed before, fail now', c.regressions));
+  lines.push(...flips('Failed before, pass now', c.fixes));
+  lines.push('', `Verdict: ${VERDICT_WORD[c.verdict]} (seed ${c.options.seed})`);
+  return `${lines.join('\n')}\n`;
+}
+
+const MAX_FLIPS_SHOWN = 20;
+
+function flips(title: string, list: FlippedCase[]): string[] {
+  if (list.length === 0) return [];
+  const lines = ['', `${title} (${list.length})`];
+  for (const f of list.slice(0, MAX_FLIPS_SHOWN)) {
+    const name = f.description
+      ? `"${oneLine(f.description, 60)}"`
+      : oneLine(varsLabel(f.vars) || f.caseRef, 60);
+    lines.push(`  ${name} · ${oneLine(f.promptLabel, 30)} · ${oneLine(f.providerId, 30)}`);
+    lines.push(
+      `    before (${percent(f.baseline.passRate)}%): ${oneLine(f.baseline.output ?? f.baseline.reason, 100)}`,
+    );
+    lines.push(
+      `    now    (${percent(f.candidate.passRate)}%): ${oneLine(f.candidate.output ?? f.candidate.reason, 100)}`,
+    );
+  }
+  if (list.length > MAX_FLIPS_SHOWN)
+    lines.push(`  … and ${list.length - MAX_FLIPS_SHOWN} more (--json lists all)`);
+  return lines;
+}
+
+/** The case's vars as `k=v, …`, short: how a person recognises a case that has no description. */
+function varsLabel(vars: Record<string, unknown>): string {
+  return Object.entries(vars)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(', ');
+}

@@ -1,0 +1,176 @@
+// assay compare and assay baseline, end to end on real runs against the mock server: a candidate
+// that breaks 12 cases and fixes 3 regressed; identical answers are unchanged; symmetric noise is
+// inconclusive; repeated runs show pass@k, pass^k and flaky cases.
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Comparison } from '../../src/analysis/compare.js';
+import { seededRandom } from '../../src/analysis/paired.js';
+import { cleanEnv, runCli } from '../support/cli.js';
+import { type AnswerRule, type MockServer, startMockServer } from '../support/mock-openai.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir('assay-compare-');
+const CASES = 200;
+const mocks: MockServer[] = [];
+after(async () => {
+  for (const m of mocks) await m.close();
+  tmp.cleanup();
+});
+
+/** A mock that answers "nope" for the given case numbers and echoes every other prompt. */
+async function mockFailing(cases: number[], faults = ''): Promise<MockServer> {
+  const answers: AnswerRule[] = cases.map((i) => ({ match: `^Say w${i}$`, reply: 'nope' }));
+  const mock = await startMockServer({ answers, ...(faults ? { faults } : {}) });
+  mocks.push(mock);
+  return mock;
+}
+
+let n = 0;
+/** Runs the 200-case suite against a mock; returns the run directory. */
+async function runAgainst(mock: MockServer, extra: string[] = [], tests = CASES): Promise<string> {
+  const dir = join(tmp.dir, `suite-${n++}`);
+  mkdirSync(dir, { recursive: true });
+  const rows = ['word,__expected,__description'];
+  for (let i = 0; i < tests; i++) rows.push(`w${i},contains:w${i},case ${i}`);
+  writeFileSync(join(dir, 'tests.csv'), `${rows.join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'promptfooconfig.yaml'),
+    `prompts: ['Say {{word}}']\nproviders:\n  - id: openai:chat:m\n    config: {apiBaseUrl: ${mock.baseUrl}, maxRetries: 0}\ntests: file://tests.csv\n`,
+  );
+  const r = await runCli(
+    ['eval', '--no-progress', '--no-cache', '--runs-dir', join(tmp.dir, 'runs'), '-j', '16', ...extra],
+    {
+      cwd: dir,
+      env: cleanEnv,
+    },
+  );
+  const m = /Run written to (\S+)/.exec(r.stdout);
+  assert.ok(m, r.stderr + r.stdout);
+  return m[1];
+}
+
+async function compare(
+  a: string,
+  b: string,
+  extra: string[] = [],
+): Promise<{ code: number; c: Comparison; text: string }> {
+  const json = await runCli(['compare', a, b, '--json', ...extra]);
+  const text = await runCli(['compare', a, b, ...extra]);
+  assert.equal(json.code, text.code);
+  return { code: json.code, c: JSON.parse(json.stdout) as Comparison, text: text.stdout };
+}
+
+let baselineRun: string;
+before(async () => {
+  // The baseline fails cases 0–9; the candidate fixes 0–2 and breaks 100–111.
+  baselineRun = await runAgainst(await mockFailing(Array.from({ length: 10 }, (_, i) => i)));
+});
+
+describe('assay compare', () => {
+  it('says regressed, with the right discordant counts, when 12 cases break and 3 are fixed (exit 1)', async () => {
+    const broken = Array.from({ length: 12 }, (_, i) => 100 + i);
+    const stillFailing = [3, 4, 5, 6, 7, 8, 9];
+    const candidate = await runAgainst(await mockFailing([...stillFailing, ...broken]));
+    const { code, c, text } = await compare(baselineRun, candidate);
+    assert.equal(code, 1, text);
+    assert.equal(c.verdict, 'regressed');
+    assert.equal(c.pairs, CASES);
+    const passRate = c.metrics.find((m) => m.metric === 'pass rate')!;
+    assert.deepEqual(passRate.discordant, { regressed: 12, improved: 3 });
+    assert.equal(passRate.test, 'McNemar exact');
+    // 2·P(X ≤ 3), X ~ Bin(15, ½), then Holm over the two metrics of the one cell.
+    assert.ok(Math.abs(passRate.p - 0.03515625) < 1e-12, String(passRate.p));
+    assert.ok(Math.abs(passRate.delta - -9 / CASES) < 1e-12);
+    assert.equal(c.regressions.length, 12);
+    assert.equal(c.fixes.length, 3);
+    assert.deepEqual(c.fixes.map((f) => f.description).sort(), ['case 0', 'case 1', 'case 2']);
+    assert.equal(c.regressions[0].candidate.output, 'nope');
+    assert.match(text, /REGRESSED: pass rate/);
+    assert.match(text, /12 passed before and fail now, 3 the reverse/);
+    assert.match(text, /smallest change this suite could detect/);
+    assert.match(text, /Passed before, fail now \(12\)/);
+    assert.match(text, /Verdict: REGRESSED \(seed 1\)/);
+  });
+
+  it('says unchanged when the answers are identical (exit 0), and is the same twice', async () => {
+    const again = await runAgainst(await mockFailing(Array.from({ length: 10 }, (_, i) => i)));
+    const first = await compare(baselineRun, again);
+    assert.equal(first.code, 0, first.text);
+    assert.equal(first.c.verdict, 'unchanged');
+    assert.equal(first.c.regressions.length + first.c.fixes.length, 0);
+    const second = await compare(baselineRun, again);
+    assert.deepEqual(second.c, first.c);
+  });
+
+  it('says inconclusive when the runs differ only by noise', async () => {
+    // As many cases newly fail as newly pass, drawn with a fixed seed.
+    const random = seededRandom(99);
+    const pool = Array.from({ length: 190 }, (_, i) => 10 + i).sort(() => random() - 0.5);
+    const candidate = await runAgainst(await mockFailing([...pool.slice(0, 6), 4, 5, 6, 7, 8, 9, 0, 1]));
+    const { code, c, text } = await compare(baselineRun, candidate);
+    assert.equal(c.verdict, 'inconclusive', text);
+    assert.equal(code, 0);
+    const failOn = await compare(baselineRun, candidate, ['--fail-on', 'inconclusive']);
+    assert.equal(failOn.code, 1);
+  });
+
+  it('a practical threshold keeps a significant but small drop from being a regression', async () => {
+    const broken = Array.from({ length: 12 }, (_, i) => 100 + i);
+    const candidate = await runAgainst(await mockFailing([3, 4, 5, 6, 7, 8, 9, ...broken]));
+    const { c, code } = await compare(baselineRun, candidate, ['--min-effect', '0.2']);
+    assert.equal(c.metrics.find((m) => m.metric === 'pass rate')?.verdict, 'inconclusive');
+    assert.equal(code, 0);
+  });
+
+  it('repeated runs are reduced per case: pass@1, pass@5, pass^5 and the flaky share', async () => {
+    // Transient 500s with no retries make some trials of some cases errors: those cases are flaky.
+    const flakyMock = await mockFailing([], 'fail_500=0.3');
+    const a = await runAgainst(flakyMock, ['--repeat', '5', '--max-errors', '100%'], 20);
+    const b = await runAgainst(flakyMock, ['--repeat', '5', '--max-errors', '100%'], 20);
+    const { c, text } = await compare(a, b, ['--pass-at', '1,5']);
+    assert.deepEqual(c.trials, { baseline: 5, candidate: 5 });
+    assert.equal(c.pairs, 20);
+    assert.ok(c.flaky && c.flaky.baseline > 0, JSON.stringify(c.flaky));
+    assert.deepEqual(
+      c.atK?.map((k) => k.k),
+      [1, 5],
+    );
+    const at1 = c.atK![0].baseline;
+    const at5 = c.atK![1].baseline;
+    assert.ok(at5.passAtK >= at1.passAtK && at5.passHatK <= at1.passHatK);
+    assert.equal(c.metrics.find((m) => m.metric === 'pass rate')?.test, 'sign-flip permutation');
+    assert.match(text, /pass@5 .* pass\^5 /);
+    assert.match(text, /Flaky cases \(trials disagree\)/);
+  });
+
+  it('baselines: save a run under a name, list it, and compare by name; bad input is exit 2', async () => {
+    const baselines = join(tmp.dir, 'baselines');
+    const saved = await runCli(['baseline', 'save', baselineRun, '--name', 'main', '--dir', baselines]);
+    assert.equal(saved.code, 0, saved.stderr);
+    const list = await runCli(['baseline', 'list', '--dir', baselines]);
+    assert.match(list.stdout, /^main {2}run \S+/m);
+    const byName = await runCli(['compare', 'main', baselineRun, '--baselines-dir', baselines, '--json']);
+    assert.equal(byName.code, 0, byName.stderr);
+    assert.equal((JSON.parse(byName.stdout) as Comparison).verdict, 'unchanged');
+    const missing = await runCli(['compare', 'nope', baselineRun, '--baselines-dir', baselines]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /nope: no such run/);
+    const other = await runAgainst(await mockFailing([]), [], 3);
+    // Three cases of another suite share nothing with… the same words: make them differ.
+    const disjointDir = join(tmp.dir, 'disjoint');
+    mkdirSync(disjointDir, { recursive: true });
+    writeFileSync(
+      join(disjointDir, 'promptfooconfig.yaml'),
+      "prompts: ['{{q}}']\nproviders: [echo]\ntests:\n  - vars: {q: x}\n",
+    );
+    const echo = await runCli(['eval', '--no-progress', '--runs-dir', join(tmp.dir, 'runs')], {
+      cwd: disjointDir,
+    });
+    const echoRun = /Run written to (\S+)/.exec(echo.stdout)![1];
+    const none = await runCli(['compare', other, echoRun]);
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /no case in common/);
+  });
+});
