@@ -1,6 +1,8 @@
 // `assay eval`'s flags: the parseArgs table and the help text that describes them.
+
 import { DEFAULT_MAX_CONCURRENCY } from '../evaluate.js';
 import { DEFAULT_RETRY_POLICY } from '../providers/types.js';
+import { COMPARE_FLAGS } from './compare.js';
 import { FILTER_FLAGS, FILTER_FLAGS_USAGE } from './filter-flags.js';
 import { SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
 
@@ -45,10 +47,17 @@ Output:
       --no-progress          no progress line
       --no-color             no colours
       --verbose              print every result as it completes
+Regression gate:
+      --baseline RUN         after the run, compare it with RUN (a baseline name, run id or run
+                             directory) as assay compare does; the exit code is then the gate's
+      --fail-on regressed|inconclusive   the gate fails on a regression (default), or also
+                             when the change is inconclusive
+      --seed N, --min-effect D, --correction holm|bh, --mid-p, --pass-at K[,K…]
+                             as for assay compare; --baselines-dir DIR where names are found
   -h, --help
 
 Exit codes: 0 all passed (or nothing selected) · 1 a test failed · 2 invalid input ·
-3 run could not complete. promptfoo exits 100 for both 1 and 3; with PROMPTFOO_PASS_RATE_THRESHOLD
+3 run could not complete. With --baseline, a complete run exits 1 when the gate fails, else 0. promptfoo exits 100 for both 1 and 3; with PROMPTFOO_PASS_RATE_THRESHOLD
 or PROMPTFOO_FAILED_TEST_EXIT_CODE set, a complete run's code follows promptfoo's rule.
 `;
 
@@ -79,5 +88,7 @@ export const EVAL_FLAGS = {
   'no-progress': { type: 'boolean' },
   'no-color': { type: 'boolean' },
   verbose: { type: 'boolean' },
+  baseline: { type: 'string' },
+  ...COMPARE_FLAGS,
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -8,9 +8,12 @@ import { selectProviders } from '../evaluate/select-providers.js';
 import { resolveRunSettings } from '../evaluate/settings.js';
 import { evaluate } from '../evaluate.js';
 import { loadSuite } from '../formats/detect.js';
+import { renderComparison } from '../report/compare.js';
 import { renderResultLine, renderSummary } from '../report/console.js';
+import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { guard, intFlag, parseFlags, useColor } from './common.js';
+import { compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
 import { loadEnvFiles } from './env.js';
 import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
@@ -55,6 +58,15 @@ export async function evalCommand(args: string[]): Promise<number> {
     };
     if (values['retry-errors'] && values.resume === undefined)
       throw new InputError('--retry-errors goes with --resume');
+    // The gate's baseline and options are checked before anything runs, like every other flag.
+    const gate = values.baseline !== undefined ? compareOptionsFrom(values) : undefined;
+    const baselineDir =
+      values.baseline !== undefined
+        ? resolveRun(values.baseline, {
+            runsDir: values['runs-dir'] ?? '.assay/runs',
+            baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
+          })
+        : undefined;
     // Output targets are checked before anything runs: a typo in -o must not cost a run.
     let outputs = outputTargets(values.output ?? [], values['output-format']);
 
@@ -227,7 +239,15 @@ export async function evalCommand(args: string[]): Promise<number> {
         );
       }
       const written = await writeOutputs(runDir, scorecard, outputs);
-      const code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
+      let code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
+      if (baselineDir && gate && manifest.status === 'complete' && code !== 3) {
+        // The regression gate: the run is judged against the baseline, not by its own failures.
+        const comparison = await compareDirs(baselineDir, runDir, gate.options, gate.ks);
+        process.stdout.write(
+          renderComparison(comparison, { baseline: values.baseline ?? '', candidate: manifest.runId }),
+        );
+        code = compareExitCode(comparison, gate.failOn);
+      }
       return written ? code : Math.max(code, 3);
     } finally {
       process.off('SIGINT', onLateSignal);

@@ -145,6 +145,44 @@ describe('assay compare', () => {
     assert.match(text, /Flaky cases \(trials disagree\)/);
   });
 
+  it("assay eval --baseline runs and gates in one go: its exit code is the gate's", async () => {
+    // The same 10 failures as the baseline: tests fail, but nothing regressed, so the gate passes.
+    const same = await mockFailing(Array.from({ length: 10 }, (_, i) => i));
+    const dir = join(tmp.dir, `gate-${n++}`);
+    mkdirSync(dir, { recursive: true });
+    const rows = ['word,__expected,__description'];
+    for (let i = 0; i < CASES; i++) rows.push(`w${i},contains:w${i},case ${i}`);
+    writeFileSync(join(dir, 'tests.csv'), `${rows.join('\n')}\n`);
+    const config = (mock: MockServer) =>
+      `prompts: ['Say {{word}}']\nproviders:\n  - id: openai:chat:m\n    config: {apiBaseUrl: ${mock.baseUrl}, maxRetries: 0}\ntests: file://tests.csv\n`;
+    writeFileSync(join(dir, 'promptfooconfig.yaml'), config(same));
+    const args = [
+      'eval',
+      '--no-progress',
+      '--no-cache',
+      '--runs-dir',
+      join(tmp.dir, 'runs'),
+      '--baseline',
+      baselineRun,
+    ];
+    const pass = await runCli(args, { cwd: dir, env: cleanEnv });
+    assert.equal(pass.code, 0, pass.stdout + pass.stderr);
+    assert.match(pass.stdout, /Verdict: unchanged/);
+    const worse = await mockFailing([
+      ...Array.from({ length: 10 }, (_, i) => i),
+      ...Array.from({ length: 20 }, (_, i) => 50 + i),
+    ]);
+    writeFileSync(join(dir, 'promptfooconfig.yaml'), config(worse));
+    const fail = await runCli(args, { cwd: dir, env: cleanEnv });
+    assert.equal(fail.code, 1, fail.stdout + fail.stderr);
+    assert.match(fail.stdout, /Verdict: REGRESSED/);
+    // A baseline that does not exist is refused before anything runs.
+    const before = worse.stats().requests;
+    const bad = await runCli([...args.slice(0, -1), 'no-such-baseline'], { cwd: dir, env: cleanEnv });
+    assert.equal(bad.code, 2);
+    assert.equal(worse.stats().requests, before);
+  });
+
   it('baselines: save a run under a name, list it, and compare by name; bad input is exit 2', async () => {
     const baselines = join(tmp.dir, 'baselines');
     const saved = await runCli(['baseline', 'save', baselineRun, '--name', 'main', '--dir', baselines]);
