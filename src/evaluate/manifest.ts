@@ -5,6 +5,7 @@ import { countJobs, type PlanOptions, planJobs, providerKey } from '../engine/pl
 import type { ResolvedProvider } from '../engine/run.js';
 import { inShard, type Shard } from '../engine/shard.js';
 import type { RunManifest, Selection } from '../runlog/types.js';
+import { RUNLOG_VERSION } from '../runlog/version.js';
 import { newRunId } from '../runlog/writer.js';
 import { assayVersion } from '../version.js';
 
@@ -32,6 +33,7 @@ export function newManifest(
     resolved.map((r) => ({ key: providerKey(r.spec), ...r.provider.describe() })),
   );
   return {
+    schemaVersion: RUNLOG_VERSION,
     runId: newRunId(),
     assayVersion: assayVersion(),
     status: 'running',

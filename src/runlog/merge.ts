@@ -4,6 +4,7 @@ import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
 import { readManifest, readResults } from './reader.js';
 import type { RunManifest } from './types.js';
+import { RUNLOG_VERSION } from './version.js';
 import { newRunId, RunWriter } from './writer.js';
 
 export interface MergeResult {
@@ -60,6 +61,7 @@ export async function mergeRuns(runDirs: string[], runsDir: string): Promise<Mer
   const { shard: _shard, ...options } = first.options;
   const merged: RunManifest = {
     ...first,
+    schemaVersion: RUNLOG_VERSION,
     runId: newRunId(),
     status: 'running',
     options,

@@ -3,10 +3,23 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { JobResult } from '../core/types.js';
 import type { RunManifest } from './types.js';
+import { checkVersion } from './version.js';
 
-/** Reads a run's manifest.json. */
+/** Reads a run's manifest.json; refuses one written by a newer assay (InputError). */
 export function readManifest(runDir: string): RunManifest {
-  return JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')) as RunManifest;
+  const file = join(runDir, 'manifest.json');
+  const manifest = JSON.parse(readFileSync(file, 'utf8')) as RunManifest;
+  checkVersion(manifest.schemaVersion, { file }, 'manifest.json schemaVersion');
+  return manifest;
+}
+
+/** A results line's version checked (a newer one is refused) and taken off the result. */
+function versioned(parsed: JobResult & { v?: unknown }, file: string, line: number): JobResult {
+  if (parsed.v !== undefined) {
+    checkVersion(parsed.v, { file, line }, 'results line version');
+    delete parsed.v;
+  }
+  return parsed;
 }
 
 /**
@@ -39,7 +52,7 @@ export async function* readResults(
       pendingBad = { n: lineNumber, text: line };
       continue;
     }
-    yield parsed;
+    yield versioned(parsed, path, lineNumber);
   }
 }
 
@@ -65,15 +78,24 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
   const promptOrder = new Map(manifest.suite.prompts.map((p, i) => [p.id, i]));
   const refs: LineRef[] = [];
   let offset = 0;
+  let lineNumber = 0;
   let pending: Buffer | undefined;
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
     const data: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
     let start = 0;
     for (let nl = data.indexOf(0x0a, start); nl >= 0; nl = data.indexOf(0x0a, start)) {
       const length = nl - start;
+      lineNumber++;
       if (length > 0) {
+        let parsed: (JobResult & { v?: unknown }) | undefined;
         try {
-          const r = JSON.parse(data.toString('utf8', start, nl)) as JobResult;
+          parsed = JSON.parse(data.toString('utf8', start, nl)) as JobResult & { v?: unknown };
+        } catch {
+          parsed = undefined; // a torn line: not a result
+        }
+        if (parsed) {
+          checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
+          const r = parsed;
           refs.push({
             caseIndex: r.caseIndex,
             trial: r.trial,
@@ -82,8 +104,6 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
             offset: offset + start,
             length,
           });
-        } catch {
-          // A torn line: not a result.
         }
       }
       start = nl + 1;

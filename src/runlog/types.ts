@@ -13,6 +13,8 @@ export type RunStatus = 'running' | 'complete' | 'aborted' | 'interrupted';
 
 /** manifest.json: what was run, with what, when, and how it ended. No secrets. */
 export interface RunManifest {
+  /** The run-log version (runlog/version.ts); absent in runs written before versions (0). */
+  schemaVersion?: number;
   runId: string;
   assayVersion: string;
   status: RunStatus;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from './dirs.js';
 import type { RunManifest } from './types.js';
+import { LINE_PREFIX } from './version.js';
 
 /** Writers with lines not yet on disk, flushed if the process exits before their next turn ends. */
 const unflushed = new Set<RunWriter>();
@@ -47,7 +48,8 @@ export class RunWriter {
 
   /** Appends one job result as one line (see the class comment for when it reaches the disk). */
   append(result: JobResult): void {
-    this.pending += `${JSON.stringify(result)}\n`;
+    // Every line starts with its run-log version (runlog/version.ts); a result is never `{}`.
+    this.pending += `${LINE_PREFIX}${JSON.stringify(result).slice(1)}\n`;
     this.pendingLines++;
     if (this.pendingLines >= this.batch) {
       this.flush();
