@@ -1,7 +1,7 @@
 // evaluate(): the library entry point behind `assay eval` — load, check, run, and write the run
 // directory. The checks it makes first are in src/evaluate/.
 import { join, resolve } from 'node:path';
-import { ScorecardBuilder } from './analysis/scorecard.js';
+import { scorecardOfRun } from './analysis/scorecard.js';
 import { InputError } from './core/errors.js';
 import { secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
@@ -219,10 +219,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       unmatched: 0,
     };
 
-  const scorecard = new ScorecardBuilder(suite.scoring);
   const progress: Progress = { done: 0, planned, pass: 0, fail: 0, error: 0 };
   const count = (result: JobResult): void => {
-    scorecard.add(result);
     progress.done++;
     if (result.status === 'pass') progress.pass++;
     else if (result.status === 'fail') progress.fail++;
@@ -323,7 +321,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     await closePythonWorker();
     recorded?.close();
   }
-  const card = scorecard.build();
+  // The scorecard is what the log says: analysis reads the run log, as for any past run (progress
+  // above only counted for the progress line).
+  const card = await scorecardOfRun(writer.dir);
   writer.writeJson('scorecard.json', card);
   // Complete means every planned job is in the log, nothing less, whatever else happened.
   const finished = card.counts.total >= planned;

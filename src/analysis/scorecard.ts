@@ -1,5 +1,7 @@
 import type { Breakdown, Counts, FailureNote, Scorecard, ScorecardCell } from '../core/scorecard.js';
 import type { JobResult, SuiteScoring } from '../core/types.js';
+import { readManifest, readResults } from '../runlog/reader.js';
+import { type Cluster, clusteredMean } from './clustered.js';
 import { ColumnNamedScores } from './derived.js';
 import { type MeanAccumulator, meanInterval, wilson } from './stats.js';
 import { WeightedScoreBuilder } from './weighted.js';
@@ -53,6 +55,12 @@ export class ScorecardBuilder {
   /** Per breakdown key, per group value: counts and score sums. */
   private groups = new Map<string, Map<string, GroupAcc>>();
   private weighted?: WeightedScoreBuilder;
+  /**
+   * Per case × prompt × provider: its judged trials, passes and score sum. Trials of one case are
+   * not independent, so with repeats every interval is computed over these, not over jobs.
+   */
+  private clusters = new Map<string, Cluster & { cell: string; groups: string[] }>();
+  private repeated = false;
 
   constructor(private readonly scoring: SuiteScoring = {}) {
     for (const k of new Set(scoring.breakdowns ?? [])) this.groups.set(k, new Map());
@@ -62,6 +70,7 @@ export class ScorecardBuilder {
   /** Adds one job result. */
   add(r: JobResult): void {
     count(this.counts, r.status);
+    this.addToCluster(r);
     this.weighted?.add(r);
     for (const [key, groups] of this.groups) {
       const value = groupValue(r, key);
@@ -119,6 +128,34 @@ export class ScorecardBuilder {
     if (r.status === 'fail' || r.status === 'error') this.noteFailure(r);
   }
 
+  private addToCluster(r: JobResult): void {
+    if (r.trial > 0) this.repeated = true;
+    const key = `${r.caseId}\u0000${r.promptId}\u0000${r.providerId}`;
+    let c = this.clusters.get(key);
+    if (!c) {
+      c = {
+        cell: `${r.promptId}\u0000${r.providerId}`,
+        groups: [...this.groups.keys()].map((k) => `${k}\u0000${groupValue(r, k)}`),
+        n: 0,
+        pass: 0,
+        score: 0,
+      };
+      this.clusters.set(key, c);
+    }
+    if (r.status === 'skip') return;
+    c.n++;
+    if (r.status === 'pass') c.pass++;
+    c.score += r.score;
+  }
+
+  /** The clusters (cases) of a scope, when the run repeated cases; undefined otherwise. */
+  private clustersOf(test: (c: { cell: string; groups: string[] }) => boolean): Cluster[] | undefined {
+    if (!this.repeated) return undefined;
+    const out: Cluster[] = [];
+    for (const c of this.clusters.values()) if (c.n > 0 && test(c)) out.push(c);
+    return out;
+  }
+
   private noteFailure(r: JobResult): void {
     if (this.failures.length >= MAX_FAILURES_LISTED) {
       this.failuresOmitted++;
@@ -141,8 +178,9 @@ export class ScorecardBuilder {
   /** The scorecard of everything added so far. */
   build(): Scorecard {
     const n = this.counts.total - this.counts.skip;
-    const cells: ScorecardCell[] = [...this.cells.values()].map((c) => {
+    const cells: ScorecardCell[] = [...this.cells.entries()].map(([key, c]) => {
       const cn = c.total - c.skip;
+      const clusters = this.clustersOf((k) => k.cell === key);
       return {
         promptId: c.promptId,
         promptLabel: c.promptLabel,
@@ -152,7 +190,7 @@ export class ScorecardBuilder {
         fail: c.fail,
         error: c.error,
         skip: c.skip,
-        passRate: wilson(c.pass, cn),
+        passRate: clusters ? clusteredMean(clusters, 'pass') : wilson(c.pass, cn),
         meanScore: cn > 0 ? c.scoreSum / cn : 0,
         latencyMsMean: c.total > 0 ? c.latencySum / c.total : 0,
         tokens: c.tokens,
@@ -160,9 +198,10 @@ export class ScorecardBuilder {
         ...(c.named ? { derivedMetrics: c.named.derivedValues() } : {}),
       };
     });
+    const all = this.clustersOf(() => true);
     return {
       counts: { ...this.counts },
-      passRate: wilson(this.counts.pass, n),
+      passRate: all ? clusteredMean(all, 'pass') : wilson(this.counts.pass, n),
       meanScore: n > 0 ? this.scoreSum / n : 0,
       cells,
       metrics: [...this.metrics.entries()]
@@ -186,16 +225,19 @@ export class ScorecardBuilder {
       by,
       groups: [...(this.groups.get(by) ?? new Map<string, GroupAcc>()).entries()]
         .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([value, g]) => ({
-          value,
-          total: g.total,
-          pass: g.pass,
-          fail: g.fail,
-          error: g.error,
-          skip: g.skip,
-          passRate: wilson(g.pass, g.total - g.skip),
-          meanScore: meanInterval(g.scores),
-        })),
+        .map(([value, g]) => {
+          const clusters = this.clustersOf((k) => k.groups.includes(`${by}\u0000${value}`));
+          return {
+            value,
+            total: g.total,
+            pass: g.pass,
+            fail: g.fail,
+            error: g.error,
+            skip: g.skip,
+            passRate: clusters ? clusteredMean(clusters, 'pass') : wilson(g.pass, g.total - g.skip),
+            meanScore: clusters ? clusteredMean(clusters, 'score') : meanInterval(g.scores),
+          };
+        }),
     }));
     if (breakdowns.length > 0) out.breakdowns = breakdowns;
     if (this.weighted) out.weightedScore = this.weighted.build();
@@ -208,12 +250,25 @@ function count(c: Counts, status: JobResult['status']): void {
   c[status]++;
 }
 
-/** Computes the scorecard of a stream of results (e.g. a run log). */
+/** Computes the scorecard of a stream of results; a job key seen twice counts once (the first). */
 export async function computeScorecard(
   results: AsyncIterable<JobResult> | Iterable<JobResult>,
   scoring?: SuiteScoring,
 ): Promise<Scorecard> {
   const builder = new ScorecardBuilder(scoring);
-  for await (const r of results) builder.add(r);
+  const seen = new Set<string>();
+  for await (const r of results) {
+    if (seen.has(r.key)) continue;
+    seen.add(r.key);
+    builder.add(r);
+  }
   return builder.build();
+}
+
+/**
+ * The scorecard of a run directory, computed from its log alone (results.jsonl, and the scoring
+ * settings its manifest recorded): the same code for a live run, a merged one and last month's.
+ */
+export async function scorecardOfRun(runDir: string): Promise<Scorecard> {
+  return computeScorecard(readResults(runDir), readManifest(runDir).suite.scoring);
 }

@@ -12,6 +12,7 @@ Usage:
   assay merge RUN_DIR…             combine the runs of a sharded evaluation into one
   assay rescore RUN [SUITE]        score a run's recorded answers again with the suite's
                                    current assertions; no model is called
+  assay report [RUN] [--json]      a run's scorecard, recomputed from its log
   assay compare BASELINE CANDIDATE pair two runs case by case: regressed, improved,
                                    unchanged or inconclusive, with paired statistics
   assay baseline save RUN | list   pin a run as a baseline to compare with
@@ -72,13 +73,15 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./cache.js')).cacheCommand(rest);
     case 'rescore':
       return (await import('./rescore.js')).rescoreCommand(rest);
+    case 'report':
+      return (await import('./report.js')).reportCommand(rest);
     case 'compare':
       return (await import('./compare.js')).compareCommand(rest);
     case 'baseline':
       return (await import('./baseline.js')).baselineCommand(rest);
     default:
       process.stderr.write(
-        `assay: unknown command "${command}"; expected eval, validate, hash, merge, rescore, compare, baseline or cache (assay --help)\n`,
+        `assay: unknown command "${command}"; expected eval, validate, hash, merge, rescore, report, compare, baseline or cache (assay --help)\n`,
       );
       return 2;
   }

@@ -7,12 +7,17 @@ export interface Counts {
   skip: number;
 }
 
-/** A proportion with its 95% Wilson score interval. */
+/**
+ * A proportion or mean with its 95% interval: Wilson's for a pass rate and Student's t for a mean
+ * score, over `n` judged jobs; or, when cases were repeated (`clustered`), an interval clustered
+ * on the case, and `n` counts cases, not trials.
+ */
 export interface Rate {
   value: number;
   low: number;
   high: number;
   n: number;
+  clustered?: boolean;
 }
 
 export interface ScorecardCell extends Counts {

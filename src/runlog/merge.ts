@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { ScorecardBuilder } from '../analysis/scorecard.js';
+import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
 import { readManifest, readResults } from './reader.js';
@@ -73,7 +73,6 @@ export async function mergeRuns(runDirs: string[], runsDir: string): Promise<Mer
   };
   delete merged.resumedAt;
   const writer = RunWriter.create(resolve(runsDir), merged);
-  const builder = new ScorecardBuilder(first.suite.scoring);
   const keys = new Set<string>();
   try {
     for (const { dir } of manifests) {
@@ -87,13 +86,13 @@ export async function mergeRuns(runDirs: string[], runsDir: string): Promise<Mer
         }
         keys.add(r.key);
         writer.append(r);
-        builder.add(r);
       }
     }
   } finally {
     writer.close();
   }
-  const scorecard = builder.build();
+  // Computed from the merged log, by the same code as any run's scorecard.
+  const scorecard = await scorecardOfRun(writer.dir);
   writer.writeJson('scorecard.json', scorecard);
   const reasons: string[] = [];
   if (missingShards.length > 0)

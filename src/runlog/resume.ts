@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Job, JobResult } from '../core/types.js';
 import { readManifest, readResults } from './reader.js';
 import type { RunManifest } from './types.js';
+import { LINE_PREFIX } from './version.js';
 
 /**
  * Cuts a torn final line (a write interrupted by a kill) off results.jsonl so appends start on a
@@ -57,7 +58,7 @@ async function rewriteResults(runDir: string, keep: (r: JobResult) => boolean): 
       dropped++;
       continue;
     }
-    if (!out.write(`${JSON.stringify(r)}\n`)) await once(out, 'drain');
+    if (!out.write(`${LINE_PREFIX}${JSON.stringify(r).slice(1)}\n`)) await once(out, 'drain');
   }
   out.end();
   await once(out, 'close');
