@@ -1,4 +1,4 @@
-import { pyRound } from '../core/python.js';
+import { pyRound } from '../core/python/text.js';
 import type { WeightedScore } from '../core/scorecard.js';
 import type { JobResult, WeightedScoreSpec } from '../core/types.js';
 import { type MeanAccumulator, meanInterval, weightedMeanInterval } from './stats.js';

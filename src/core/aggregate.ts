@@ -1,6 +1,6 @@
 // How verdicts combine into one judgement: a case's assertions into the case, and a group's
 // assertions into the group (promptfoo's rules, spec §6.1–6.2 and §5.6). Pure; no I/O.
-import { pyRound } from './python.js';
+import { pyRound } from './python/text.js';
 import type { Verdict } from './types.js';
 
 /** The combined judgement of several verdicts. */

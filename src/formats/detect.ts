@@ -3,19 +3,9 @@ import { resolve } from 'node:path';
 import { utf16Problem } from '../core/encoding.js';
 import { InputError } from '../core/errors.js';
 import type { Suite } from '../core/types.js';
+import type { LoadOptions, SuiteFormat } from './types.js';
 
-/** What the command line may tell a loader. A loader refuses options that do not apply to its format. */
-export interface LoadOptions {
-  env?: Record<string, string | undefined>;
-  /** `--tier`: which tiers of a tiered suite to run (pramana). */
-  tiers?: string[];
-  /** `--category`: which categories to run (ÈwéBench). */
-  categories?: string[];
-  /** `--mode`: a format's scoring mode, e.g. `compat` (reproduce the upstream tool) or `fixed`. */
-  mode?: string;
-  /** `--var`: values for every case's vars, merged the way the format merges its own defaults. */
-  vars?: Record<string, string>;
-}
+export type { LoadOptions, SuiteFormat } from './types.js';
 
 /** The option names of LoadOptions that select or change what a format loads, with their flags. */
 const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env'>, string> = {
@@ -24,28 +14,6 @@ const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env'>, string> = {
   mode: '--mode',
   vars: '--var',
 };
-
-/**
- * One input format. Detection must be cheap (a file name, a glance at the text); `load` may pull in
- * the format's parser. Formats are tried in the order of `FORMATS`.
- */
-export interface SuiteFormat {
-  name: string;
-  /** What a user should have given, for "not a suite" messages. */
-  expects: string;
-  /** LoadOptions (besides env) this format understands; others are refused with exit 2. */
-  options: Exclude<keyof LoadOptions, 'env'>[];
-  /** The file (or the folder itself) to load when `dir` is a suite of this format. */
-  detectDir?(dir: string): string | undefined;
-  /** Whether this file is a suite of this format. */
-  detectFile?(path: string, text: string): boolean;
-  load(path: string, options: LoadOptions): Promise<Suite>;
-  /**
-   * The format's own hash of a file that is no suite of it but that its tool hashes anyway
-   * (pramana's hash_suite takes any JSONL of objects with ids); undefined when it does not apply.
-   */
-  hashFile?(path: string): Promise<string | undefined>;
-}
 
 /** Each format module exports `format: SuiteFormat`; modules load on first use. */
 const FORMATS: (() => Promise<SuiteFormat>)[] = [

@@ -2,6 +2,4 @@
 // results file. A native writer registers itself with registerOutputFormat when imported here.
 export { type OutputFormat, outputFormatNames, resolveOutputFormat, writeOutput } from './outputs.js';
 
-import './promptfoo.js';
-import './ewebench.js';
-import './pramana.js';
+import '../formats/reports.js';

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareCodePoints, pyFloat, pyFloatRepr, pyJsonDumps, pyJsonString } from '../../src/core/pydump.js';
+import {
+  compareCodePoints,
+  pyFloat,
+  pyFloatRepr,
+  pyJsonDumps,
+  pyJsonString,
+} from '../../src/core/python/json-dumps.js';
 import {
   PyFloat,
   PyInt,
@@ -9,7 +15,7 @@ import {
   pyJsonLoads,
   pyToJs,
   pyTypeName,
-} from '../../src/core/pyjson.js';
+} from '../../src/core/python/json-loads.js';
 
 // Every expected value below was produced by CPython 3.11's json module on the same input.
 const canonical = (text: string): string =>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pyLower, pyStrip, pyUpper } from '../../src/core/python.js';
+import { pyLower, pyStrip, pyUpper } from '../../src/core/python/text.js';
 
 // Expected values are CPython 3.11's (`str.lower`, `str.upper`, `str.strip`).
 describe('pyLower / pyUpper', () => {

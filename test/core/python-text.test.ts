@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pyLen, pyRound, pySlice, pyStrip, pyWordPattern } from '../../src/core/python.js';
+import { pyLen, pyRound, pySlice, pyStrip, pyWordPattern } from '../../src/core/python/text.js';
 
 // Expected values were produced with CPython 3.11 (`str.strip`, `len`, `round`, `re.findall(r'\bw\b')`).
 describe('Python string semantics', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { pyLen, pyRound, pySlice, pyStrip, pyWordPattern } from '../../src/core/python.js';
+import { pyLen, pyRound, pySlice, pyStrip, pyWordPattern } from '../../src/core/python/text.js';
 import { fixture } from '../support/paths.js';
 
 describe('pyRound', () => {

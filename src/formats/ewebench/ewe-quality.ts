@@ -1,4 +1,4 @@
-import { pyLen, pyWordPattern } from '../../core/python.js';
+import { pyLen, pyWordPattern } from '../../core/python/text.js';
 import { registerScorer } from '../../scorers/registry.js';
 import type { ScoreResult, Scorer } from '../../scorers/types.js';
 

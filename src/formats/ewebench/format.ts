@@ -1,7 +1,7 @@
 // The ÈwéBench format's entry in the format registry: cheap detection by shape; the loader loads on demand.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import type { SuiteFormat } from '../detect.js';
+import type { SuiteFormat } from '../types.js';
 import { categoryByKey } from './categories.js';
 
 /** Fields only ÈwéBench tests carry; a test array with none of them is someone else's. */

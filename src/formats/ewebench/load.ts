@@ -8,9 +8,9 @@ import { assignCaseIds } from '../../core/ids.js';
 import type { Case, Message, Suite, SuiteScoring } from '../../core/types.js';
 import '../../scorers/index.js';
 import './ewe-quality.js';
+import { displayPath, jsonProblem } from '../../core/positions.js';
 import { getScorer } from '../../scorers/registry.js';
-import type { LoadOptions } from '../detect.js';
-import { displayPath, jsonProblem } from '../promptfoo/source.js';
+import type { LoadOptions } from '../types.js';
 import { assertionFor, type Mode } from './assertions.js';
 import {
   BENCHMARK_NAME,

@@ -1,7 +1,7 @@
 // The pramana format's entry in the format registry: cheap detection; the loader loads on demand.
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import type { SuiteFormat } from '../detect.js';
+import type { SuiteFormat } from '../types.js';
 
 /** Keys of a pramana test besides `id`; a first line with `id` and any of them marks a tier. */
 const TEST_KEYS = ['category', 'input', 'metadata', 'assertion', 'ideal'];

@@ -1,7 +1,7 @@
 // pramana's hashes, byte for byte with its Python implementation (`pramana.hash`).
 import { sha256 } from '../../core/hash.js';
-import { compareCodePoints, pyJsonDumps } from '../../core/pydump.js';
-import type { PyValue } from '../../core/pyjson.js';
+import { compareCodePoints, pyJsonDumps } from '../../core/python/json-dumps.js';
+import type { PyValue } from '../../core/python/json-loads.js';
 import { readTierFile } from './read.js';
 
 /**

@@ -4,8 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { utf16Problem } from '../../core/encoding.js';
 import { InputError } from '../../core/errors.js';
-import { PyJsonAbort, PyJsonError, type PyValue, pyJsonLoads } from '../../core/pyjson.js';
-import { pyIsSpace } from '../../core/python.js';
+import { PyJsonAbort, PyJsonError, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
+import { pyIsSpace } from '../../core/python/text.js';
 import type { Diagnostic } from '../../core/types.js';
 
 /** One non-blank line of a tier file. */

@@ -1,7 +1,7 @@
 // A pramana test case, validated as pramana's pydantic models validate it (lax mode): the same
 // fields, types, defaults and coercions, so a file pramana accepts loads, and one it rejects is
 // refused with every problem named as `field: problem`.
-import { type PyDict, PyFloat, PyInt, type PyValue } from '../../core/pyjson.js';
+import { type PyDict, PyFloat, PyInt, type PyValue } from '../../core/python/json-loads.js';
 
 export const CATEGORIES = [
   'reasoning',

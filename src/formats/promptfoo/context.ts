@@ -1,6 +1,9 @@
 import type { DiagnosticBag } from '../../core/errors.js';
 import { closest } from '../../core/suggest.js';
+import { printable } from './escape.js';
 import type { SuiteFiles, Where } from './source.js';
+
+export { printable };
 
 /** What every part of the loader shares while loading one config. */
 export interface LoadContext {
@@ -23,31 +26,6 @@ export function warnAt(ctx: LoadContext, where: Where, message: string): void {
 // C0 controls except the newline (multi-line hints use it), DEL, C1 controls, the line and
 // paragraph separators, and U+FFFD (what undecodable bytes became): a message quoting a binary
 // file must not drive the terminal.
-const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufffd]/g;
-const MAX_UNPRINTABLE = 8;
-
-/**
- * A message with non-printable characters escaped (`\x00`); when they abound (a binary file),
- * the quoted excerpt is hopeless, so the rest is elided.
- */
-export function printable(message: string): string {
-  let count = 0;
-  let cut = -1;
-  const escaped = message.replace(UNPRINTABLE, (ch, offset: number) => {
-    count++;
-    if (count > MAX_UNPRINTABLE && cut === -1) cut = offset;
-    const code = ch.charCodeAt(0);
-    return code === 9
-      ? '\\t'
-      : code < 0x100
-        ? `\\x${code.toString(16).padStart(2, '0')}`
-        : `\\u${code.toString(16)}`;
-  });
-  if (cut === -1) return escaped;
-  // Escape the kept part again (offsets refer to the original) and mark what was dropped.
-  return `${printable(message.slice(0, cut))}… (binary content elided)`;
-}
-
 /** The message for a promptfoo feature this version of assay refuses rather than misreads. */
 export function notYet(feature: string): string {
   return `${feature} is not supported by assay yet (it comes in a later version)`;

@@ -1,7 +1,7 @@
 // The promptfoo format's entry in the format registry: cheap detection; the loader loads on demand.
 import { existsSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
-import type { SuiteFormat } from '../detect.js';
+import type { SuiteFormat } from '../types.js';
 import { isRecord } from './context.js';
 
 const CONFIG_NAMES = ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json'];

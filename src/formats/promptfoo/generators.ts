@@ -10,8 +10,7 @@ import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { pythonExecutable } from '../../scorers/code/python-worker.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
-import { displayPath, fixedLocator, UnreadableFile, type Where } from './source.js';
-import type { RawTest } from './testFiles.js';
+import { displayPath, fixedLocator, type RawTest, UnreadableFile, type Where } from './source.js';
 
 const JS = new Set(['.js', '.mjs', '.cjs']);
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx', '.jsx']);

@@ -35,8 +35,6 @@ export interface LoadPromptfooOptions {
   vars?: Record<string, string>;
 }
 
-export { findPromptfooConfig, looksLikePromptfooConfig } from './format.js';
-
 function validateRefs(
   ctx: LoadContext,
   test: ParsedTest,

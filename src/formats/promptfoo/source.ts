@@ -6,7 +6,10 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import { utf16Problem } from '../../core/encoding.js';
 import type { DiagnosticBag } from '../../core/errors.js';
-import { printable } from './context.js';
+import { displayPath, type ParseProblem } from '../../core/positions.js';
+import { printable } from './escape.js';
+
+export { displayPath, jsonProblem } from '../../core/positions.js';
 
 /** A place in a user's file. */
 export interface Where {
@@ -22,12 +25,6 @@ export interface Where {
 export type Locate = (path?: readonly PathPart[], key?: boolean) => Where;
 
 export type PathPart = string | number;
-
-/** How a path is shown in diagnostics: relative to the working directory when it is inside it. */
-export function displayPath(absPath: string): string {
-  const rel = relative(process.cwd(), absPath);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : absPath;
-}
 
 /** A file that could not be read, with the reason in a user's words. */
 export class UnreadableFile extends Error {
@@ -101,12 +98,7 @@ export class SuiteFiles {
   }
 }
 
-/** A parse problem with its position, if the parser gave one. */
-export interface ParseProblem {
-  message: string;
-  line?: number;
-  col?: number;
-}
+export type { ParseProblem } from '../../core/positions.js';
 
 /** A parsed YAML (or JSON) file that can say where each value was written. */
 export class YamlFile {
@@ -235,50 +227,10 @@ export function fixedLocator(where: Where): Locate {
   return () => where;
 }
 
-/** The 1-based line and column of a character offset in a text. */
-function lineCol(text: string, offset: number): { line: number; col: number } {
-  const before = text.slice(0, offset).split('\n');
-  return { line: before.length, col: before[before.length - 1].length + 1 };
-}
-
-/**
- * Where JSON.parse failed. Newer V8 messages carry no offset, so find the shortest prefix that
- * fails for a reason other than ending early: the error is at its last character.
- */
-function jsonErrorOffset(text: string): number | undefined {
-  const failsInside = (k: number): boolean => {
-    try {
-      JSON.parse(text.slice(0, k));
-      return false;
-    } catch (err) {
-      const message = (err as Error).message;
-      if (/end of (JSON )?(input|data)/i.test(message)) return false;
-      const at = /position (\d+)/.exec(message);
-      // An error reported at the very end of the prefix only means the prefix stops early.
-      return !at || Number(at[1]) < k;
-    }
-  };
-  if (!failsInside(text.length)) return undefined;
-  let lo = 1;
-  let hi = text.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (failsInside(mid)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo - 1;
-}
-
-/** Why a text is not JSON, positioned; undefined when it parses. */
-export function jsonProblem(text: string): ParseProblem | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
-  } catch (err) {
-    const message = (err as Error).message;
-    const offset = /position (\d+)/.exec(message)?.[1] ?? jsonErrorOffset(text);
-    const pos = offset !== undefined ? lineCol(text, Number(offset)) : {};
-    const reason = message.replace(/ in JSON at position \d+.*$/, '').replace(/\s+/g, ' ');
-    return { message: `invalid JSON: ${reason}`, ...pos };
-  }
+/** A test as written, with where it was written. */
+export interface RawTest {
+  value: unknown;
+  at: Locate;
+  /** The folder the test's own file references resolve against (its file's), if not the base path. */
+  baseDir?: string;
 }

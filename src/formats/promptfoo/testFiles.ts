@@ -12,6 +12,7 @@ import {
   fixedLocator,
   jsonProblem,
   type Locate,
+  type RawTest,
   UnreadableFile,
   type Where,
   within,
@@ -19,13 +20,7 @@ import {
 } from './source.js';
 import { isWorkbookRef, readWorkbookRows } from './xlsx.js';
 
-/** A test as written, with where it was written. */
-export interface RawTest {
-  value: unknown;
-  at: Locate;
-  /** The folder the test's own file references resolve against (its file's), if not the base path. */
-  baseDir?: string;
-}
+export type { RawTest } from './source.js';
 
 function stripFileScheme(ref: string): string {
   return ref.startsWith('file://') ? ref.slice('file://'.length) : ref;

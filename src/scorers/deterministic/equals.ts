@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { pyStrip } from '../../core/python.js';
+import { pyStrip } from '../../core/python/text.js';
 import type { AssertionSpec } from '../../core/types.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';

@@ -1,4 +1,4 @@
-import { pyLen } from '../../core/python.js';
+import { pyLen } from '../../core/python/text.js';
 import type { AssertionSpec } from '../../core/types.js';
 import { describeShape } from '../deterministic/util.js';
 import type { Scorer } from '../types.js';

@@ -1,4 +1,4 @@
-import { pyIsSpace } from '../../core/python.js';
+import { pyIsSpace } from '../../core/python/text.js';
 import { describeShape } from '../deterministic/util.js';
 import type { Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';

@@ -1,5 +1,5 @@
-import { PyRegexError, PyRegexUnsupported, pySearch } from '../../core/pyregex.js';
-import { pySlice, pyStrip, pyUpper, pyWordPattern } from '../../core/python.js';
+import { PyRegexError, PyRegexUnsupported, pySearch } from '../../core/python/re.js';
+import { pySlice, pyStrip, pyUpper, pyWordPattern } from '../../core/python/text.js';
 import { describeShape } from '../deterministic/util.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';

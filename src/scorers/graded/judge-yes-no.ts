@@ -1,7 +1,7 @@
 // `judge-yes-no`: a grader model answers a yes/no question about the output; the verdict is read
 // with Python's str.strip and str.upper, as the Python harnesses that use this rule read it.
 
-import { pyStrip, pyUpper } from '../../core/python.js';
+import { pyStrip, pyUpper } from '../../core/python/text.js';
 import type { Message } from '../../core/types.js';
 import { GraderError, type Scorer, ScorerInputError } from '../types.js';
 

@@ -1,7 +1,13 @@
 // `py-is-json`: the output parses with Python's json.loads, directly or inside one markdown fence.
 
-import { PyJsonAbort, PyJsonError, type PyValue, pyJsonLoads, pyTypeName } from '../../core/pyjson.js';
-import { pyStrip } from '../../core/python.js';
+import {
+  PyJsonAbort,
+  PyJsonError,
+  type PyValue,
+  pyJsonLoads,
+  pyTypeName,
+} from '../../core/python/json-loads.js';
+import { pyStrip } from '../../core/python/text.js';
 import { type Scorer, ScorerInputError } from '../types.js';
 
 /**

@@ -1,6 +1,6 @@
 // Text checks with Python's string semantics (`str.strip`, `str.lower`, the `in` operator), as
 // suites written for Python harnesses expect them. Each returns the facts it judged on as `details`.
-import { pyLower, pyStrip } from '../../core/python.js';
+import { pyLower, pyStrip } from '../../core/python/text.js';
 import type { ScoreResult, Scorer } from '../types.js';
 import { caseSensitive, firstString, quote, stringList, stringOrListProblem } from './value.js';
 

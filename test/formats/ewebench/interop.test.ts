@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { pyRound } from '../../../src/core/python.js';
+import { pyRound } from '../../../src/core/python/text.js';
 import type { JobResult } from '../../../src/core/types.js';
 import { cleanEnv, runCli } from '../../support/cli.js';
 import { type MockServer, startMockServer } from '../../support/mock-openai.js';

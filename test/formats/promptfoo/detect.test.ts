@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findPromptfooConfig, looksLikePromptfooConfig } from '../../../src/formats/promptfoo/index.js';
+import { findPromptfooConfig, looksLikePromptfooConfig } from '../../../src/formats/promptfoo/format.js';
 import { fixture } from '../../support/paths.js';
 import { writeSuite } from './helpers.js';
 

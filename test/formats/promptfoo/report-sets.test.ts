@@ -6,12 +6,12 @@ import { once } from 'node:events';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { JobResult } from '../../src/core/types.js';
-import { writePromptfooJson } from '../../src/report/promptfoo.js';
-import type { RunManifest } from '../../src/runlog/types.js';
-import { cleanEnv, runCli } from '../support/cli.js';
-import { checkResult, type Json } from '../support/promptfoo-json.js';
-import { tempDir } from '../support/tmp.js';
+import type { JobResult } from '../../../src/core/types.js';
+import { writePromptfooJson } from '../../../src/formats/promptfoo/report.js';
+import type { RunManifest } from '../../../src/runlog/types.js';
+import { cleanEnv, runCli } from '../../support/cli.js';
+import { checkResult, type Json } from '../../support/promptfoo-json.js';
+import { tempDir } from '../../support/tmp.js';
 
 const tmp = tempDir('assay-pfsets-');
 after(() => tmp.cleanup());

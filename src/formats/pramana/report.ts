@@ -2,13 +2,13 @@
 // that `pramana run --output` writes and `pramana submit` reads, one block per tier, model and
 // trial, written as Python's `json.dumps(runs, indent=2)` writes it.
 import type { WriteStream } from 'node:fs';
-import { pyFloat, pyJsonDumps } from '../core/pydump.js';
-import type { JobResult } from '../core/types.js';
-import { pramanaResultHash } from '../formats/pramana/hash.js';
-import type { PramanaNative } from '../formats/pramana/index.js';
-import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
-import type { RunManifest } from '../runlog/types.js';
-import { type RunShape, registerOutputFormat, runShapeOf } from './outputs.js';
+import { pyFloat, pyJsonDumps } from '../../core/python/json-dumps.js';
+import type { JobResult } from '../../core/types.js';
+import { type RunShape, registerOutputFormat, runShapeOf } from '../../report/outputs.js';
+import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
+import type { RunManifest } from '../../runlog/types.js';
+import { pramanaResultHash } from './hash.js';
+import type { PramanaNative } from './index.js';
 
 interface Block {
   tier: string;

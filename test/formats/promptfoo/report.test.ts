@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cleanEnv, runCli } from '../support/cli.js';
-import { type MockServer, startMockServer } from '../support/mock-openai.js';
-import { checkResult, type Json } from '../support/promptfoo-json.js';
-import { tempDir } from '../support/tmp.js';
+import { cleanEnv, runCli } from '../../support/cli.js';
+import { type MockServer, startMockServer } from '../../support/mock-openai.js';
+import { checkResult, type Json } from '../../support/promptfoo-json.js';
+import { tempDir } from '../../support/tmp.js';
 
 const tmp = tempDir('assay-pfout-');
 let mock: MockServer;

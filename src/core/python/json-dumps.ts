@@ -1,7 +1,7 @@
 // Python's `json.dumps`, byte for byte, for hashes and files that Python tools compute and read:
 // `ensure_ascii` escaping (lowercase `\uXXXX`, surrogate pairs above U+FFFF), float `repr`
 // (`1.0`, `1e-05`, `1e+16`), exact integers, `sort_keys` in code-point order, and `indent`.
-import { PyFloat, PyInt } from './pyjson.js';
+import { PyFloat, PyInt } from './json-loads.js';
 
 export interface PyDumpOptions {
   /** Sort object keys by code point at every level (Python's `sort_keys=True`). */
@@ -10,6 +10,8 @@ export interface PyDumpOptions {
   indent?: number;
   /** Item and key separators; Python's defaults are `, ` / `: ` (`,` / `: ` with indent). */
   separators?: [string, string];
+  /** Python's `ensure_ascii` (default true): false writes non-ASCII text as itself. */
+  ensureAscii?: boolean;
 }
 
 /** Marks a number to be written as a Python float (`0.0`, not `0`). */
@@ -79,6 +81,30 @@ export function pyJsonString(s: string): string {
   return `${out}"`;
 }
 
+/**
+ * A string as `json.dumps(ensure_ascii=False)` writes it: only `"`, `\\` and control characters
+ * below U+0020 escaped (the short forms where JSON has them); everything else as itself.
+ */
+export function pyJsonStringRaw(s: string): string {
+  let out = '"';
+  let from = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c !== 0x22 && c !== 0x5c) continue;
+    out += s.slice(from, i);
+    from = i + 1;
+    if (c === 0x22) out += '\\"';
+    else if (c === 0x5c) out += '\\\\';
+    else if (c === 0x0a) out += '\\n';
+    else if (c === 0x0d) out += '\\r';
+    else if (c === 0x09) out += '\\t';
+    else if (c === 0x08) out += '\\b';
+    else if (c === 0x0c) out += '\\f';
+    else out += `\\u${c.toString(16).padStart(4, '0')}`;
+  }
+  return `${out}${s.slice(from)}"`;
+}
+
 /** Compares strings by code point, as Python sorts str (JavaScript's default sort compares UTF-16 units). */
 export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
@@ -96,29 +122,34 @@ export function compareCodePoints(a: string, b: string): number {
 }
 
 /**
- * Python's `json.dumps(value, ensure_ascii=True, ...)`. Accepts parsed PyValues and plain
+ * Python's `json.dumps(value, ensure_ascii=True, ...)` (or `ensure_ascii=False` by option). Accepts parsed PyValues and plain
  * JavaScript: a PyFloat (see `pyFloat`) or a non-integral number is a float, an integral number or
  * bigint an int; Maps and plain objects are dicts.
  */
 export function pyJsonDumps(value: unknown, options: PyDumpOptions = {}): string {
   const indent = options.indent;
+  const str = options.ensureAscii === false ? pyJsonStringRaw : pyJsonString;
   const [itemSep, keySep] = options.separators ?? (indent === undefined ? [', ', ': '] : [',', ': ']);
   const parts: string[] = [];
   const write = (v: unknown, level: number): void => {
     if (v === null || v === undefined) parts.push('null');
     else if (v === true) parts.push('true');
     else if (v === false) parts.push('false');
-    else if (typeof v === 'string') parts.push(pyJsonString(v));
+    else if (typeof v === 'string') parts.push(str(v));
     else if (v instanceof PyInt) parts.push(v.value.toString());
     else if (v instanceof PyFloat) parts.push(jsonFloat(v.value));
     else if (typeof v === 'bigint') parts.push(v.toString());
     else if (typeof v === 'number') parts.push(Number.isInteger(v) ? BigInt(v).toString() : jsonFloat(v));
     else if (Array.isArray(v)) container('[', ']', v, level, (item) => write(item, level + 1));
     else if (typeof v === 'object') {
-      let entries = v instanceof Map ? [...v.entries()] : Object.entries(v as Record<string, unknown>);
+      // A plain object's undefined fields are absent, as JSON.stringify leaves them out.
+      let entries =
+        v instanceof Map
+          ? [...v.entries()]
+          : Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
       if (options.sortKeys) entries = entries.sort((a, b) => compareCodePoints(String(a[0]), String(b[0])));
       container('{', '}', entries, level, ([k, x]) => {
-        parts.push(pyJsonString(String(k)), keySep);
+        parts.push(str(String(k)), keySep);
         write(x, level + 1);
       });
     } else throw new TypeError(`Object of type ${typeof v} is not JSON serializable`);

@@ -1,13 +1,15 @@
 // `--output-format ewebench`: ÈwéBench's own results file (ewebench_<model>_<run_id>.json), read
 // from the run directory. Figures come from the scorecard (the tool's rounding rules are suite
 // scoring parameters); this file only lays them out as the tool does.
-import { pyRound, pySlice } from '../core/python.js';
-import type { Scorecard, WeightedGroup } from '../core/scorecard.js';
-import type { JobResult } from '../core/types.js';
-import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
-import type { RunManifest } from '../runlog/types.js';
-import { type RunShape, registerOutputFormat, runShapeOf } from './outputs.js';
-import { PyFloat, pyJson } from './pyjson.js';
+
+import { pyJsonDumps } from '../../core/python/json-dumps.js';
+import { PyFloat } from '../../core/python/json-loads.js';
+import { pyRound, pySlice } from '../../core/python/text.js';
+import type { Scorecard, WeightedGroup } from '../../core/scorecard.js';
+import type { JobResult } from '../../core/types.js';
+import { type RunShape, registerOutputFormat, runShapeOf } from '../../report/outputs.js';
+import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
+import type { RunManifest } from '../../runlog/types.js';
 
 /** What the ÈwéBench loader records in the manifest (suite.native). */
 interface EweNative {
@@ -171,6 +173,6 @@ registerOutputFormat({
   },
   async write(runDir, scorecard, out) {
     const report = await eweBenchReport(runDir, scorecard);
-    out.write(pyJson(report));
+    out.write(pyJsonDumps(report, { indent: 2, ensureAscii: false }));
   },
 });

@@ -3,12 +3,12 @@
 // only per-column totals are held in memory.
 import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
-import { ColumnNamedScores } from '../analysis/derived.js';
-import type { JobResult } from '../core/types.js';
-import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
-import type { RunManifest } from '../runlog/types.js';
-import { assayVersion } from '../version.js';
-import { registerOutputFormat } from './outputs.js';
+import { ColumnNamedScores } from '../../analysis/derived.js';
+import type { JobResult } from '../../core/types.js';
+import { registerOutputFormat } from '../../report/outputs.js';
+import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
+import type { RunManifest } from '../../runlog/types.js';
+import { assayVersion } from '../../version.js';
 import {
   addGradingTokens,
   addTokens,
@@ -18,7 +18,7 @@ import {
   promptfooResult,
   type TokenTotals,
   tokensOf,
-} from './promptfoo-rows.js';
+} from './report-rows.js';
 
 /** promptfoo's PromptMetrics for one provider × prompt column. */
 interface ColumnMetrics {

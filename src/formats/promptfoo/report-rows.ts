@@ -6,7 +6,7 @@ import {
   type JobResult,
   SELF_GRADER,
   type Verdict,
-} from '../core/types.js';
+} from '../../core/types.js';
 
 /** promptfoo's ResultFailureReason. */
 export const FAILURE = { NONE: 0, ASSERT: 1, ERROR: 2 } as const;

@@ -20,7 +20,7 @@ import {
   PyRegexError,
   PyRegexUnsupported,
   SIMPLE_ESCAPES,
-} from './pyregex-syntax.js';
+} from './re-syntax.js';
 
 export { PyRegexError, PyRegexUnsupported };
 

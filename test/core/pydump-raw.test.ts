@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PyFloat, pyFloatRepr, pyJson } from '../../src/report/pyjson.js';
+import { pyFloatRepr, pyJsonDumps } from '../../src/core/python/json-dumps.js';
+import { PyFloat } from '../../src/core/python/json-loads.js';
+
+const pyJson = (value: unknown): string => pyJsonDumps(value, { indent: 2, ensureAscii: false });
 
 describe("Python's json.dumps(indent=2, ensure_ascii=False)", () => {
   it("writes floats as Python's repr does", () => {
@@ -25,6 +28,16 @@ describe("Python's json.dumps(indent=2, ensure_ascii=False)", () => {
     assert.equal(
       text,
       '{\n  "a": 1.0,\n  "b": [],\n  "c": {},\n  "d": [\n    "ÈwéBench",\n    2\n  ],\n  "e": {\n    "f": "x\\"\\n\\u001f"\n  }\n}',
+    );
+  });
+});
+
+describe('ensure_ascii=False strings', () => {
+  it("escape only what Python's json.dumps escapes", () => {
+    // python3 -c "import json; print(json.dumps(['é\x7f\u2028😀\x00\x1f\"\\\\', {'k': None}], ensure_ascii=False, indent=2))"
+    assert.equal(
+      pyJson(['é\u007f\u2028😀\u0000\u001f"\\', { k: null, skipped: undefined }]),
+      '[\n  "é\u007f\u2028😀\\u0000\\u001f\\"\\\\",\n  {\n    "k": null\n  }\n]',
     );
   });
 });

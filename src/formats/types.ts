@@ -1,0 +1,46 @@
+// What a format folder implements. `src/formats/<name>/`:
+// - `format.ts` exports `format: SuiteFormat` (below): cheap detection, loading into the core Suite,
+//   the LoadOptions it accepts, its own hash; listed in detect.ts, imported on first use;
+// - `report.ts` (when the format's tool writes a results file users expect) registers its writer
+//   with report/outputs.ts when imported; listed in formats/reports.ts, and chosen by the
+//   `--output-format` name a user gives, never by the suite's format;
+// - its own scorers (semantics of that tool alone) register under a namespaced type
+//   (`ewebench:ewe-quality`) when its loader is imported.
+// Format modules import these types from here, never from the registry (detect.ts), and never
+// from another format's folder (test/architecture.test.ts checks both).
+import type { Suite } from '../core/types.js';
+
+/** What the command line may tell a loader. A loader refuses options that do not apply to its format. */
+export interface LoadOptions {
+  env?: Record<string, string | undefined>;
+  /** `--tier`: which tiers of a tiered suite to run (pramana). */
+  tiers?: string[];
+  /** `--category`: which categories to run (ÈwéBench). */
+  categories?: string[];
+  /** `--mode`: a format's scoring mode, e.g. `compat` (reproduce the upstream tool) or `fixed`. */
+  mode?: string;
+  /** `--var`: values for every case's vars, merged the way the format merges its own defaults. */
+  vars?: Record<string, string>;
+}
+
+/**
+ * One input format. Detection must be cheap (a file name, a glance at the text); `load` may pull in
+ * the format's parser. Formats are tried in the order of `FORMATS`.
+ */
+export interface SuiteFormat {
+  name: string;
+  /** What a user should have given, for "not a suite" messages. */
+  expects: string;
+  /** LoadOptions (besides env) this format understands; others are refused with exit 2. */
+  options: Exclude<keyof LoadOptions, 'env'>[];
+  /** The file (or the folder itself) to load when `dir` is a suite of this format. */
+  detectDir?(dir: string): string | undefined;
+  /** Whether this file is a suite of this format. */
+  detectFile?(path: string, text: string): boolean;
+  load(path: string, options: LoadOptions): Promise<Suite>;
+  /**
+   * The format's own hash of a file that is no suite of it but that its tool hashes anyway
+   * (pramana's hash_suite takes any JSONL of objects with ids); undefined when it does not apply.
+   */
+  hashFile?(path: string): Promise<string | undefined>;
+}
