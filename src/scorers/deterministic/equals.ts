@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { pyStrip } from '../../core/python/text.js';
+import { pyLower, pyStrip } from '../../core/python/text.js';
 import type { AssertionSpec } from '../../core/types.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
@@ -26,12 +26,14 @@ function normalization(spec: AssertionSpec): { form?: NormalizationForm; problem
 
 /**
  * A string as compared: `options.strip` removes surrounding whitespace as Python's `str.strip`
- * does, `options.ignoreCase` lower-cases (pramana's and ÈwéBench's exact match), then the
- * optional Unicode normalisation.
+ * does, `options.ignoreCase` lower-cases as Python's `str.lower()` does (the rule of every tool
+ * whose exact match is case-insensitive: pramana and ÈwéBench both compare `.lower()` forms; it
+ * differs from JavaScript's toLowerCase on characters newer than Python's Unicode tables), then
+ * the optional Unicode normalisation.
  */
 function comparable(text: string, spec: AssertionSpec, form: NormalizationForm | undefined): string {
   let out = spec.options?.strip === true ? pyStrip(text) : text;
-  if (spec.options?.ignoreCase === true) out = out.toLowerCase();
+  if (spec.options?.ignoreCase === true) out = pyLower(out);
   return form ? out.normalize(form) : out;
 }
 

@@ -1,3 +1,4 @@
+import { pyLower } from '../../core/python/text.js';
 import type { AssertionSpec } from '../../core/types.js';
 import { describeShape, truncate } from '../deterministic/util.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
@@ -38,12 +39,14 @@ function scoreKeywordRecall(input: ScoreInput): ScoreResult {
       reason: 'No keywords to look for',
     };
   }
+  // Case-insensitive as the tools that count keywords are (ÈwéBench's `kw.lower() in
+  // response.lower()`; apastra's keyword_recall): Python's str.lower(), not JavaScript's.
   const caseSensitive = input.spec.options?.caseSensitive === true;
-  const haystack = caseSensitive ? input.output : input.output.toLowerCase();
+  const haystack = caseSensitive ? input.output : pyLower(input.output);
   const missing: string[] = [];
   let found = 0;
   for (const k of list) {
-    if (haystack.includes(caseSensitive ? k : k.toLowerCase())) found++;
+    if (haystack.includes(caseSensitive ? k : pyLower(k))) found++;
     else missing.push(k);
   }
   const score = found / list.length;
