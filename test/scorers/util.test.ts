@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseCommaList, truncate } from '../../src/scorers/deterministic/util.js';
 import { ScorerInputError } from '../../src/scorers/types.js';
+import { parseCommaList, truncate } from '../../src/scorers/util.js';
 
 describe('parseCommaList', () => {
   it('splits on commas, trims items and drops blanks', () => {

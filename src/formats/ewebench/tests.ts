@@ -2,7 +2,7 @@
 // warnings for what it silently mishandles (each naming the file, line and test id).
 import type { DiagnosticBag } from '../../core/errors.js';
 import type { Message, Role } from '../../core/types.js';
-import { MARKDOWN_ELEMENTS } from '../../scorers/general/markdown.js';
+import { MARKDOWN_ELEMENTS } from '../../scorers/text/markdown.js';
 import { EVAL_METHODS, type EweTest, FORMAT_KEYS, type Mode } from './assertions.js';
 
 /** A test after checking: what the loader needs to build a case. */

@@ -1,9 +1,9 @@
 // The `javascript` assertion (spec §5.3): inline code or a `file://` module, called with the raw
 // output and promptfoo's context; booleans, numbers and GradingResults read by promptfoo's rules.
 import { hasTemplateSyntax } from '../../template/render.js';
-import { truncate, writtenType } from '../deterministic/util.js';
 import type { Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
+import { truncate, writtenType } from '../util.js';
 import { type ScriptScoreInput, scriptContext, scriptOutput } from './context.js';
 import { compileInline, processShim } from './js-runtime.js';
 import { normalizeJavascriptResult, type ScriptScoreResult } from './normalize.js';

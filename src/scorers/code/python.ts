@@ -2,9 +2,10 @@
 // `file://x.py[:fn]` function (default `get_assert`), run in the shared Python worker. Python
 // syntax is only checked when the code first runs: checking it at load would start Python for
 // every suite that merely mentions a python assertion.
-import { writtenType } from '../deterministic/util.js';
+
 import type { Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
+import { writtenType } from '../util.js';
 import { type ScriptScoreInput, scriptContext, scriptOutput } from './context.js';
 import { normalizePythonResult, type ScriptScoreResult } from './normalize.js';
 import { callPythonOrExplain, errorText, relativeWhere, runScriptFile } from './run-file.js';

@@ -3,7 +3,7 @@
 // the value and a context object. Shared by the engine (provider, case and assertion transforms)
 // and by scorers that transform their own inputs (e.g. a context transform).
 import { extname } from 'node:path';
-import { truncate } from '../deterministic/util.js';
+import { truncate } from '../util.js';
 import { loadScriptFunction, processShim, type ScriptFunction } from './js-runtime.js';
 import { callPython, PythonUnavailableError } from './python-worker.js';
 import { errorText, relativeWhere } from './run-file.js';

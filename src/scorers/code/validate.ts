@@ -1,6 +1,6 @@
 // Load-time checks shared by the javascript and python assertions.
 import type { AssertionSpec } from '../../core/types.js';
-import { describeShape, writtenType } from '../deterministic/util.js';
+import { describeShape, writtenType } from '../util.js';
 import { parseScriptRef, scriptFileProblem } from './script-ref.js';
 
 /**

@@ -1,7 +1,7 @@
 // Helpers shared by the text-metric scorers: value shapes checked at load and at score time.
 import type { AssertionSpec } from '../../core/types.js';
-import { describeShape, hasTemplate, writtenType } from '../deterministic/util.js';
 import { ScorerInputError } from '../types.js';
+import { describeShape, hasTemplate, writtenType } from '../util.js';
 
 /** The assertion's own threshold, or the type's default when none was given (`??`: 0 is a threshold). */
 export function thresholdOr(spec: AssertionSpec, fallback: number): number {

@@ -1,7 +1,7 @@
 import type { AssertionSpec } from '../../core/types.js';
-import { describeShape, hasTemplate, writtenType } from '../deterministic/util.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
+import { describeShape, hasTemplate, writtenType } from '../util.js';
 
 /** What a word-count value asks for: an exact count, or inclusive bounds (either may be absent). */
 type WordCountRule = { exact: number } | { min?: number; max?: number };

@@ -1,0 +1,114 @@
+// promptfoo's `is-sql` and `contains-sql` (spec §5.2): the output parses as SQL of a dialect
+// (node-sql-parser, MySQL by default), optionally touching only allowed tables and columns.
+import type { AssertionSpec } from '../../core/types.js';
+import { type ScoreInput, type ScoreResult, type Scorer, ScorerInputError } from '../types.js';
+import { describeShape, hasTemplate, writtenType } from '../util.js';
+import { knownDatabase, sqlParser, sqlParserProblem } from './sql-parser.js';
+
+interface SqlOptions {
+  database: string;
+  allowedTables?: string[];
+  allowedColumns?: string[];
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Why an is-sql value is unusable (promptfoo accepts none, or a mapping), or undefined. */
+function valueProblem(type: string, value: unknown): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (!isRecord(value))
+    return `${type} takes no value or a mapping {databaseType, allowedTables, allowedColumns}, got ${describeShape(value)}`;
+  if (value.databaseType !== undefined && typeof value.databaseType !== 'string')
+    return `${type}: databaseType must be a string`;
+  for (const key of ['allowedTables', 'allowedColumns'] as const) {
+    const list = value[key];
+    if (list !== undefined && !(Array.isArray(list) && list.every((x) => typeof x === 'string')))
+      return `${type}: ${key} must be a list of strings (node-sql-parser authorities such as "select::null::users")`;
+  }
+  return undefined;
+}
+
+function options(value: unknown): SqlOptions {
+  const v = isRecord(value) ? value : {};
+  const o: SqlOptions = {
+    database: typeof v.databaseType === 'string' && v.databaseType ? v.databaseType : 'MySQL',
+  };
+  if (Array.isArray(v.allowedTables)) o.allowedTables = v.allowedTables as string[];
+  if (Array.isArray(v.allowedColumns)) o.allowedColumns = v.allowedColumns as string[];
+  return o;
+}
+
+/** Judges SQL text with promptfoo's rules, negation included (allow-list failures pass `not-is-sql`). */
+function judge(sql: string, value: unknown, negate: boolean, type: string): ScoreResult {
+  const problem = valueProblem(type, value);
+  if (problem) throw new ScorerInputError(problem);
+  const o = options(value);
+  const parser = sqlParser();
+  const reasons: string[] = [];
+  let pass: boolean;
+  try {
+    parser.astify(sql, { database: o.database });
+    pass = !negate;
+  } catch {
+    pass = negate;
+    reasons.push(`SQL statement does not conform to the provided ${o.database} database syntax.`);
+  }
+  const lists: [string[] | undefined, 'table' | 'column'][] = [
+    [o.allowedTables, 'table'],
+    [o.allowedColumns, 'column'],
+  ];
+  for (const [list, kind] of lists) {
+    if (!list) continue;
+    try {
+      parser.whiteListCheck(sql, list, { database: o.database, type: kind });
+    } catch (err) {
+      pass = negate;
+      reasons.push(`SQL validation failed: ${err instanceof Error ? err.message : String(err)}.`);
+    }
+  }
+  if (negate && !pass && reasons.length === 0) reasons.push('The output SQL statement is valid');
+  return { pass, score: pass ? 1 : 0, reason: pass ? 'Assertion passed' : reasons.join(' ') };
+}
+
+/** Load-time checks shared by both types: the package is installed, the value and dialect are usable. */
+function validate(type: string) {
+  return (spec: AssertionSpec): string | undefined => {
+    const missing = sqlParserProblem();
+    if (missing) return missing;
+    const written = writtenType(type, spec);
+    if (typeof spec.value === 'string' && hasTemplate(spec.value)) return undefined;
+    const problem = valueProblem(written, spec.value);
+    if (problem) return problem;
+    const { database } = options(spec.value);
+    if (!knownDatabase(database))
+      return `${written}: node-sql-parser does not know the database type "${database}"`;
+    return undefined;
+  };
+}
+
+/** A fenced code block (optionally tagged `sql`) in the text, as promptfoo finds it. */
+const FENCED_SQL = /```(?:sql)?([^`]+)```/;
+
+/** `is-sql`: the whole output is SQL. */
+export const isSqlScorer: Scorer = {
+  type: 'is-sql',
+  description:
+    'the output is valid SQL (node-sql-parser; value {databaseType, allowedTables, allowedColumns})',
+  validate: validate('is-sql'),
+  score: (input: ScoreInput) =>
+    judge(input.output, input.value, input.spec.negate === true, writtenType('is-sql', input.spec)),
+};
+
+/** `contains-sql`: the output, or the first fenced code block in it, is SQL. */
+export const containsSqlScorer: Scorer = {
+  type: 'contains-sql',
+  description: 'the output or a fenced code block in it is valid SQL (same value as is-sql)',
+  validate: validate('contains-sql'),
+  score: (input: ScoreInput) => {
+    const block = FENCED_SQL.exec(input.output);
+    const sql = block ? block[1].trim() : input.output;
+    return judge(sql, input.value, input.spec.negate === true, writtenType('contains-sql', input.spec));
+  },
+};
