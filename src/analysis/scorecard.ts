@@ -1,8 +1,16 @@
-import type { Breakdown, Counts, FailureNote, Scorecard, ScorecardCell } from '../core/scorecard.js';
+import type {
+  Breakdown,
+  Counts,
+  FailureNote,
+  RepeatSummary,
+  Scorecard,
+  ScorecardCell,
+} from '../core/scorecard.js';
 import type { JobResult, SuiteScoring } from '../core/types.js';
 import { readManifest, readResults } from '../runlog/reader.js';
 import { type Cluster, clusteredMean } from './clustered.js';
 import { ColumnNamedScores } from './derived.js';
+import { passAtK, passHatK } from './paired.js';
 import { type MeanAccumulator, meanInterval, wilson } from './stats.js';
 import { WeightedScoreBuilder } from './weighted.js';
 
@@ -18,6 +26,10 @@ export function groupValue(r: JobResult, key: string): string {
 }
 
 const MAX_FAILURES_LISTED = 50;
+const MAX_FLAKY_LISTED = 10;
+
+/** Who a case is, for the flaky list. */
+type CaseWho = RepeatSummary['flakiest'][number] extends infer T ? Omit<T, 'passed' | 'trials'> : never;
 
 interface CellAcc extends Counts {
   promptId: string;
@@ -59,7 +71,7 @@ export class ScorecardBuilder {
    * Per case × prompt × provider: its judged trials, passes and score sum. Trials of one case are
    * not independent, so with repeats every interval is computed over these, not over jobs.
    */
-  private clusters = new Map<string, Cluster & { cell: string; groups: string[] }>();
+  private clusters = new Map<string, Cluster & { cell: string; groups: string[]; who: CaseWho }>();
   private repeated = false;
 
   constructor(private readonly scoring: SuiteScoring = {}) {
@@ -134,6 +146,13 @@ export class ScorecardBuilder {
     let c = this.clusters.get(key);
     if (!c) {
       c = {
+        who: {
+          caseId: r.caseId,
+          ...(r.caseRef !== undefined ? { caseRef: r.caseRef } : {}),
+          ...(r.description !== undefined ? { description: r.description } : {}),
+          promptLabel: r.promptLabel,
+          providerId: r.providerId,
+        },
         cell: `${r.promptId}\u0000${r.providerId}`,
         groups: [...this.groups.keys()].map((k) => `${k}\u0000${groupValue(r, k)}`),
         n: 0,
@@ -216,7 +235,32 @@ export class ScorecardBuilder {
       latencyMsMean: this.counts.total > 0 ? this.latencySum / this.counts.total : 0,
       cached: this.cached,
       ...this.buildGroups(),
+      ...(this.repeated ? { repeats: this.buildRepeats() } : {}),
     };
+  }
+
+  /** pass@k, pass^k and flakiness over the cases (k = 1 and k = the most trials a case had). */
+  private buildRepeats(): RepeatSummary {
+    const cases = [...this.clusters.values()].filter((c) => c.n > 0);
+    const trials = cases.reduce((m, c) => Math.max(m, c.n), 0);
+    const atK: RepeatSummary['atK'] = [];
+    for (const k of trials > 1 ? [1, trials] : [1]) {
+      const eligible = cases.filter((c) => c.n >= k);
+      if (eligible.length === 0) continue;
+      let a = 0;
+      let h = 0;
+      for (const c of eligible) {
+        a += passAtK(c.n, c.pass, k);
+        h += passHatK(c.n, c.pass, k);
+      }
+      atK.push({ k, passAtK: a / eligible.length, passHatK: h / eligible.length, cases: eligible.length });
+    }
+    const flaky = cases.filter((c) => c.pass > 0 && c.pass < c.n);
+    const flakiest = flaky
+      .sort((x, y) => Math.abs(x.pass / x.n - 0.5) - Math.abs(y.pass / y.n - 0.5))
+      .slice(0, MAX_FLAKY_LISTED)
+      .map((c) => ({ ...c.who, passed: c.pass, trials: c.n }));
+    return { trials, cases: cases.length, flaky: flaky.length, atK, flakiest };
   }
 
   private buildGroups(): Pick<Scorecard, 'breakdowns' | 'weightedScore'> {

@@ -118,4 +118,28 @@ export interface Scorecard {
   /** Breakdowns by case metadata keys (SuiteScoring.breakdowns). */
   breakdowns?: Breakdown[];
   weightedScore?: WeightedScore;
+  /** When cases were repeated (`--repeat`): pass@k, pass^k and flakiness, per case then averaged. */
+  repeats?: RepeatSummary;
+}
+
+/** What repeating the cases showed. A case is a case × prompt × provider; its trials are reduced first. */
+export interface RepeatSummary {
+  /** The most trials any case had. */
+  trials: number;
+  /** Cases with at least one judged trial. */
+  cases: number;
+  /** Cases whose trials disagree (some passed, some did not; errors count as not passing). */
+  flaky: number;
+  /** pass@k and pass^k (unbiased estimators, Chen et al. 2021), averaged over the cases with ≥ k judged trials. */
+  atK: { k: number; passAtK: number; passHatK: number; cases: number }[];
+  /** The flakiest cases (pass share nearest one half), at most 10. */
+  flakiest: {
+    caseId: string;
+    caseRef?: string;
+    description?: string;
+    promptLabel: string;
+    providerId: string;
+    passed: number;
+    trials: number;
+  }[];
 }

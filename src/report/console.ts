@@ -1,5 +1,5 @@
 import { printable } from '../core/printable.js';
-import type { Rate, Scorecard, WeightedScore } from '../core/scorecard.js';
+import type { Rate, RepeatSummary, Scorecard, WeightedScore } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
 
@@ -100,6 +100,8 @@ export function renderSummary(
     for (const r of rows) lines.push(fmt(r));
   }
 
+  if (card.repeats) lines.push(...renderRepeats(card.repeats, style));
+
   for (const b of card.breakdowns ?? []) {
     lines.push('');
     lines.push(paint(style, 'bold', `By ${printable(b.by)}`));
@@ -178,6 +180,28 @@ export function renderSummary(
   lines.push('');
   lines.push(paint(style, 'dim', `Run written to ${printable(runDir)}`));
   return `${lines.join('\n')}\n`;
+}
+
+/** Repeated cases: pass@k and pass^k, the flaky share and the flakiest cases. */
+function renderRepeats(r: RepeatSummary, style: ConsoleStyle): string[] {
+  const lines = [
+    '',
+    paint(style, 'bold', `Repeats: up to ${plural(r.trials, 'trial')} per case, ${plural(r.cases, 'case')}`),
+  ];
+  const atK = r.atK.map((a) => `pass@${a.k} ${percent(a.passAtK)}% · pass^${a.k} ${percent(a.passHatK)}%`);
+  if (atK.length > 0) lines.push(`  ${atK.join(' · ')}`);
+  lines.push(
+    `  flaky (trials disagree): ${r.flaky} of ${r.cases} cases (${r.cases > 0 ? percent(r.flaky / r.cases) : '0.0'}%)`,
+  );
+  for (const f of r.flakiest) {
+    const what = f.description
+      ? `"${oneLine(f.description, 50)}"`
+      : `case ${oneLine(f.caseRef ?? f.caseId, 40)}`;
+    lines.push(
+      `    ${f.passed}/${f.trials} passed · ${what} · ${oneLine(f.promptLabel, 30)} · ${oneLine(f.providerId, 30)}`,
+    );
+  }
+  return lines;
 }
 
 /**

@@ -107,6 +107,27 @@ describe('analysis from the run log', () => {
       clusters.some((c) => c.s > 0 && c.s < c.n),
       'at least one flaky case',
     );
+    // pass@1, pass@5, pass^5 and the flaky cases, worked by hand from the same log.
+    const repeats = run.scorecard.repeats!;
+    assert.equal(repeats.trials, 5);
+    assert.equal(repeats.cases, 10);
+    const flaky = clusters.filter((c) => c.s > 0 && c.s < c.n).length;
+    assert.equal(repeats.flaky, flaky);
+    assert.equal(repeats.flakiest.length, Math.min(10, flaky));
+    const at = (k: number) => repeats.atK.find((a) => a.k === k)!;
+    assert.ok(Math.abs(at(1).passAtK - clusters.reduce((a, c) => a + c.s / c.n, 0) / C) < 1e-12);
+    assert.ok(
+      Math.abs(at(5).passAtK - clusters.filter((c) => c.s > 0).length / C) < 1e-12,
+      'pass@n: any passed',
+    );
+    assert.ok(
+      Math.abs(at(5).passHatK - clusters.filter((c) => c.s === c.n).length / C) < 1e-12,
+      'pass^n: all passed',
+    );
+    const text = await runCli(['report', run.runDir]);
+    assert.match(text.stdout, /Repeats: up to 5 trials per case, 10 cases/);
+    assert.match(text.stdout, /pass@1 .* · pass@5 .* · pass\^5 /);
+    assert.match(text.stdout, /flaky \(trials disagree\): \d+ of 10 cases/);
     // The cell and the breakdown groups are clustered too.
     assert.equal(run.scorecard.cells[0].passRate.n, 10);
     const hard = run.scorecard.breakdowns?.[0].groups.find((g) => g.value === 'hard');
