@@ -3,6 +3,7 @@
 // (exact McNemar on discordant cases, a seeded sign-flip test and paired bootstrap on per-case
 // differences), corrected for the number of comparisons, with the smallest change the suite could
 // have detected. Works from run logs only, whatever format the runs came from.
+import type { Scorecard, WeightedGroup } from '../core/scorecard.js';
 import { type CaseRecord, caseAtK, isFlaky, passFraction } from './cases.js';
 import {
   benjaminiHochberg,
@@ -60,6 +61,8 @@ export interface MetricComparison {
   discordant?: { regressed: number; improved: number };
   /** The smallest change this many pairs could detect at 80% power and this level. */
   minimumDetectable: number;
+  /** Error trials among the paired cases (they count as not passing; never dropped). */
+  errors: { baseline: number; candidate: number };
   verdict: Verdict;
 }
 
@@ -95,6 +98,95 @@ export interface Comparison {
     candidate: { passAtK: number; passHatK: number };
   }[];
   verdict: Verdict;
+  /** Set when cases paired across a single differing provider or prompt on each side: what became what. */
+  across?: { provider?: [string, string]; prompt?: [string, string] };
+  /** Each side's own summaries, side by side, where both runs have them (from their logs). */
+  views?: ComparisonViews;
+}
+
+/** The suite's own summaries of both runs, side by side: breakdowns by metadata, a weighted score. */
+export interface ComparisonViews {
+  breakdowns: {
+    by: string;
+    groups: { value: string; baseline?: number; candidate?: number }[];
+  }[];
+  weighted?: {
+    name: string;
+    groupBy: string;
+    scale: number;
+    groups: { value: string; baseline?: number; candidate?: number }[];
+    baseline: number;
+    candidate: number;
+  };
+}
+
+/**
+ * Both runs' breakdowns (pass rate per metadata value) and weighted score (per group and total, as
+ * the suite rounds it: ÈwéBench's per-category table and ÈwéScore), where both scorecards have them.
+ */
+export function compareViews(baseline: Scorecard, candidate: Scorecard): ComparisonViews | undefined {
+  const breakdowns: ComparisonViews['breakdowns'] = [];
+  for (const b of baseline.breakdowns ?? []) {
+    const c = candidate.breakdowns?.find((x) => x.by === b.by);
+    if (!c) continue;
+    const values = [...new Set([...b.groups.map((g) => g.value), ...c.groups.map((g) => g.value)])].sort();
+    breakdowns.push({
+      by: b.by,
+      groups: values.map((value) => ({
+        value,
+        baseline: b.groups.find((g) => g.value === value)?.passRate.value,
+        candidate: c.groups.find((g) => g.value === value)?.passRate.value,
+      })),
+    });
+  }
+  const wb = baseline.weightedScore;
+  const wc = candidate.weightedScore;
+  let weighted: ComparisonViews['weighted'];
+  if (wb && wc && wb.name === wc.name && wb.groupBy === wc.groupBy) {
+    const figure = (g: WeightedGroup | undefined, scale: number): number | undefined =>
+      g === undefined || g.total === 0 ? undefined : (g.rounded ?? g.meanScore.value * scale);
+    const values = [...new Set([...wb.groups.map((g) => g.value), ...wc.groups.map((g) => g.value)])];
+    weighted = {
+      name: wb.name,
+      groupBy: wb.groupBy,
+      scale: wb.scale,
+      groups: values.map((value) => ({
+        value,
+        baseline: figure(
+          wb.groups.find((g) => g.value === value),
+          wb.scale,
+        ),
+        candidate: figure(
+          wc.groups.find((g) => g.value === value),
+          wc.scale,
+        ),
+      })),
+      baseline: wb.rounded ?? wb.score.value * wb.scale,
+      candidate: wc.rounded ?? wc.score.value * wc.scale,
+    };
+  }
+  if (breakdowns.length === 0 && !weighted) return undefined;
+  return { breakdowns, ...(weighted ? { weighted } : {}) };
+}
+
+/** Which dimensions pair across a change: each side has one value of it, and they differ. */
+function acrossOf(
+  baseline: Map<string, CaseRecord>,
+  candidate: Map<string, CaseRecord>,
+): { prompt: boolean; provider: boolean; shown: NonNullable<Comparison['across']> } {
+  const values = (m: Map<string, CaseRecord>, f: (r: CaseRecord) => string) =>
+    new Set([...m.values()].map(f));
+  const shown: NonNullable<Comparison['across']> = {};
+  const one = (f: (r: CaseRecord) => string): [string, string] | undefined => {
+    const a = values(baseline, f);
+    const b = values(candidate, f);
+    return a.size === 1 && b.size === 1 && [...a][0] !== [...b][0] ? [[...a][0], [...b][0]] : undefined;
+  };
+  const provider = one((r) => r.providerId);
+  const prompt = one((r) => r.promptLabel);
+  if (provider) shown.provider = provider;
+  if (prompt) shown.prompt = prompt;
+  return { prompt: prompt !== undefined, provider: provider !== undefined, shown };
 }
 
 function cellKey(c: CaseRecord): string {
@@ -123,14 +215,23 @@ export function compareRuns(
   ks: number[] = [],
 ): Comparison {
   const opts: CompareOptions = { ...DEFAULT_COMPARE_OPTIONS, ...options };
+  // Comparing one model (or one prompt) with another: when each side has a single provider (or a
+  // single prompt label) and they differ, cases pair across them.
+  const across = acrossOf(baseline, candidate);
+  const keyOf = (r: CaseRecord): string =>
+    `${r.caseRef}\u0000${across.prompt ? '' : r.promptLabel}\u0000${across.provider ? '' : r.providerId}`;
+  const candidates = new Map([...candidate.values()].map((c) => [keyOf(c), c]));
+  const baselineKeys = new Set<string>();
   const pairs: [CaseRecord, CaseRecord][] = [];
   const onlyBaseline: Comparison['onlyBaseline'] = [];
-  for (const [key, b] of baseline) {
-    const c = candidate.get(key);
+  for (const b of baseline.values()) {
+    const key = keyOf(b);
+    baselineKeys.add(key);
+    const c = candidates.get(key);
     if (c) pairs.push([b, c]);
     else onlyBaseline.push(brief(b));
   }
-  const onlyCandidate = [...candidate.values()].filter((c) => !baseline.has(c.key)).map(brief);
+  const onlyCandidate = [...candidate.values()].filter((c) => !baselineKeys.has(keyOf(c))).map(brief);
 
   const cells = new Map<string, [CaseRecord, CaseRecord][]>();
   for (const pair of pairs) {
@@ -173,6 +274,7 @@ export function compareRuns(
     trials,
     verdict: overall(metrics),
   };
+  if (across.prompt || across.provider) comparison.across = across.shown;
   if (trials.baseline > 1 || trials.candidate > 1) {
     comparison.flaky = {
       baseline: share(
@@ -284,6 +386,10 @@ function compareMetric(
     pAdjusted: p,
     ...(discordant ? { discordant } : {}),
     minimumDetectable,
+    errors: {
+      baseline: list.reduce((n, [b]) => n + b.errors, 0),
+      candidate: list.reduce((n, [, c]) => n + c.errors, 0),
+    },
     verdict: 'inconclusive',
   };
 }

@@ -2,7 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readCaseRecords } from '../analysis/cases.js';
-import { type CompareOptions, type Comparison, compareRuns } from '../analysis/compare.js';
+import { type CompareOptions, type Comparison, compareRuns, compareViews } from '../analysis/compare.js';
+import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import { renderComparison } from '../report/compare.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
@@ -94,6 +95,8 @@ export async function compareDirs(
     readCaseRecords(candidateDir),
   ]);
   const comparison = compareRuns(baseline, candidate, options, ks);
+  const views = compareViews(await scorecardOfRun(baselineDir), await scorecardOfRun(candidateDir));
+  if (views) comparison.views = views;
   if (comparison.pairs === 0)
     throw new InputError(
       `${candidateDir}: no case in common with the baseline ${baselineDir} (${baseline.size} and ${candidate.size} cases): are these runs of the same suite?`,

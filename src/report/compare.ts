@@ -1,6 +1,6 @@
 // The console view of a comparison: the verdict per prompt × provider and metric with its interval,
 // p-value and the smallest change the suite could have seen, then the cases that flipped.
-import type { Comparison, FlippedCase, MetricComparison } from '../analysis/compare.js';
+import type { Comparison, ComparisonViews, FlippedCase, MetricComparison } from '../analysis/compare.js';
 import { oneLine, percent, plural } from './console.js';
 
 const VERDICT_WORD: Record<string, string> = {
@@ -37,6 +37,14 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
         ? ` (trials per case: ${c.trials.baseline} → ${c.trials.candidate}, reduced per case)`
         : ''),
   );
+  if (c.across?.provider)
+    lines.push(
+      `Paired across providers: ${oneLine(c.across.provider[0], 50)} → ${oneLine(c.across.provider[1], 50)}`,
+    );
+  if (c.across?.prompt)
+    lines.push(
+      `Paired across prompts: ${oneLine(c.across.prompt[0], 50)} → ${oneLine(c.across.prompt[1], 50)}`,
+    );
   if (c.onlyBaseline.length > 0 || c.onlyCandidate.length > 0)
     lines.push(
       `The suites differ: ${plural(c.onlyBaseline.length, 'case')} only in the baseline, ${plural(c.onlyCandidate.length, 'case')} only in the candidate (left out of every figure)`,
@@ -57,7 +65,10 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
     lines.push(
       `  smallest change this suite could detect (80% power, α = ${c.options.alpha}): ${m.metric === 'pass rate' ? `${(m.minimumDetectable * 100).toFixed(1)} pts` : m.minimumDetectable.toFixed(3)}`,
     );
+    if (m.errors.baseline > 0 || m.errors.candidate > 0)
+      lines.push(`  errors (counted as not passing): ${m.errors.baseline} → ${m.errors.candidate}`);
   }
+  if (c.views) lines.push(...renderViews(c.views));
   if (c.options.minEffect > 0)
     lines.push(
       '',
@@ -76,6 +87,35 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
   lines.push(...flips('Failed before, pass now', c.fixes));
   lines.push('', `Verdict: ${VERDICT_WORD[c.verdict]} (seed ${c.options.seed})`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The suite's own summaries side by side: breakdown pass rates, the weighted score and its winner. */
+function renderViews(v: ComparisonViews): string[] {
+  const lines: string[] = [];
+  const arrow = (a?: number, b?: number): string =>
+    a === undefined || b === undefined ? ' ' : b > a ? '↑' : b < a ? '↓' : '=';
+  for (const b of v.breakdowns) {
+    lines.push('', `Pass rate by ${oneLine(b.by, 40)} (baseline → candidate)`);
+    for (const g of b.groups)
+      lines.push(
+        `  ${oneLine(g.value, 30)}: ${g.baseline === undefined ? '—' : `${percent(g.baseline)}%`} → ${g.candidate === undefined ? '—' : `${percent(g.candidate)}%`} ${arrow(g.baseline, g.candidate)}`,
+      );
+  }
+  const w = v.weighted;
+  if (w) {
+    const digits = w.scale >= 10 ? 1 : 3;
+    const f = (x?: number): string => (x === undefined ? '—' : x.toFixed(digits));
+    lines.push('', `${oneLine(w.name, 40)} by ${oneLine(w.groupBy, 40)} (baseline → candidate)`);
+    for (const g of w.groups)
+      lines.push(
+        `  ${oneLine(g.value, 30)}: ${f(g.baseline)} → ${f(g.candidate)} ${arrow(g.baseline, g.candidate)}`,
+      );
+    const winner = w.candidate > w.baseline ? 'candidate' : w.candidate < w.baseline ? 'baseline' : 'tie';
+    lines.push(
+      `  ${oneLine(w.name, 40)}: ${f(w.baseline)} → ${f(w.candidate)} ${arrow(w.baseline, w.candidate)} (higher: ${winner}; the paired verdict above says whether it is more than noise)`,
+    );
+  }
+  return lines;
 }
 
 const MAX_FLIPS_SHOWN = 20;

@@ -9,6 +9,7 @@ import type { Comparison } from '../../src/analysis/compare.js';
 import { seededRandom } from '../../src/analysis/paired.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type AnswerRule, type MockServer, startMockServer } from '../support/mock-openai.js';
+import { repoRoot } from '../support/paths.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-compare-');
@@ -181,6 +182,32 @@ describe('assay compare', () => {
     const bad = await runCli([...args.slice(0, -1), 'no-such-baseline'], { cwd: dir, env: cleanEnv });
     assert.equal(bad.code, 2);
     assert.equal(worse.stats().requests, before);
+  });
+
+  it('two models on an ÈwéBench suite pair across providers and show its category table and ÈwéScore', async () => {
+    const runs = join(tmp.dir, 'ewe-runs');
+    const suite = join(repoRoot, 'examples', 'ewebench');
+    const mock = await mockFailing([]);
+    const a = await runCli(['eval', suite, '-p', 'echo', '--no-progress', '--runs-dir', runs], {
+      env: cleanEnv,
+    });
+    const b = await runCli(
+      ['eval', suite, '-p', 'openai:chat:m', '--no-progress', '--no-cache', '--runs-dir', runs],
+      {
+        env: { ...cleanEnv, OPENAI_BASE_URL: mock.baseUrl },
+      },
+    );
+    const dirA = /Run written to (\S+)/.exec(a.stdout)?.[1];
+    const dirB = /Run written to (\S+)/.exec(b.stdout)?.[1];
+    assert.ok(dirA && dirB, a.stderr + b.stderr);
+    const { c, text } = await compare(dirA, dirB);
+    assert.deepEqual(c.across?.provider, ['echo', 'openai:chat:m']);
+    assert.ok(c.pairs > 0);
+    assert.ok(c.views?.weighted, 'the weighted score of both runs');
+    assert.equal(c.views?.weighted?.name, 'ÈwéScore');
+    assert.match(text, /Paired across providers: echo → openai:chat:m/);
+    assert.match(text, /ÈwéScore by category \(baseline → candidate\)/);
+    assert.match(text, /ÈwéScore: [\d.]+ → [\d.]+ [↑↓=] \(higher: /);
   });
 
   it('baselines: save a run under a name, list it, and compare by name; bad input is exit 2', async () => {
