@@ -94,6 +94,8 @@ export interface EvaluateOptions {
   embedder?: ProviderSpec;
   maxConcurrency?: number;
   repeat?: number;
+  /** `--pass-at`: the k of pass@k and pass^k in the scorecard of a repeated run (besides 1 and the trials). */
+  passAt?: number[];
   /** `--filter-*`: run only part of the suite. */
   filters?: SuiteFilters;
   /** `--var` values the suite was (or, with `suitePath`, is to be) loaded with; recorded in the manifest. */
@@ -207,7 +209,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const manifest = newManifest(
     suite,
     resolved,
-    { repeat, maxConcurrency, shard, selection, delayMs, jobTimeoutMs, maxRunMs },
+    { repeat, maxConcurrency, shard, selection, delayMs, jobTimeoutMs, maxRunMs, passAt: options.passAt },
     planned,
     options.command ?? [],
   );

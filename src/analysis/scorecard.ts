@@ -74,7 +74,11 @@ export class ScorecardBuilder {
   private clusters = new Map<string, Cluster & { cell: string; groups: string[]; who: CaseWho }>();
   private repeated = false;
 
-  constructor(private readonly scoring: SuiteScoring = {}) {
+  constructor(
+    private readonly scoring: SuiteScoring = {},
+    /** The k of pass@k and pass^k for repeated runs (`--pass-at`); 1 and the trials are always given. */
+    private readonly passAt: number[] = [],
+  ) {
     for (const k of new Set(scoring.breakdowns ?? [])) this.groups.set(k, new Map());
     if (scoring.weightedScore) this.weighted = new WeightedScoreBuilder(scoring.weightedScore);
   }
@@ -244,7 +248,10 @@ export class ScorecardBuilder {
     const cases = [...this.clusters.values()].filter((c) => c.n > 0);
     const trials = cases.reduce((m, c) => Math.max(m, c.n), 0);
     const atK: RepeatSummary['atK'] = [];
-    for (const k of trials > 1 ? [1, trials] : [1]) {
+    const ks = [...new Set([1, ...this.passAt, trials])]
+      .filter((k) => k >= 1 && k <= trials)
+      .sort((a, b) => a - b);
+    for (const k of ks) {
       const eligible = cases.filter((c) => c.n >= k);
       if (eligible.length === 0) continue;
       let a = 0;
@@ -298,8 +305,9 @@ function count(c: Counts, status: JobResult['status']): void {
 export async function computeScorecard(
   results: AsyncIterable<JobResult> | Iterable<JobResult>,
   scoring?: SuiteScoring,
+  passAt: number[] = [],
 ): Promise<Scorecard> {
-  const builder = new ScorecardBuilder(scoring);
+  const builder = new ScorecardBuilder(scoring, passAt);
   const seen = new Set<string>();
   for await (const r of results) {
     if (seen.has(r.key)) continue;
@@ -314,5 +322,6 @@ export async function computeScorecard(
  * settings its manifest recorded): the same code for a live run, a merged one and last month's.
  */
 export async function scorecardOfRun(runDir: string): Promise<Scorecard> {
-  return computeScorecard(readResults(runDir), readManifest(runDir).suite.scoring);
+  const manifest = readManifest(runDir);
+  return computeScorecard(readResults(runDir), manifest.suite.scoring, manifest.options.passAt ?? []);
 }

@@ -52,8 +52,10 @@ Regression gate:
                              directory) as assay compare does; the exit code is then the gate's
       --fail-on regressed|inconclusive   the gate fails on a regression (default), or also
                              when the change is inconclusive
-      --seed N, --min-effect D, --correction holm|bh, --mid-p, --pass-at K[,K…]
+      --seed N, --min-effect D, --correction holm|bh, --mid-p
                              as for assay compare; --baselines-dir DIR where names are found
+      --pass-at K[,K…]       with --repeat: pass@k and pass^k for these k in the summary (1 and
+                             the number of trials are always shown), and in the gate
   -h, --help
 
 Exit codes: 0 all passed (or nothing selected) · 1 a test failed · 2 invalid input ·

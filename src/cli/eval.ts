@@ -58,6 +58,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     };
     if (values['retry-errors'] && values.resume === undefined)
       throw new InputError('--retry-errors goes with --resume');
+    const passAtFlag =
+      values['pass-at'] !== undefined ? compareOptionsFrom({ 'pass-at': values['pass-at'] }).ks : undefined;
     // The gate's baseline and options are checked before anything runs, like every other flag.
     const gate = values.baseline !== undefined ? compareOptionsFrom(values) : undefined;
     const baselineDir =
@@ -177,6 +179,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         suite,
         providers: values.provider,
         ...requested,
+        ...(passAtFlag?.length ? { passAt: passAtFlag } : {}),
         embedder,
         filters,
         vars,

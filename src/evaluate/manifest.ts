@@ -18,6 +18,7 @@ export interface ManifestSettings {
   delayMs?: number;
   jobTimeoutMs?: number;
   maxRunMs?: number;
+  passAt?: number[];
 }
 
 /** A `running` manifest for a new run (secrets in configs, selection and command redacted). */
@@ -28,7 +29,7 @@ export function newManifest(
   planned: number,
   command: string[],
 ): RunManifest {
-  const { repeat, maxConcurrency, shard, selection, delayMs, jobTimeoutMs, maxRunMs } = settings;
+  const { repeat, maxConcurrency, shard, selection, delayMs, jobTimeoutMs, maxRunMs, passAt } = settings;
   const described = redactObject(
     resolved.map((r) => ({ key: providerKey(r.spec), ...r.provider.describe() })),
   );
@@ -65,6 +66,7 @@ export function newManifest(
       ...(delayMs ? { delayMs } : {}),
       ...(jobTimeoutMs ? { jobTimeoutMs } : {}),
       ...(maxRunMs ? { maxRunMs } : {}),
+      ...(passAt && passAt.length > 0 ? { passAt } : {}),
     },
     plannedJobs: planned,
     command: redactCommand(command),

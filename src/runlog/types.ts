@@ -41,6 +41,8 @@ export interface RunManifest {
   providers: Record<string, unknown>[];
   options: {
     repeat: number;
+    /** `--pass-at`: the k of pass@k and pass^k the scorecard gives for repeated cases (besides 1 and the trials). */
+    passAt?: number[];
     maxConcurrency: number;
     shard?: { index: number; count: number };
     /** What narrowed the suite (`--filter-*`, `--var`): a resume must ask for the same. */

@@ -136,6 +136,25 @@ describe('analysis from the run log', () => {
     assert.equal(hard?.total, 20);
   });
 
+  it('--pass-at adds k to the summary, recorded in the manifest so the log gives the same scorecard', async () => {
+    const run = await evaluate({
+      suite: suite(),
+      runsDir: join(tmp.dir, 'runs-k'),
+      cache: false,
+      env: {},
+      repeat: 4,
+      passAt: [2, 9],
+      maxErrors: { fraction: 1 },
+    });
+    assert.deepEqual(
+      run.scorecard.repeats?.atK.map((a) => a.k),
+      [1, 2, 4],
+      'k beyond the trials is left out',
+    );
+    assert.deepEqual(run.manifest.options.passAt, [2, 9]);
+    assert.deepEqual(await scorecardOfRun(run.runDir), run.scorecard);
+  });
+
   it('without repeats the interval is Wilson over jobs, as before', async () => {
     const run = await evaluate({
       suite: suite(),

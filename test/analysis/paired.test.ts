@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import type { CaseRecord } from '../../src/analysis/cases.js';
+import { compareRuns } from '../../src/analysis/compare.js';
 import {
   benjaminiHochberg,
   holm,
@@ -107,5 +109,52 @@ describe('paired statistics', () => {
     close(minimumDetectableEffect(0.4, 20), 0.2506, 1e-3, 'MDE n=20');
     assert.equal(sampleSd([1]), 0);
     close(sampleSd([0, 1]), Math.SQRT1_2, 1e-15, 'sd');
+  });
+
+  it('the compare verdict says "regressed" about 2.5% of the time when nothing changed (α = 0.05, one side)', () => {
+    // 1,000 simulated pairs of runs of 30 graded cases, candidate and baseline scores drawn from the
+    // same distribution: the verdict (corrected test p < 0.05 and the whole interval below 0) is a
+    // false regression. Printed, and checked loosely: it is a seeded simulation, not a timing.
+    const random = seededRandom(7);
+    const record = (key: string, score: number): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials: 1,
+      passed: score >= 0.5 ? 1 : 0,
+      failed: score >= 0.5 ? 0 : 1,
+      errors: 0,
+      skipped: 0,
+      meanScore: score,
+      output: null,
+      reason: '',
+    });
+    let regressed = 0;
+    let improved = 0;
+    const runs = 1000;
+    for (let s = 0; s < runs; s++) {
+      const a = new Map<string, CaseRecord>();
+      const b = new Map<string, CaseRecord>();
+      for (let i = 0; i < 30; i++) {
+        const base = random();
+        a.set(`c${i}`, record(`c${i}`, Math.min(1, Math.max(0, base + (random() - 0.5) * 0.4))));
+        b.set(`c${i}`, record(`c${i}`, Math.min(1, Math.max(0, base + (random() - 0.5) * 0.4))));
+      }
+      const verdict = compareRuns(a, b, { seed: s, resamples: 1000 }).metrics.find(
+        (m) => m.metric === 'score',
+      )?.verdict;
+      if (verdict === 'regressed') regressed++;
+      if (verdict === 'improved') improved++;
+    }
+    process.stdout.write(
+      `# compare under no change: "regressed" ${((regressed / runs) * 100).toFixed(1)}%, "improved" ${((improved / runs) * 100).toFixed(1)}% (nominal 2.5% each)\n`,
+    );
+    assert.ok(
+      regressed / runs < 0.05 && improved / runs < 0.05,
+      `${regressed} regressed, ${improved} improved`,
+    );
+    assert.ok(regressed + improved > 0, 'the test is not vacuous: some false verdicts happen');
   });
 });
