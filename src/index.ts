@@ -1,16 +1,32 @@
 // assay's public library API.
-export { computeScorecard, ScorecardBuilder } from './analysis/scorecard.js';
+export { type CaseRecord, readCaseRecords } from './analysis/cases.js';
+export { type CompareOptions, type Comparison, compareRuns, compareViews } from './analysis/compare.js';
+export {
+  benjaminiHochberg,
+  holm,
+  mcnemarExact,
+  minimumDetectableEffect,
+  pairedBootstrap,
+  passAtK,
+  passHatK,
+  signFlipTest,
+} from './analysis/paired.js';
+export { computeScorecard, ScorecardBuilder, scorecardOfRun } from './analysis/scorecard.js';
 export { wilson } from './analysis/stats.js';
 export { DiagnosticBag, formatDiagnostic, InputError, RunAbortedError } from './core/errors.js';
 export type * from './core/scorecard.js';
 export type * from './core/types.js';
 export { type FailingSelection, filterSuite, type SuiteFilters } from './engine/filter.js';
+export { type Generation, generate } from './engine/generate.js';
+export { judge } from './engine/judge.js';
 export { planJobs } from './engine/plan.js';
 export { runSuite } from './engine/run.js';
 export { aggregate, scoreCase } from './engine/score.js';
 export { selectProviders } from './evaluate/select-providers.js';
+export { type RunSettings, resolveRunSettings } from './evaluate/settings.js';
 export { type EvaluateOptions, type EvaluateResult, evaluate } from './evaluate.js';
 export { loadSuite } from './formats/detect.js';
+export type { LoadOptions, SuiteFormat } from './formats/types.js';
 export { createProvider, isKnownProviderId, registerProvider } from './providers/registry.js';
 export type {
   AttemptFailure,
@@ -19,7 +35,9 @@ export type {
   ProviderResponse,
   RetryPolicy,
 } from './providers/types.js';
+export { listBaselines, resolveRun, saveBaseline } from './runlog/baselines.js';
 export { readManifest, readResults } from './runlog/reader.js';
 export type { RunManifest } from './runlog/types.js';
+export { RUNLOG_VERSION } from './runlog/version.js';
 export { getScorer, registerScorer, scorerTypes } from './scorers/index.js';
 export type { ScoreInput, ScoreResult, Scorer } from './scorers/types.js';
