@@ -41,6 +41,19 @@ export interface ConversationRun {
   outputs?: Record<string, string>;
 }
 
+/** One run of a case's conversation as scorers see it: every hole filled. */
+export interface RunTranscript {
+  conversation: number;
+  repetition: number;
+  /** The conversation with every hole filled by its completion. */
+  messages: Message[];
+  /** The last hole's completion. */
+  output: string;
+  /** Completions of the named holes, by variable. */
+  outputs: Record<string, string>;
+  completions: string[];
+}
+
 /** Where something came from in a user's files, for error messages. */
 export interface SourceRef {
   file: string;

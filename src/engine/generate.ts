@@ -3,23 +3,20 @@
 // Scoring (engine/judge.ts) reads only the Generation, so a recorded one can be scored again
 // without a model (`assay rescore`).
 import { messageText } from '../core/messages.js';
-import type { Case, ConversationRun, JobResult, Message, PromptTemplate, TokenUsage } from '../core/types.js';
+import type {
+  Case,
+  ConversationRun,
+  JobResult,
+  Message,
+  PromptTemplate,
+  RunTranscript,
+  TokenUsage,
+} from '../core/types.js';
 import type { ProviderResponse } from '../providers/types.js';
 import { type Caller, callWithCache } from './call.js';
 import { buildPrompt } from './prompt.js';
 
-/** One completed run of a conversation, as scorers see it. */
-export interface RunTranscript {
-  conversation: number;
-  repetition: number;
-  /** The conversation with every hole filled by its completion. */
-  messages: Message[];
-  /** The last hole's completion. */
-  output: string;
-  /** Completions of the named holes, by variable. */
-  outputs: Record<string, string>;
-  completions: string[];
-}
+export type { RunTranscript } from '../core/types.js';
 
 /** What generation produced for one job: the model's answers, before transforms and scoring. */
 export interface Generation {

@@ -1,4 +1,4 @@
-import type { AssertionSpec, Message, TokenUsage, Verdict } from '../core/types.js';
+import type { AssertionSpec, Message, RunTranscript, TokenUsage, Verdict } from '../core/types.js';
 
 /** What a scorer sees for one assertion on one output. */
 export interface ScoreInput {
@@ -37,14 +37,7 @@ export interface ScoreInput {
   /** The completions of the named holes (`Message.variable`) of the last run, by variable. */
   outputs?: Record<string, string>;
   /** Every run of the case's conversations (each conversation × repetition), in order. */
-  runs?: {
-    conversation: number;
-    repetition: number;
-    messages: Message[];
-    output: string;
-    outputs: Record<string, string>;
-    completions: string[];
-  }[];
+  runs?: RunTranscript[];
   /** The case being scored (scripts see it as `context.test`). */
   test?: { description?: string; metadata?: Record<string, unknown> };
   /** The suite's folder: relative `file://` paths in assertion values resolve against it. */

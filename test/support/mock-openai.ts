@@ -23,6 +23,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { seededRandom } from '../../src/analysis/paired.js';
 
 /** A canned answer: the first rule whose `match` (case-insensitive regex) finds the last user message (else the last message) wins. */
 export interface AnswerRule {
@@ -313,7 +314,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     const requestHash = cyrb53(`${prefix}\n${path}\n${text}`);
     const attempt = attemptsByRequest.get(requestHash) ?? 0;
     attemptsByRequest.set(requestHash, attempt + 1);
-    const draw = mulberry32((requestHash ^ Math.imul(attempt + 1, 0x9e3779b1)) >>> 0);
+    const draw = seededRandom((requestHash ^ Math.imul(attempt + 1, 0x9e3779b1)) >>> 0);
     // Always draw in the same order, so one fault's setting never shifts another's outcome.
     const uHang = draw();
     const uReset = draw();
@@ -635,18 +636,6 @@ function cyrb53(text: string, seed = 0): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
-}
-
-/** Small seeded PRNG, uniform in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
