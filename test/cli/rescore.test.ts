@@ -1,7 +1,7 @@
 // `assay rescore`: a past run's recorded answers scored again after an assertion is edited, with
 // no model request (the mock server's request count proves it), into a new run naming its source.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JobResult } from '../../src/core/types.js';
@@ -53,21 +53,30 @@ function runDirOf(stdout: string): string {
   return m[1];
 }
 
+/** Writes the suite into a fresh folder and runs it once; returns the folder, the config and the run. */
+async function firstRun(
+  name: string,
+  asserts: { france: string; italy: string },
+  code: number,
+): Promise<{ dir: string; runs: string; path: string; sourceDir: string }> {
+  const dir = join(tmp.dir, name);
+  const runs = join(dir, 'runs');
+  const path = join(dir, 'promptfooconfig.yaml');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path, config(asserts));
+  const first = await runCli(['eval', path, '--runs-dir', runs, '--no-progress'], { cwd: dir });
+  assert.equal(first.code, code, first.stderr + first.stdout);
+  return { dir, runs, path, sourceDir: runDirOf(first.stdout) };
+}
+
 describe('assay rescore', () => {
   it('re-scores recorded answers with edited assertions and calls no model', async () => {
-    const dir = join(tmp.dir, 'edit');
-    const runs = join(dir, 'runs');
-    const path = join(dir, 'promptfooconfig.yaml');
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(dir, { recursive: true });
     // The first run's Italy check is wrong: it wants "Roma".
-    writeFileSync(
-      path,
-      config({ france: '{type: contains, value: Paris}', italy: '{type: contains, value: Roma}' }),
+    const { dir, runs, path, sourceDir } = await firstRun(
+      'edit',
+      { france: '{type: contains, value: Paris}', italy: '{type: contains, value: Roma}' },
+      1,
     );
-    const first = await runCli(['eval', path, '--runs-dir', runs, '--no-progress'], { cwd: dir });
-    assert.equal(first.code, 1, first.stderr + first.stdout);
-    const sourceDir = runDirOf(first.stdout);
     const before = await results(sourceDir);
     assert.equal(before.Italy.status, 'fail');
     assert.equal(before.France.status, 'pass');
@@ -101,18 +110,11 @@ describe('assay rescore', () => {
   });
 
   it('a test the run did not record is left out, never sent to a model; removed tests are counted', async () => {
-    const dir = join(tmp.dir, 'changed');
-    const runs = join(dir, 'runs');
-    const path = join(dir, 'promptfooconfig.yaml');
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      path,
-      config({ france: '{type: contains, value: Paris}', italy: '{type: contains, value: Rome}' }),
+    const { dir, runs, path, sourceDir } = await firstRun(
+      'changed',
+      { france: '{type: contains, value: Paris}', italy: '{type: contains, value: Rome}' },
+      0,
     );
-    const first = await runCli(['eval', path, '--runs-dir', runs, '--no-progress'], { cwd: dir });
-    assert.equal(first.code, 0, first.stderr + first.stdout);
-    const sourceDir = runDirOf(first.stdout);
     mock.resetStats();
     // Italy's vars change (a new test as far as pairing goes) and Spain is new.
     const text = readFileSync(path, 'utf8')
@@ -131,18 +133,11 @@ describe('assay rescore', () => {
   });
 
   it('graded assertions still ask their grader, and only the grader', async () => {
-    const dir = join(tmp.dir, 'graded');
-    const runs = join(dir, 'runs');
-    const path = join(dir, 'promptfooconfig.yaml');
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      path,
-      config({ france: '{type: contains, value: Paris}', italy: '{type: contains, value: Rome}' }),
+    const { dir, runs, path, sourceDir } = await firstRun(
+      'graded',
+      { france: '{type: contains, value: Paris}', italy: '{type: contains, value: Rome}' },
+      0,
     );
-    const first = await runCli(['eval', path, '--runs-dir', runs, '--no-progress'], { cwd: dir });
-    assert.equal(first.code, 0, first.stderr + first.stdout);
-    const sourceDir = runDirOf(first.stdout);
     mock.resetStats();
     writeFileSync(
       path,
