@@ -9,6 +9,8 @@ import { sha256 } from '../core/hash.js';
 import { askedContent } from '../core/ids.js';
 import type { Case, Job, JobResult } from '../core/types.js';
 import { type Generation, recordedGeneration } from '../engine/generate.js';
+import { scanLines } from '../runlog/lines.js';
+import { checkVersion } from '../runlog/version.js';
 
 interface LineRef {
   offset: number;
@@ -60,35 +62,24 @@ export class RecordedGenerations {
   }
 
   private async build(): Promise<void> {
-    const { createReadStream } = await import('node:fs');
-    let offset = 0;
-    let pending: Buffer | undefined;
     const seenKeys = new Set<string>();
-    for await (const chunk of createReadStream(this.path) as AsyncIterable<Buffer>) {
-      const data: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
-      let start = 0;
-      for (let nl = data.indexOf(0x0a, start); nl >= 0; nl = data.indexOf(0x0a, start)) {
-        if (nl > start) {
-          let r: JobResult | undefined;
-          try {
-            r = JSON.parse(data.toString('utf8', start, nl)) as JobResult;
-          } catch {
-            r = undefined; // a torn line is no result
-          }
-          if (r && typeof r.key === 'string') {
-            if (seenKeys.has(r.key)) this.duplicates++;
-            else {
-              seenKeys.add(r.key);
-              const key = pairKey(recordedRef(r), r.promptId, r.providerId, r.trial);
-              if (!this.index.has(key)) this.index.set(key, { offset: offset + start, length: nl - start });
-            }
-          }
-        }
-        start = nl + 1;
+    await scanLines(this.path, (line, offset, lineNumber) => {
+      let r: (JobResult & { v?: unknown }) | undefined;
+      try {
+        r = JSON.parse(line.toString('utf8')) as JobResult & { v?: unknown };
+      } catch {
+        return; // a torn line is no result
       }
-      offset += start;
-      pending = start < data.length ? data.subarray(start) : undefined;
-    }
+      checkVersion(r.v, { file: this.path, line: lineNumber }, 'results line version');
+      if (typeof r.key !== 'string') return;
+      if (seenKeys.has(r.key)) {
+        this.duplicates++;
+        return;
+      }
+      seenKeys.add(r.key);
+      const key = pairKey(recordedRef(r), r.promptId, r.providerId, r.trial);
+      if (!this.index.has(key)) this.index.set(key, { offset, length: line.length });
+    });
   }
 
   /** How many results the log holds (distinct pairs). */

@@ -2,6 +2,7 @@ import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSy
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { JobResult } from '../core/types.js';
+import { scanLines } from './lines.js';
 import type { RunManifest } from './types.js';
 import { checkVersion } from './version.js';
 
@@ -77,40 +78,23 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
   const providerOrder = new Map(manifest.providers.map((p, i) => [String(p.key ?? p.id), i]));
   const promptOrder = new Map(manifest.suite.prompts.map((p, i) => [p.id, i]));
   const refs: LineRef[] = [];
-  let offset = 0;
-  let lineNumber = 0;
-  let pending: Buffer | undefined;
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
-    const data: Buffer = pending ? Buffer.concat([pending, chunk]) : chunk;
-    let start = 0;
-    for (let nl = data.indexOf(0x0a, start); nl >= 0; nl = data.indexOf(0x0a, start)) {
-      const length = nl - start;
-      lineNumber++;
-      if (length > 0) {
-        let parsed: (JobResult & { v?: unknown }) | undefined;
-        try {
-          parsed = JSON.parse(data.toString('utf8', start, nl)) as JobResult & { v?: unknown };
-        } catch {
-          parsed = undefined; // a torn line: not a result
-        }
-        if (parsed) {
-          checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
-          const r = parsed;
-          refs.push({
-            caseIndex: r.caseIndex,
-            trial: r.trial,
-            provider: providerOrder.get(r.providerId) ?? Number.MAX_SAFE_INTEGER,
-            prompt: promptOrder.get(r.promptId) ?? Number.MAX_SAFE_INTEGER,
-            offset: offset + start,
-            length,
-          });
-        }
-      }
-      start = nl + 1;
+  await scanLines(path, (line, offset, lineNumber) => {
+    let parsed: (JobResult & { v?: unknown }) | undefined;
+    try {
+      parsed = JSON.parse(line.toString('utf8')) as JobResult & { v?: unknown };
+    } catch {
+      return; // a torn line: not a result
     }
-    offset += start;
-    pending = start < data.length ? data.subarray(start) : undefined;
-  }
+    checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
+    refs.push({
+      caseIndex: parsed.caseIndex,
+      trial: parsed.trial,
+      provider: providerOrder.get(parsed.providerId) ?? Number.MAX_SAFE_INTEGER,
+      prompt: promptOrder.get(parsed.promptId) ?? Number.MAX_SAFE_INTEGER,
+      offset,
+      length: line.length,
+    });
+  });
   refs.sort(
     (a, b) =>
       a.caseIndex - b.caseIndex || a.trial - b.trial || a.provider - b.provider || a.prompt - b.prompt,

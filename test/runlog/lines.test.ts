@@ -1,0 +1,34 @@
+// scanLines reads results.jsonl line by line with exact byte offsets, whatever the line lengths:
+// lines spanning many read chunks (a 1 MB reply), empty lines, no final newline, multi-byte text.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { scanLines } from '../../src/runlog/lines.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir('assay-lines-');
+after(() => tmp.cleanup());
+
+describe('scanLines', () => {
+  it('gives every non-empty line with its byte offset and number, long lines included', async () => {
+    const long = `{"x":"${'é'.repeat(600_000)}"}`; // 1.2 MB: many 64 KB read chunks
+    const text = `{"a":1}\n\n${long}\n{"b":"日本"}\n{"torn":`;
+    const path = join(tmp.dir, 'results.jsonl');
+    writeFileSync(path, text);
+    const bytes = readFileSync(path);
+    const seen: { text: string; offset: number; n: number }[] = [];
+    await scanLines(path, (line, offset, n) => seen.push({ text: line.toString('utf8'), offset, n }));
+    assert.deepEqual(
+      seen.map((l) => [l.n, l.text.length]),
+      [
+        [1, 7],
+        [3, long.length],
+        [4, 10],
+      ],
+    );
+    assert.equal(seen[1].text, long);
+    for (const l of seen)
+      assert.equal(bytes.toString('utf8', l.offset, l.offset + Buffer.byteLength(l.text)), l.text);
+  });
+});
