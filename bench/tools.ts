@@ -45,6 +45,7 @@ export function assayTool(workDir: string, features: AssayFeatures, bin: string)
     evalArgs(w, config, out, cache) {
       const args = [bin, 'eval', '-c', config, '-o', out, '--no-progress', '--runs-dir', runsDir];
       if (w.concurrency !== undefined) args.push('-j', String(w.concurrency));
+      if (w.assayArgs) args.push(...w.assayArgs);
       if (cache === 'off') {
         if (features.noCache) args.push('--no-cache');
       } else {

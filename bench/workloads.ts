@@ -21,6 +21,8 @@ export interface Workload {
   runs: { assay: number; peer: number };
   /** One untimed run of each tool first. */
   warmup: boolean;
+  /** More assay flags for this workload. */
+  assayArgs?: string[];
 }
 
 /** The fault mix of the fault workload (the mock's `Retry-After` defaults to 1 s). */
@@ -36,6 +38,7 @@ export const WORKLOAD_NAMES = [
   'mock200-1k',
   'cached-10k',
   'faults-1k',
+  'hang-1k',
 ];
 
 /** Builds the workload list; `runs` overrides every default run count. */
@@ -131,6 +134,22 @@ export function workloads(quick: boolean, runs: number | undefined): Workload[] 
       concurrency: 50,
       runs: short(r),
       warmup: false,
+    },
+    {
+      // The fault mix plus 1% of requests that never answer: hung requests must not hold the
+      // capacity healthy ones need (issue 11). Each hangs until the 10 s request timeout, then is
+      // retried; the run should take about the no-hang time plus one or two timeouts.
+      name: 'hang-1k',
+      title: 'mock, the fault mix + 1% hung requests, -j 50, --request-timeout 10000 (assay)',
+      kind: 'eval',
+      tests: quick ? 100 : 1000,
+      provider: 'mock',
+      faults: `${FAULTS}&hang=0.01`,
+      concurrency: 50,
+      // promptfoo has no request-timeout flag (its default is minutes): assay only.
+      runs: { assay: runs ?? (quick ? 1 : 2), peer: 0 },
+      warmup: false,
+      assayArgs: ['--request-timeout', '10000'],
     },
   ];
   return quick ? list.filter((w) => w.name !== 'echo-100k') : list;

@@ -11,7 +11,12 @@ export class AdaptiveLimiter {
   private successes = 0;
   private lastDecrease = Number.NEGATIVE_INFINITY;
   /** How often the limit was cut, and its lowest value (for reports). */
-  readonly stats = { rateLimited: 0, decreases: 0, lowest: 0 };
+  readonly stats = { rateLimited: 0, decreases: 0, lowest: 0, stalled: 0 };
+  /** Durations of recent attempts that answered (a ring), for what "stalled" means here. */
+  private readonly recent: number[] = [];
+  private recentNext = 0;
+  /** The shortest time after which a slot counts as stalled, whatever the latencies. */
+  stallFloorMs = STALL_FLOOR_MS;
 
   constructor(
     private max: number,
@@ -34,6 +39,32 @@ export class AdaptiveLimiter {
       this.max = max;
       this.drain();
     }
+  }
+
+  /** Records how long an attempt that answered took. */
+  observe(ms: number): void {
+    if (this.recent.length < RECENT) this.recent.push(ms);
+    else this.recent[this.recentNext] = ms;
+    this.recentNext = (this.recentNext + 1) % RECENT;
+  }
+
+  /**
+   * How long an attempt may hold its slot before it counts as stalled (a hung request): ten times
+   * the median of recent answers, at least `stallFloorMs`; before any answer, the floor times ten.
+   * A stalled attempt gives its slot back and carries on, so a few hung requests (they end at their
+   * deadline) cannot hold the capacity healthy ones need, even after 429s shrank the limit.
+   */
+  stallAfterMs(): number {
+    if (this.recent.length === 0) return this.stallFloorMs * 10;
+    const sorted = [...this.recent].sort((a, b) => a - b);
+    return Math.max(this.stallFloorMs, 10 * sorted[sorted.length >> 1]);
+  }
+
+  /** Gives back the slot of a stalled attempt early (see stallAfterMs); its end then releases nothing. */
+  releaseStalled(): void {
+    this.stats.stalled++;
+    this.inFlight--;
+    this.drain();
   }
 
   /** Takes a slot: `undefined` when one is free now (no promise on the fast path), else a promise. */
@@ -81,6 +112,11 @@ const limiters = new Map<string, AdaptiveLimiter>();
  * The adaptive limiter of an endpoint (an HTTP origin, or a provider's own identity), shared by
  * every provider that calls it, so a rate limit one of them meets slows them all.
  */
+/** Recent answers remembered for the stall rule. */
+const RECENT = 64;
+/** The stall rule's floor: a slot is never taken back sooner. */
+const STALL_FLOOR_MS = 2000;
+
 export function getLimiter(key: string, maxConcurrency: number): AdaptiveLimiter {
   let limiter = limiters.get(key);
   if (!limiter) {

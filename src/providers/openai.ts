@@ -91,7 +91,9 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
     : keyEnvar;
   const params = pickParams(config);
   const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
-  const sendOptions = { now, connections: Math.max(1, ctx.maxConcurrency) };
+  // More connections than -j: the limiter bounds healthy requests to -j, and the spare ones serve
+  // while stalled (hung) requests, which give their limiter slot back, still hold theirs.
+  const sendOptions = { now, connections: Math.max(1, ctx.maxConcurrency) * 2 + 4 };
 
   // The key, and any credential passed as an extra header, must never reach an error message.
   const secrets = [apiKey, ...credentialHeaderValues(config.headers)].filter(

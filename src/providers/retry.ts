@@ -51,9 +51,20 @@ export async function runAttempts<T>(
     if (signal?.aborted) return { kind: 'aborted', attempts: n - 1 };
     const wait = limiter.acquire();
     if (wait) await wait;
+    // A hung attempt gives its slot back once it has stalled (limiter.stallAfterMs), so it cannot
+    // hold capacity healthy requests need; it still ends at its own deadline.
+    let stalled = false;
+    const started = performance.now();
+    const stallTimer = setTimeout(() => {
+      stalled = true;
+      limiter.releaseStalled();
+    }, limiter.stallAfterMs());
+    stallTimer.unref?.();
     const ended = await withinDeadline(attempt, policy.timeoutMs, signal);
+    clearTimeout(stallTimer);
     const failure = ended.kind === 'answered' ? judge(ended.value) : undefined;
-    limiter.release(failure?.rateLimited === true);
+    if (ended.kind === 'answered') limiter.observe(performance.now() - started);
+    if (!stalled) limiter.release(failure?.rateLimited === true);
     if (ended.kind === 'aborted' || ended.kind === 'threw') return { ...ended, attempts: n };
     if (ended.kind === 'answered' && !failure?.transient)
       return { kind: 'answered', value: ended.value, failure, attempts: n };

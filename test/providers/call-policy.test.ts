@@ -201,7 +201,7 @@ describe('call policy around a non-HTTP provider', () => {
     assert.deepEqual(delays, [1_500]);
     const limiter = getLimiter(key, 8);
     assert.equal(limiter.limit, 4);
-    assert.deepEqual(limiter.stats, { rateLimited: 1, decreases: 1, lowest: 4 });
+    assert.deepEqual(limiter.stats, { rateLimited: 1, decreases: 1, lowest: 4, stalled: 0 });
   });
 
   it('admits only the halved number of attempts at once after a rate limit', async () => {
@@ -238,6 +238,32 @@ describe('call policy around a non-HTTP provider', () => {
     const results = await Promise.all(calls);
     assert.ok(results.every((r) => r.output === 'fine'));
     assert.equal(entered, 8);
+  });
+
+  it('a hung attempt gives its slot back once stalled, so healthy calls go on (it still ends at its deadline)', async () => {
+    // Limit 1: without the stall rule the hung attempt would hold the only slot until its deadline.
+    let hungDone = false;
+    const { provider } = scripted([hang, ok]);
+    const wrapped = withCallPolicy(provider, {
+      ...settings({ timeoutMs: 3_000, maxAttempts: 1 }).settings,
+      maxConcurrency: 1,
+    });
+    const limiter = getLimiter(`test:scripted:${endpoints}`, 1);
+    limiter.stallFloorMs = 20;
+    limiter.observe(1); // a typical answer takes 1 ms: a hung one is stalled after the 20 ms floor
+    const hung = wrapped.call(ask('hangs')).then((r) => {
+      hungDone = true;
+      return r;
+    });
+    const quick = await Promise.all([wrapped.call(ask('a')), wrapped.call(ask('b')), wrapped.call(ask('c'))]);
+    assert.deepEqual(
+      quick.map((r) => r.output),
+      ['fine', 'fine', 'fine'],
+    );
+    assert.equal(hungDone, false, 'the healthy calls finished while the hung one was still waiting');
+    assert.equal(limiter.stats.stalled, 1);
+    const end = await hung;
+    assert.match(end.error ?? '', /timed out/);
   });
 
   it('turns a provider that throws into an error result, not retried', async () => {

@@ -41,7 +41,7 @@ describe('AdaptiveLimiter', () => {
     assert.equal(l.limit, 6);
     for (let i = 0; i < 200; i++) cycle(false);
     assert.equal(l.limit, 16, 'never above the configured maximum');
-    assert.deepEqual(l.stats, { rateLimited: 3, decreases: 2, lowest: 4 });
+    assert.deepEqual(l.stats, { rateLimited: 3, decreases: 2, lowest: 4, stalled: 0 });
   });
 
   it('never goes below one', () => {
