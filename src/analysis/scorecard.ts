@@ -78,6 +78,11 @@ export class ScorecardBuilder {
     private readonly scoring: SuiteScoring = {},
     /** The k of pass@k and pass^k for repeated runs (`--pass-at`); 1 and the trials are always given. */
     private readonly passAt: number[] = [],
+    /**
+     * Whether cases may have several trials. False (a run without --repeat) skips the per-case
+     * bookkeeping that clustered intervals need, which at 100k cases is real memory.
+     */
+    private readonly trackCases = true,
   ) {
     for (const k of new Set(scoring.breakdowns ?? [])) this.groups.set(k, new Map());
     if (scoring.weightedScore) this.weighted = new WeightedScoreBuilder(scoring.weightedScore);
@@ -145,6 +150,7 @@ export class ScorecardBuilder {
   }
 
   private addToCluster(r: JobResult): void {
+    if (!this.trackCases) return;
     if (r.trial > 0) this.repeated = true;
     const key = `${r.caseId}\u0000${r.promptId}\u0000${r.providerId}`;
     let c = this.clusters.get(key);
@@ -306,8 +312,9 @@ export async function computeScorecard(
   results: AsyncIterable<JobResult> | Iterable<JobResult>,
   scoring?: SuiteScoring,
   passAt: number[] = [],
+  trackCases = true,
 ): Promise<Scorecard> {
-  const builder = new ScorecardBuilder(scoring, passAt);
+  const builder = new ScorecardBuilder(scoring, passAt, trackCases);
   const seen = new Set<string>();
   for await (const r of results) {
     if (seen.has(r.key)) continue;
@@ -323,5 +330,10 @@ export async function computeScorecard(
  */
 export async function scorecardOfRun(runDir: string): Promise<Scorecard> {
   const manifest = readManifest(runDir);
-  return computeScorecard(readResults(runDir), manifest.suite.scoring, manifest.options.passAt ?? []);
+  return computeScorecard(
+    readResults(runDir),
+    manifest.suite.scoring,
+    manifest.options.passAt ?? [],
+    manifest.options.repeat > 1,
+  );
 }

@@ -1,7 +1,7 @@
 // The scoring stage: a Generation (fresh from the provider, or read back from a run log) judged
 // against a case's assertions into a JobResult. No provider is called here; graded assertions
 // call their graders.
-import type { AssertionSpec, Case, Job, JobResult, PromptTemplate } from '../core/types.js';
+import type { AssertionSpec, Case, Job, JobResult, PromptTemplate, RunTranscript } from '../core/types.js';
 import type { Provider } from '../providers/types.js';
 import { TransformError } from '../scorers/code/transform.js';
 import type { Generation } from './generate.js';
@@ -72,7 +72,7 @@ export async function judge(
   const { env } = ctx;
   const base = generationFields(job, testCase, prompt, g, startedAt);
   const meter = new GradingMeter();
-  const transcripts = transcriptsFor(g, g.output);
+  let transcripts: RunTranscript[] | undefined;
   const scoring = {
     vars: testCase.vars,
     prompt: g.prompt.text,
@@ -81,9 +81,12 @@ export async function judge(
     provider: ctx.providerInfo,
     basePath: ctx.basePath,
     test: { description: testCase.description, metadata: testCase.metadata },
-    messages: transcripts[transcripts.length - 1].messages,
+    // Built on first use (most scorers never read them), from the answer as generated.
+    transcripts: () => {
+      transcripts ??= transcriptsFor(g, g.output);
+      return transcripts;
+    },
     outputs: g.outputs ?? {},
-    runs: transcripts,
     grader: ctx.graders
       ? async (spec: AssertionSpec) => {
           const grader = await ctx.graders!.resolve(spec, ctx.provider);

@@ -2,7 +2,7 @@
 import '../scorers/index.js';
 import { combineVerdicts } from '../core/aggregate.js';
 import { redactObject } from '../core/redact.js';
-import type { AssertionSpec, Case, JobStatus, Message, Verdict } from '../core/types.js';
+import type { AssertionSpec, Case, JobStatus, RunTranscript, Verdict } from '../core/types.js';
 import { runTransform, TransformError } from '../scorers/code/transform.js';
 import { getScorer } from '../scorers/registry.js';
 import { type Grader, GraderError, type ScoreInput, ScorerInputError } from '../scorers/types.js';
@@ -21,12 +21,13 @@ export interface ScoringContext {
   provider?: { id: string; config: Record<string, unknown> };
   basePath?: string;
   test?: { description?: string; metadata?: Record<string, unknown> };
-  /** The final conversation with every hole filled (see ScoreInput.messages). */
-  messages?: Message[];
+  /**
+   * Every run of the case's conversations with its holes filled (ScoreInput.runs; the last one's
+   * messages are ScoreInput.messages), built on first use: most scorers never read them.
+   */
+  transcripts?: () => RunTranscript[];
   /** Named hole completions (see ScoreInput.outputs). */
   outputs?: Record<string, string>;
-  /** Every run of the case's conversations (see ScoreInput.runs). */
-  runs?: ScoreInput['runs'];
   /** The provider's response metadata (transforms see it as `context.metadata`). */
   metadata?: Record<string, unknown>;
   /** The grader for an assertion (its own, `--grader`, the suite's), or undefined when none is configured. */
@@ -136,9 +137,14 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     provider: ctx.provider,
     basePath: ctx.basePath,
     test: ctx.test,
-    messages: ctx.messages ?? [],
+    get messages() {
+      const runs = ctx.transcripts?.() ?? [];
+      return runs.length > 0 ? runs[runs.length - 1].messages : [];
+    },
     outputs: ctx.outputs ?? {},
-    runs: ctx.runs ?? [],
+    get runs() {
+      return ctx.transcripts?.() ?? [];
+    },
     grader,
     ...(children ? { children } : {}),
   });

@@ -15,6 +15,9 @@ export class AdaptiveLimiter {
   /** Durations of recent attempts that answered (a ring), for what "stalled" means here. */
   private readonly recent: number[] = [];
   private recentNext = 0;
+  /** stallAfterMs's answer, recomputed every few observations rather than per attempt. */
+  private stallCache: number | undefined;
+  private sinceStallCache = 0;
   /** The shortest time after which a slot counts as stalled, whatever the latencies. */
   stallFloorMs = STALL_FLOOR_MS;
 
@@ -46,6 +49,11 @@ export class AdaptiveLimiter {
     if (this.recent.length < RECENT) this.recent.push(ms);
     else this.recent[this.recentNext] = ms;
     this.recentNext = (this.recentNext + 1) % RECENT;
+    // The median moves slowly: recompute it early on, then every 16 answers.
+    if (this.recent.length <= 16 || ++this.sinceStallCache >= 16) {
+      this.stallCache = undefined;
+      this.sinceStallCache = 0;
+    }
   }
 
   /**
@@ -56,8 +64,11 @@ export class AdaptiveLimiter {
    */
   stallAfterMs(): number {
     if (this.recent.length === 0) return this.stallFloorMs * 10;
-    const sorted = [...this.recent].sort((a, b) => a - b);
-    return Math.max(this.stallFloorMs, 10 * sorted[sorted.length >> 1]);
+    if (this.stallCache === undefined) {
+      const sorted = [...this.recent].sort((a, b) => a - b);
+      this.stallCache = 10 * sorted[sorted.length >> 1];
+    }
+    return Math.max(this.stallFloorMs, this.stallCache);
   }
 
   /** Gives back the slot of a stalled attempt early (see stallAfterMs); its end then releases nothing. */
