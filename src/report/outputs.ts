@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { dirname, extname } from 'node:path';
+import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
@@ -83,18 +83,25 @@ export async function writeOutput(
   format: OutputFormat,
 ): Promise<void> {
   ensureDir(dirname(path));
-  const out = createWriteStream(path);
+  // Written whole to a temporary file beside it, then renamed over it: a kill or a full disk
+  // mid-write leaves the previous file as it was, never a truncated one that looks valid.
+  const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}`);
+  const out = createWriteStream(tmp);
   const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   // A stream error (EISDIR, EACCES, ENOSPC) must reject this call, not crash the process.
   const failed = new Promise<never>((_, reject) => out.once('error', reject));
   failed.catch(() => {});
+  let done = false;
   try {
     await Promise.race([format.write(runDir, scorecard, out), failed]);
     out.end();
     await Promise.race([closed, failed]);
+    renameSync(tmp, path);
+    done = true;
   } finally {
     if (!out.closed) out.destroy();
     await closed;
+    if (!done) rmSync(tmp, { force: true });
   }
 }
 
@@ -145,28 +152,52 @@ const CSV_FIXED = [
   'latencyMs',
 ];
 
+/**
+ * CSV rows of a run. Text that a spreadsheet program would run as a formula (a cell starting with
+ * `=`, `+`, `-`, `@`, a tab or a carriage return: OWASP's CSV injection) is neutralised with a
+ * leading `'`, unless `raw`. Numbers assay writes (trial, score, latency, numeric vars) stay numbers.
+ */
+async function writeCsv(runDir: string, out: WriteStream, raw: boolean): Promise<void> {
+  const cell = raw ? csvCell : (value: unknown) => csvCell(neutralised(value));
+  // Two passes over the log: the var columns must be known before the first row is written.
+  const varNames = new Set<string>();
+  for await (const line of resultLinesInPlanOrder(runDir)) {
+    for (const k of Object.keys((JSON.parse(line) as JobResult).vars)) varNames.add(k);
+  }
+  const vars = [...varNames];
+  await put(out, `${[...CSV_FIXED, ...vars.map((v) => `var:${v}`)].map(cell).join(',')}\r\n`);
+  for await (const line of resultLinesInPlanOrder(runDir)) {
+    await put(
+      out,
+      `${csvRow(JSON.parse(line) as JobResult, vars)
+        .map(cell)
+        .join(',')}\r\n`,
+    );
+  }
+}
+
 registerOutputFormat({
   name: 'csv',
   extensions: ['csv'],
-  description: 'one row per job: ids, status, score, output, reason, then one column per var',
-  async write(runDir, _scorecard, out) {
-    // Two passes over the log: the var columns must be known before the first row is written.
-    const varNames = new Set<string>();
-    for await (const line of resultLinesInPlanOrder(runDir)) {
-      for (const k of Object.keys((JSON.parse(line) as JobResult).vars)) varNames.add(k);
-    }
-    const vars = [...varNames];
-    await put(out, `${[...CSV_FIXED, ...vars.map((v) => `var:${v}`)].map(csvCell).join(',')}\r\n`);
-    for await (const line of resultLinesInPlanOrder(runDir)) {
-      await put(
-        out,
-        `${csvRow(JSON.parse(line) as JobResult, vars)
-          .map(csvCell)
-          .join(',')}\r\n`,
-      );
-    }
-  },
+  description:
+    'one row per job: ids, status, score, output, reason, then one column per var (formula-like text neutralised)',
+  write: (runDir, _scorecard, out) => writeCsv(runDir, out, false),
 });
+
+registerOutputFormat({
+  name: 'csv-raw',
+  extensions: [],
+  description:
+    'the csv rows with every text as written, formula-like text included (for programs, not spreadsheets)',
+  write: (runDir, _scorecard, out) => writeCsv(runDir, out, true),
+});
+
+/** A cell value a spreadsheet will not run: text starting with = + - @ tab or CR gets a leading '. */
+export function neutralised(value: unknown): unknown {
+  if (typeof value === 'string') return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  // Objects are written as JSON, which starts with { or [: never a formula.
+  return value;
+}
 
 function csvRow(r: JobResult, vars: string[]): unknown[] {
   return [
