@@ -3,7 +3,7 @@
 import { join, resolve } from 'node:path';
 import { scorecardOfRun } from './analysis/scorecard.js';
 import { InputError } from './core/errors.js';
-import { secretValues } from './core/redact.js';
+import { secretConfigValues, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
 import type { Job, JobResult, ProviderSpec, Suite } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
@@ -183,7 +183,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const providerEnv = { ...env, ...(suite.env ?? {}) };
   const secrets = secretValues(providerEnv);
-  for (const spec of providers) if (spec.env) secrets.push(...secretValues(spec.env));
+  for (const spec of providers) {
+    if (spec.env) secrets.push(...secretValues(spec.env));
+    // Keys given in a provider's config (`apiKey`, auth headers) are secrets as much as env ones.
+    secrets.push(...secretConfigValues(spec.config));
+  }
+  for (const g of [suite.grader, options.grader, options.embedder])
+    secrets.push(...secretConfigValues(g?.config));
   const providerContext = { env: providerEnv, maxConcurrency, retry };
   // A provider's own `env` overrides the run's for that provider only.
   const contextFor = (spec: ProviderSpec) =>
@@ -266,10 +272,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         resumedAt: [...(previous.resumedAt ?? []), manifest.startedAt],
       },
       maxConcurrency,
+      secrets,
     );
   } else {
     // Results of one event-loop turn share a write; at most -j of them wait (the jobs in flight).
-    writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest, maxConcurrency);
+    writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest, maxConcurrency, secrets);
   }
   const resumedJobs = done.size;
   const graders = new GraderPool({

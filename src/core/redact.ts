@@ -28,6 +28,33 @@ export function secretValues(env: Record<string, string | undefined>): string[] 
   return out.sort((a, b) => b.length - a.length);
 }
 
+/**
+ * The values of the secret-looking fields of a config (a provider's `apiKey`, an auth header
+ * under `headers`), at any depth: strings of 8 characters or more.
+ */
+export function secretConfigValues(value: unknown, depth = 0, out: string[] = []): string[] {
+  if (depth > 20 || value === null || typeof value !== 'object') return out;
+  for (const [k, v] of Object.entries(value)) {
+    if (typeof v === 'string' && v.length >= 8 && SECRET_KEY.test(k)) out.push(v);
+    else secretConfigValues(v, depth + 1, out);
+  }
+  return out;
+}
+
+/**
+ * Replaces every known secret in a line of JSON, as written or as JSON escapes it, with
+ * `[redacted]`; the line stays valid JSON. Cheap when no secret occurs (one `includes` each).
+ */
+export function redactJsonText(json: string, secrets: string[]): string {
+  let out = json;
+  for (const s of secrets) {
+    if (out.includes(s)) out = out.split(s).join('[redacted]');
+    const escaped = JSON.stringify(s).slice(1, -1);
+    if (escaped !== s && out.includes(escaped)) out = out.split(escaped).join('[redacted]');
+  }
+  return out;
+}
+
 /** Replaces every occurrence of a known secret in a text with `[redacted]`. */
 export function redactText(text: string, secrets: string[]): string {
   let out = text;

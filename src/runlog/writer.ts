@@ -1,5 +1,6 @@
 import { closeSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { redactJsonText } from '../core/redact.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from './dirs.js';
 import type { RunManifest } from './types.js';
@@ -24,32 +25,42 @@ export class RunWriter {
   private pendingLines = 0;
   private scheduled = false;
 
-  private constructor(dir: string, manifest: RunManifest, batch: number) {
+  private constructor(dir: string, manifest: RunManifest, batch: number, secrets: string[]) {
     this.dir = dir;
     this.manifest = manifest;
     this.batch = Math.max(1, Math.floor(batch));
+    this.secrets = [...new Set(secrets)].filter((s) => s.length >= 8).sort((a, b) => b.length - a.length);
     ensureDir(dir);
     this.writeJson('manifest.json', manifest);
     this.fd = openSync(join(dir, 'results.jsonl'), 'a');
   }
 
   /** Creates `<runsDir>/<runId>/` and writes the initial manifest (status `running`). */
-  static create(runsDir: string, manifest: RunManifest, batch = 1): RunWriter {
-    return new RunWriter(join(runsDir, manifest.runId), manifest, batch);
+  static create(runsDir: string, manifest: RunManifest, batch = 1, secrets: string[] = []): RunWriter {
+    return new RunWriter(join(runsDir, manifest.runId), manifest, batch, secrets);
   }
 
   /**
    * Reopens an existing run directory to append to it (resume): the manifest is replaced by the
    * given one (status `running` again); results.jsonl must already have had its tail repaired.
    */
-  static reopen(runDir: string, manifest: RunManifest, batch = 1): RunWriter {
-    return new RunWriter(runDir, manifest, batch);
+  static reopen(runDir: string, manifest: RunManifest, batch = 1, secrets: string[] = []): RunWriter {
+    return new RunWriter(runDir, manifest, batch, secrets);
   }
+
+  /**
+   * Secret values (keys from the environment and from configs) this writer keeps out of every file
+   * it writes: a prompt that renders `{{ env.KEY }}`, an answer that echoes it, a reason that
+   * quotes it — all reach the disk as `[redacted]`.
+   */
+  private readonly secrets: string[];
 
   /** Appends one job result as one line (see the class comment for when it reaches the disk). */
   append(result: JobResult): void {
     // Every line starts with its run-log version (runlog/version.ts); a result is never `{}`.
-    this.pending += `${LINE_PREFIX}${JSON.stringify(result).slice(1)}\n`;
+    const json = JSON.stringify(result);
+    const line = this.secrets.length > 0 ? redactJsonText(json, this.secrets) : json;
+    this.pending += `${LINE_PREFIX}${line.slice(1)}\n`;
     this.pendingLines++;
     if (this.pendingLines >= this.batch) {
       this.flush();
@@ -90,7 +101,8 @@ export class RunWriter {
   writeJson(name: string, value: unknown): void {
     const path = join(this.dir, name);
     const tmp = `${path}.tmp-${process.pid}`;
-    writeFileSync(tmp, `${JSON.stringify(value, null, 2)}\n`);
+    const json = JSON.stringify(value, null, 2);
+    writeFileSync(tmp, `${this.secrets.length > 0 ? redactJsonText(json, this.secrets) : json}\n`);
     renameSync(tmp, path);
   }
 
