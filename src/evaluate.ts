@@ -24,6 +24,7 @@ import { loadSuite } from './formats/detect.js';
 import { createProvider } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
 import { pinFilters, readSelectedFailures } from './runlog/failing.js';
+import { lockRun, type RunLock } from './runlog/lock.js';
 import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, dropPartialGroups, repairTail } from './runlog/resume.js';
 import type { RunManifest, Selection } from './runlog/types.js';
@@ -235,6 +236,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     else if (result.status === 'error') progress.error++;
   };
 
+  // A run is owned by one process at a time: a resume takes its lock before anything else.
+  let lock: RunLock | undefined = options.resume ? lockRun(resolve(options.resume)) : undefined;
   // The cache opens before the run directory exists: a bad cache path must leave nothing behind.
   let cache: ResponseCache | undefined;
   // Only providers whose answers cost something use the cache; an echo-only run never opens it.
@@ -277,6 +280,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   } else {
     // Results of one event-loop turn share a write; at most -j of them wait (the jobs in flight).
     writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest, maxConcurrency, secrets);
+    lock = lockRun(writer.dir);
   }
   const resumedJobs = done.size;
   const graders = new GraderPool({
@@ -347,6 +351,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       ? { rescoredFrom: { ...manifest.rescoredFrom, unmatched: source.recorded.unmatched } }
       : {}),
   });
+  lock?.release();
   return {
     runDir: writer.dir,
     manifest: readManifest(writer.dir),

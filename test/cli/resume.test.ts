@@ -232,6 +232,36 @@ describe('resume', () => {
     assert.match(r.stdout, /To finish it: assay eval .* --resume \S+ --retry-errors\n/);
   });
 
+  it('two --resume of one run at once: one runs it, the other is refused (exit 2); no job runs twice', async () => {
+    const suite = writeSuite(40, 'latency_ms=100');
+    const runsDir = join(tmp.dir, 'lock-runs');
+    const child = startEval([suite, '-j', '2', '--no-progress', '--runs-dir', runsDir]);
+    const exited = once(child, 'exit');
+    const runDir = await waitForLines(runsDir, 4);
+    child.kill('SIGKILL');
+    await exited;
+    // The killed owner's lock is stale: a resume takes it over.
+    const args = [
+      'eval',
+      suite,
+      '-j',
+      '2',
+      '--no-progress',
+      '--runs-dir',
+      runsDir,
+      '--resume',
+      manifestOf(runDir).runId,
+    ];
+    const [a, b] = await Promise.all([runCli(args, { env: cleanEnv }), runCli(args, { env: cleanEnv })]);
+    const codes = [a.code, b.code].sort();
+    assert.deepEqual(codes, [1, 2], `${a.stderr}\n${b.stderr}`);
+    assert.match(a.code === 2 ? a.stderr : b.stderr, /this run is in use by process \d+/);
+    const keys = readLog(runDir).map((r) => r.key);
+    assert.equal(keys.length, 40);
+    assert.equal(new Set(keys).size, 40, 'no job ran twice');
+    assert.equal(existsSync(join(runDir, 'run.lock')), false, 'the lock is released');
+  });
+
   it('SIGINT also stops a run whose jobs finish without I/O (echo), instead of being starved', async () => {
     const runsDir = join(tmp.dir, 'sigint-echo-runs');
     const suite = join(repoRoot, 'test', 'fixtures', 'cli', 'passing');
