@@ -78,6 +78,8 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
   const providerOrder = new Map(manifest.providers.map((p, i) => [String(p.key ?? p.id), i]));
   const promptOrder = new Map(manifest.suite.prompts.map((p, i) => [p.id, i]));
   const refs: LineRef[] = [];
+  // A job key logged twice (two processes that once both ran a job) is written out once, the first.
+  const seen = new Set<string>();
   await scanLines(path, (line, offset, lineNumber) => {
     let parsed: (JobResult & { v?: unknown }) | undefined;
     try {
@@ -86,6 +88,8 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
       return; // a torn line: not a result
     }
     checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
+    if (seen.has(parsed.key)) return;
+    seen.add(parsed.key);
     refs.push({
       caseIndex: parsed.caseIndex,
       trial: parsed.trial,

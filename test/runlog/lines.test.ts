@@ -32,3 +32,37 @@ describe('scanLines', () => {
       assert.equal(bytes.toString('utf8', l.offset, l.offset + Buffer.byteLength(l.text)), l.text);
   });
 });
+
+describe('outputs from a log with a job logged twice', () => {
+  it('write each job once (the first line of its key)', async () => {
+    const { resultLinesInPlanOrder } = await import('../../src/runlog/reader.js');
+    const dir = join(tmp.dir, 'dup-run');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({
+        runId: 'r',
+        suite: { prompts: [{ id: 'p' }] },
+        providers: [{ key: 'echo', id: 'echo' }],
+      }),
+    );
+    const line = (key: string, output: string) =>
+      JSON.stringify({
+        v: 1,
+        key,
+        caseIndex: key === 'a' ? 0 : 1,
+        trial: 0,
+        providerId: 'echo',
+        promptId: 'p',
+        output,
+      });
+    writeFileSync(
+      join(dir, 'results.jsonl'),
+      `${[line('a', 'first'), line('b', 'b'), line('a', 'again')].join('\n')}\n`,
+    );
+    const out: string[] = [];
+    for await (const l of resultLinesInPlanOrder(dir)) out.push((JSON.parse(l) as { output: string }).output);
+    assert.deepEqual(out, ['first', 'b']);
+  });
+});
