@@ -1,5 +1,5 @@
 // `-o` targets: checked before a run starts, written after it ends.
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/formats.js';
@@ -18,7 +18,19 @@ export function outputTargets(paths: string[], formatName: string | undefined): 
       throw new InputError(
         `-o ${o.path}: is a folder, not a file (only formats that name their files take a folder)`,
       );
-    ensureDir(o.folder ? o.path : dirname(o.path));
+    const dir = o.folder ? o.path : dirname(o.path);
+    ensureDir(dir);
+    // Files are written beside their target and renamed into it: prove now that the folder takes
+    // a new file, so a read-only place costs no run (`cannot write` only after every call).
+    const probe = join(dir, `.assay-probe-${process.pid}`);
+    try {
+      writeFileSync(probe, '');
+      rmSync(probe, { force: true });
+    } catch (err) {
+      throw new InputError(
+        `-o ${o.path}: cannot write there (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
+    }
   }
   return outputs;
 }

@@ -114,4 +114,23 @@ tests:
       [],
     );
   });
+
+  it('an -o place that takes no file is refused before anything runs (exit 2)', async () => {
+    const dir = join(tmp.dir, 'readonly');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'promptfooconfig.yaml'),
+      "prompts: ['{{q}}']\nproviders: [echo]\ntests:\n  - vars: {q: a}\n",
+    );
+    const r = await runCli(
+      ['eval', '--no-progress', '--runs-dir', join(dir, 'runs'), '-o', '/sys/assay-out.json'],
+      {
+        cwd: dir,
+        env: cleanEnv,
+      },
+    );
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /-o \/sys\/assay-out\.json: cannot write there/);
+    assert.equal(readdirSync(dir).includes('runs'), false, 'nothing ran');
+  });
 });
