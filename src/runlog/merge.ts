@@ -1,3 +1,4 @@
+import { renameSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
@@ -72,7 +73,10 @@ export async function mergeRuns(runDirs: string[], runsDir: string): Promise<Mer
     mergedFrom: manifests.map((m) => m.manifest.runId),
   };
   delete merged.resumedAt;
-  const writer = RunWriter.create(resolve(runsDir), merged);
+  // Built under a hidden name and renamed when whole: a merge that stops half-way leaves no run
+  // that a later --resume could take for an unfinished one.
+  const finalDir = join(resolve(runsDir), merged.runId);
+  const writer = RunWriter.reopen(join(resolve(runsDir), `.${merged.runId}.merging`), merged);
   const keys = new Set<string>();
   try {
     for (const { dir } of manifests) {
@@ -109,5 +113,6 @@ export async function mergeRuns(runDirs: string[], runsDir: string): Promise<Mer
     endedAt,
     counts: scorecard.counts,
   });
-  return { runDir: writer.dir, manifest: readManifest(writer.dir), scorecard };
+  renameSync(writer.dir, finalDir);
+  return { runDir: finalDir, manifest: readManifest(finalDir), scorecard };
 }

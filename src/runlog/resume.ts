@@ -102,7 +102,11 @@ export async function dropPartialGroups(runDir: string, plan: Iterable<Job>): Pr
 /** The newest run under `runsDir` of the suite with this content hash that did not complete. */
 export function findLatestUnfinishedRun(runsDir: string, contentHash: string): string | undefined {
   if (!existsSync(runsDir)) return undefined;
-  const ids = readdirSync(runsDir).sort().reverse();
+  // Hidden folders are runs being built (a merge in progress, or one that stopped): never resumed.
+  const ids = readdirSync(runsDir)
+    .filter((id) => !id.startsWith('.'))
+    .sort()
+    .reverse();
   for (const id of ids) {
     const dir = join(runsDir, id);
     let manifest: RunManifest;

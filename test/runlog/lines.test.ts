@@ -66,3 +66,20 @@ describe('outputs from a log with a job logged twice', () => {
     assert.deepEqual(out, ['first', 'b']);
   });
 });
+
+describe('a merge that stopped half-way', () => {
+  it('is never taken for an unfinished run by a bare --resume', async () => {
+    const { findLatestUnfinishedRun } = await import('../../src/runlog/resume.js');
+    const { mkdirSync } = await import('node:fs');
+    const runsDir = join(tmp.dir, 'runs-merging');
+    const hidden = join(runsDir, '.20250101T000000Z-abcdef.merging');
+    mkdirSync(hidden, { recursive: true });
+    const manifest = { runId: '20250101T000000Z-abcdef', status: 'running', suite: { contentHash: 'h' } };
+    writeFileSync(join(hidden, 'manifest.json'), JSON.stringify(manifest));
+    assert.equal(findLatestUnfinishedRun(runsDir, 'h'), undefined);
+    const visible = join(runsDir, '20250101T000000Z-abcdef');
+    mkdirSync(visible, { recursive: true });
+    writeFileSync(join(visible, 'manifest.json'), JSON.stringify(manifest));
+    assert.equal(findLatestUnfinishedRun(runsDir, 'h'), visible);
+  });
+});
