@@ -24,7 +24,7 @@ import { loadSuite } from './formats/detect.js';
 import { createProvider } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
 import { pinFilters, readSelectedFailures } from './runlog/failing.js';
-import { lockRun, type RunLock } from './runlog/lock.js';
+import { cleanLeftovers, lockRun, type RunLock } from './runlog/lock.js';
 import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, dropPartialGroups, repairTail } from './runlog/resume.js';
 import type { RunManifest, Selection } from './runlog/types.js';
@@ -238,6 +238,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
 
   // A run is owned by one process at a time: a resume takes its lock before anything else.
   let lock: RunLock | undefined = options.resume ? lockRun(resolve(options.resume)) : undefined;
+  if (options.resume) cleanLeftovers(resolve(options.resume));
   // The cache opens before the run directory exists: a bad cache path must leave nothing behind.
   let cache: ResponseCache | undefined;
   // Only providers whose answers cost something use the cache; an echo-only run never opens it.

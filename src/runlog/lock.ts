@@ -1,7 +1,7 @@
 // A run directory is owned by one process at a time: two `--resume` of one run at once would both
 // run every missing job. `run.lock` holds the owner's pid; a lock whose process is gone (a crash, a
 // kill) is stale and taken over, so a dead owner never holds a run for ever.
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/errors.js';
 
@@ -18,6 +18,21 @@ function alive(pid: number): boolean {
     // EPERM: the process exists but is not ours to signal.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Removes the temporary files a dead process left in a run directory (`*.tmp-<pid>`,
+ * `*.compact-<pid>`): only the lock's owner calls this, and only files of processes that are gone.
+ */
+export function cleanLeftovers(runDir: string): string[] {
+  const removed: string[] = [];
+  for (const name of readdirSync(runDir)) {
+    const pid = Number(/\.(?:tmp|compact)-(\d+)$/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
+    rmSync(join(runDir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
 }
 
 /** Takes a run directory's lock, or refuses (exit 2) when a live process holds it. */

@@ -262,6 +262,32 @@ describe('resume', () => {
     assert.equal(existsSync(join(runDir, 'run.lock')), false, 'the lock is released');
   });
 
+  it('a resume cleans the temporary files a killed process left in the run directory', async () => {
+    const suite = writeSuite(12, 'latency_ms=100');
+    const runsDir = join(tmp.dir, 'leftover-runs');
+    const child = startEval([suite, '-j', '2', '--no-progress', '--runs-dir', runsDir]);
+    const exited = once(child, 'exit');
+    const runDir = await waitForLines(runsDir, 2);
+    child.kill('SIGKILL');
+    await exited;
+    // What a process killed mid-write leaves (pid 2^22 + 1 is beyond Linux's default pid_max).
+    const dead = 4_194_305;
+    for (const name of [`manifest.json.tmp-${dead}`, `results.jsonl.compact-${dead}`])
+      writeFileSync(join(runDir, name), 'half written');
+    const resumed = await runCli(
+      ['eval', suite, '--no-progress', '--runs-dir', runsDir, '--resume', manifestOf(runDir).runId],
+      {
+        env: cleanEnv,
+      },
+    );
+    assert.equal(resumed.code, 1, resumed.stderr);
+    assert.deepEqual(
+      readdirSync(runDir).filter((f) => /\.(tmp|compact)-\d+$/.test(f)),
+      [],
+    );
+    assert.equal(readLog(runDir).length, 12);
+  });
+
   it('SIGINT also stops a run whose jobs finish without I/O (echo), instead of being starved', async () => {
     const runsDir = join(tmp.dir, 'sigint-echo-runs');
     const suite = join(repoRoot, 'test', 'fixtures', 'cli', 'passing');
