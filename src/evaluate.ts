@@ -2,18 +2,19 @@
 // directory. The checks it makes first are in src/evaluate/.
 import { join, resolve } from 'node:path';
 import { scorecardOfRun } from './analysis/scorecard.js';
+import { caseCount, suiteCases } from './core/cases.js';
 import { InputError } from './core/errors.js';
 import { secretConfigValues, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
-import type { Job, JobResult, ProviderSpec, Suite } from './core/types.js';
+import type { Case, Job, JobResult, ProviderSpec, Suite } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
-import { caseProviderSpecs } from './engine/case-providers.js';
+import { addCaseProvider } from './engine/case-providers.js';
 import { filterProviders, filterSuite, type SuiteFilters } from './engine/filter.js';
 import { GraderPool } from './engine/graders.js';
-import { type PlanOptions, planJobs, providerKey } from './engine/plan.js';
+import { jobCounter, type PlanOptions, planJobs, plannedJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
-import { checkGraders } from './evaluate/check-graders.js';
+import { graderCheck } from './evaluate/check-graders.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
 import { RecordedGenerations } from './evaluate/recorded.js';
@@ -77,7 +78,7 @@ function countRecorded(
   recorded: RecordedGenerations,
 ): number {
   let n = 0;
-  for (const job of planJobs(suite, providers, plan)) if (recorded.has(job, suite.cases[job.caseIndex])) n++;
+  for (const { job, testCase } of plannedJobs(suite, providers, plan)) if (recorded.has(job, testCase)) n++;
   return n;
 }
 
@@ -121,6 +122,11 @@ export interface EvaluateOptions {
    * ask their graders). Providers and repeat default to the source run's.
    */
   rescore?: string;
+  /**
+   * The `-o` files the caller writes after the run: recorded in the manifest as `outputsPending`
+   * until the caller has written them all (see `clearOutputsPending`).
+   */
+  outputs?: string[];
   /** The response cache: a file and its time-to-live; undefined or false for none. */
   cache?: { path: string; ttlSeconds?: number } | false;
   /** Past this many errors the run stops (status `aborted`). Default: no early stop. */
@@ -198,21 +204,29 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const resolved = await Promise.all(
     providers.map(async (spec) => ({ spec, provider: await createProvider(spec, contextFor(spec)) })),
   );
-  checkGraders(suite, grader, options.embedder);
-  // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.
-  const caseProviders = new Map(
-    await Promise.all(
-      [...caseProviderSpecs(suite)].map(
-        async ([key, spec]) => [key, await createProvider(spec, contextFor(spec))] as const,
-      ),
-    ),
-  );
   const plan: PlanOptions = { repeat };
   const shard = options.shard;
   const recorded = source?.recorded;
-  const planned = recorded
-    ? countRecorded(suite, providers, plan, recorded)
-    : countPlanned(suite, providers, plan, shard);
+  // One pass over the cases for everything decided before the run: a streamed suite reads its
+  // files once for all of it. (A shard or a rescore counts its jobs by their keys, a pass of its own.)
+  const graderChecks = graderCheck(suite, grader, options.embedder);
+  const caseSpecs = new Map<string, ProviderSpec>();
+  const jobsOf = recorded || shard ? undefined : jobCounter(suite, providers, plan);
+  let planned = 0;
+  for (const c of suiteCases(suite)) {
+    graderChecks.visit(c);
+    addCaseProvider(caseSpecs, c);
+    if (jobsOf) planned += jobsOf(c);
+  }
+  graderChecks.done();
+  // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.
+  const caseProviders = new Map(
+    await Promise.all(
+      [...caseSpecs].map(async ([key, spec]) => [key, await createProvider(spec, contextFor(spec))] as const),
+    ),
+  );
+  if (recorded) planned = countRecorded(suite, providers, plan, recorded);
+  else if (shard) planned = countPlanned(suite, providers, plan, shard);
   const manifest = newManifest(
     suite,
     resolved,
@@ -310,10 +324,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       delayMs: delayMs ?? fallbackDelayMs,
       jobTimeoutMs,
       maxRunMs,
-      include: (job: Job) =>
-        (!shard || inShard(job, shard)) &&
-        !done.has(job.key) &&
-        (!recorded || recorded.has(job, suite.cases[job.caseIndex])),
+      include: (job: Job, testCase: Case) =>
+        (!shard || inShard(job, shard)) && !done.has(job.key) && (!recorded || recorded.has(job, testCase)),
       recorded,
       stopWhen: () =>
         progress.error > allowedErrorCount
@@ -348,6 +360,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     stopReason: status === 'complete' ? undefined : outcome.stopReason,
     endedAt: new Date().toISOString(),
     counts: card.counts,
+    ...(options.outputs?.length ? { outputsPending: options.outputs } : {}),
     ...(source && manifest.rescoredFrom
       ? { rescoredFrom: { ...manifest.rescoredFrom, unmatched: source.recorded.unmatched } }
       : {}),
@@ -359,6 +372,6 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     scorecard: card,
     suite,
     resumedJobs,
-    ...(filters ? { selectedCases: suite.cases.length, suiteCases: loaded.cases.length } : {}),
+    ...(filters ? { selectedCases: caseCount(suite), suiteCases: caseCount(loaded) } : {}),
   };
 }

@@ -307,20 +307,72 @@ function count(c: Counts, status: JobResult['status']): void {
   c[status]++;
 }
 
-/** Computes the scorecard of a stream of results; a job key seen twice counts once (the first). */
+/** Remembers which jobs were counted, so a job logged twice counts once. */
+export interface SeenJobs {
+  /** True the first time a job is offered, false after. */
+  first(r: JobResult): boolean;
+}
+
+/** Jobs told apart by their key (any stream of results). */
+function keySet(): SeenJobs {
+  const seen = new Set<string>();
+  return {
+    first(r) {
+      if (seen.has(r.key)) return false;
+      seen.add(r.key);
+      return true;
+    },
+  };
+}
+
+/**
+ * Jobs told apart by their plan position (case, trial, provider, prompt) in a bitmap: one bit a
+ * job where a set of keys held a 64-character string each (over 100 MB at a million jobs). A
+ * result the manifest cannot place (an unlisted column, a trial past the repeat) falls back to its key.
+ */
+export function planPositions(providers: string[], prompts: string[], repeat: number): SeenJobs {
+  const provider = new Map(providers.map((p, i) => [p, i]));
+  const prompt = new Map(prompts.map((p, i) => [p, i]));
+  const perCase = Math.max(1, repeat) * Math.max(1, providers.length) * Math.max(1, prompts.length);
+  let bits = new Uint8Array(1024);
+  const others = keySet();
+  return {
+    first(r) {
+      const pv = provider.get(r.providerId);
+      const pr = prompt.get(r.promptId);
+      if (
+        pv === undefined ||
+        pr === undefined ||
+        !Number.isSafeInteger(r.caseIndex) ||
+        r.caseIndex < 0 ||
+        !(r.trial >= 0 && r.trial < repeat)
+      )
+        return others.first(r);
+      const at = r.caseIndex * perCase + (r.trial * providers.length + pv) * prompts.length + pr;
+      const byte = at >>> 3;
+      if (byte >= bits.length) {
+        const grown = new Uint8Array(Math.max(bits.length * 2, byte + 1));
+        grown.set(bits);
+        bits = grown;
+      }
+      const mask = 1 << (at & 7);
+      if (bits[byte] & mask) return false;
+      bits[byte] |= mask;
+      return true;
+    },
+  };
+}
+
+/** Computes the scorecard of a stream of results; a job seen twice counts once (the first). */
 export async function computeScorecard(
   results: AsyncIterable<JobResult> | Iterable<JobResult>,
   scoring?: SuiteScoring,
   passAt: number[] = [],
   trackCases = true,
+  seen: SeenJobs = keySet(),
 ): Promise<Scorecard> {
   const builder = new ScorecardBuilder(scoring, passAt, trackCases);
-  const seen = new Set<string>();
-  for await (const r of results) {
-    if (seen.has(r.key)) continue;
-    seen.add(r.key);
-    builder.add(r);
-  }
+  for await (const r of results) if (seen.first(r)) builder.add(r);
   return builder.build();
 }
 
@@ -335,5 +387,10 @@ export async function scorecardOfRun(runDir: string): Promise<Scorecard> {
     manifest.suite.scoring,
     manifest.options.passAt ?? [],
     manifest.options.repeat > 1,
+    planPositions(
+      manifest.providers.map((p) => String(p.key ?? p.id)),
+      manifest.suite.prompts.map((p) => p.id),
+      manifest.options.repeat,
+    ),
   );
 }

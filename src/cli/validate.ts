@@ -1,3 +1,4 @@
+import { caseCount } from '../core/cases.js';
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { countJobs } from '../engine/plan.js';
 import { checkGraders } from '../evaluate/check-graders.js';
@@ -52,7 +53,7 @@ export async function validateCommand(args: string[]): Promise<number> {
         ? `${suite.providers.length} providers → ${countJobs(suite, suite.providers, { repeat })} jobs${repeated}`
         : `no model named (give one with -p when you run it) → ${countJobs(suite, [{ id: 'echo' }], { repeat })} jobs per model${repeated}`;
     process.stdout.write(
-      `ok: ${suite.source.path} (${suite.format}): ${suite.cases.length} cases, ${suite.prompts.length} prompts, ${jobs}\n`,
+      `ok: ${suite.source.path} (${suite.format}): ${caseCount(suite)} cases, ${suite.prompts.length} prompts, ${jobs}\n`,
     );
     return 0;
   });

@@ -47,11 +47,19 @@ export class RunAbortedError extends Error {
 /** Collects diagnostics while loading, so all problems are reported together. */
 export class DiagnosticBag {
   readonly items: Diagnostic[] = [];
+  /** How many diagnostics were ever given (a bag that keeps none still counts them). */
+  count = 0;
   error(file: string, message: string, pos?: { line?: number; col?: number }): void {
-    this.items.push({ file, message, severity: 'error', line: pos?.line, col: pos?.col });
+    this.count++;
+    this.keep({ file, message, severity: 'error', line: pos?.line, col: pos?.col });
   }
   warn(file: string, message: string, pos?: { line?: number; col?: number }): void {
-    this.items.push({ file, message, severity: 'warning', line: pos?.line, col: pos?.col });
+    this.count++;
+    this.keep({ file, message, severity: 'warning', line: pos?.line, col: pos?.col });
+  }
+  /** Keeps a diagnostic (a bag for passes nobody reads keeps none). */
+  protected keep(d: Diagnostic): void {
+    this.items.push(d);
   }
   get errors(): Diagnostic[] {
     return this.items.filter((d) => d.severity === 'error');

@@ -67,19 +67,13 @@ export function caseContent(c: Omit<Case, 'id'>): string {
  * Sets on every case (in place) an id derived from its content (description, vars, assertions, conversations,
  * options, fixed output), so the id survives reordering; identical cases get `-2`, `-3`… in order
  * of appearance. Loaders build cases with keys in a fixed order, so plain JSON is canonical enough
- * (and several times cheaper than sorting keys, which matters at 100k cases).
+ * (and several times cheaper than sorting keys, which matters at 100k cases). Then sets its ref
+ * (see {@link assignCaseRefs}).
  */
 export function assignCaseIds(cases: Omit<Case, 'id'>[]): Case[] {
-  const seen = new Map<string, number>();
-  const withIds = cases.map((c) => {
-    const base = sha256(caseContent(c)).slice(0, 12);
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    const withId = c as Case;
-    withId.id = n === 1 ? base : `${base}-${n}`;
-    return withId;
-  });
-  return assignCaseRefs(withIds);
+  const ids = new CaseIdentities();
+  for (const c of cases) ids.assign(c);
+  return cases as Case[];
 }
 
 /** The text a case's default ref is the hash of: what the model is asked, not how it is checked. */
@@ -93,12 +87,113 @@ export function askedContent(c: Omit<Case, 'id'>): string {
  * again gets `#2`, `#3`… in order of appearance, so refs are unique within the suite.
  */
 export function assignCaseRefs<C extends Omit<Case, 'id'>>(cases: C[]): C[] {
-  const seen = new Map<string, number>();
-  for (const c of cases) {
-    const base = c.ref ?? `h:${sha256(askedContent(c)).slice(0, 12)}`;
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    c.ref = n === 1 ? base : `${base}#${n}`;
-  }
+  const refs = new Repeats();
+  for (const c of cases) setRef(c, refs);
   return cases;
+}
+
+/**
+ * Gives cases their id and ref one at a time, in suite order, as {@link assignCaseIds} does for a
+ * list: a streamed suite's cases are never all in memory, and each pass over them must give every
+ * case the same identity. The first pass (`assign`) tells repeats apart with a few bytes a case and
+ * keeps only where they fell; later passes (`again`, with the case's position) replay that.
+ */
+export class CaseIdentities {
+  private readonly ids = new Repeats();
+  private readonly refs = new Repeats();
+  /** Position → suffix number, for the (rare) repeated ids and refs. */
+  private readonly idRepeats = new Map<number, number>();
+  private readonly refRepeats = new Map<number, number>();
+  private position = 0;
+
+  /** Sets the next case's id and ref (first pass). */
+  assign<C extends Omit<Case, 'id'>>(c: C): C & Case {
+    const at = this.position++;
+    const base = sha256(caseContent(c)).slice(0, 12);
+    const n = this.ids.count(Number.parseInt(base, 16));
+    if (n > 1) this.idRepeats.set(at, n);
+    (c as unknown as Case).id = n === 1 ? base : `${base}-${n}`;
+    const m = setRef(c, this.refs);
+    if (m > 1) this.refRepeats.set(at, m);
+    return c as C & Case;
+  }
+
+  /** Sets the id and ref the first pass gave the case at this position. */
+  again<C extends Omit<Case, 'id'>>(c: C, position: number): C & Case {
+    const base = sha256(caseContent(c)).slice(0, 12);
+    const n = this.idRepeats.get(position) ?? 1;
+    (c as unknown as Case).id = n === 1 ? base : `${base}-${n}`;
+    const own = c.ref ?? `h:${sha256(askedContent(c)).slice(0, 12)}`;
+    const m = this.refRepeats.get(position) ?? 1;
+    c.ref = m === 1 ? own : `${own}#${m}`;
+    return c as C & Case;
+  }
+
+  /** The first pass is over: the tables that told repeats apart are no longer needed. */
+  done(): void {
+    this.ids.clear();
+    this.refs.clear();
+  }
+}
+
+/** Sets a case's ref from its own or its content; returns which use of that ref it is (1 for the first). */
+function setRef(c: Omit<Case, 'id'>, refs: Repeats): number {
+  const hashed = c.ref === undefined;
+  const base = c.ref ?? `h:${sha256(askedContent(c)).slice(0, 12)}`;
+  // A content ref is 48 bits already; a format's own ref is told apart by 48 bits of its hash.
+  const n = refs.count(Number.parseInt(hashed ? base.slice(2) : sha256(base).slice(0, 12), 16));
+  c.ref = n === 1 ? base : `${base}#${n}`;
+  return n;
+}
+
+/**
+ * How many times each 48-bit value has been seen: an open-addressing table of doubles (8 bytes a
+ * value, load at most ½) plus a map for the values seen more than once, which are rare.
+ */
+class Repeats {
+  private table = new Float64Array(1024).fill(-1);
+  private size = 0;
+  private readonly more = new Map<number, number>();
+
+  /** Records one more sighting of `value` (a whole number below 2^48); returns how many so far. */
+  count(value: number): number {
+    if ((this.size + 1) * 2 > this.table.length) this.grow();
+    const mask = this.table.length - 1;
+    for (let i = this.slot(value, mask); ; i = (i + 1) & mask) {
+      const v = this.table[i];
+      if (v === -1) {
+        this.table[i] = value;
+        this.size++;
+        return 1;
+      }
+      if (v === value) {
+        const n = (this.more.get(value) ?? 1) + 1;
+        this.more.set(value, n);
+        return n;
+      }
+    }
+  }
+
+  clear(): void {
+    this.table = new Float64Array(0);
+    this.size = 0;
+    this.more.clear();
+  }
+
+  private slot(value: number, mask: number): number {
+    // The low 32 bits of a hash are already uniform.
+    return (value % 4294967296) & mask;
+  }
+
+  private grow(): void {
+    const old = this.table;
+    this.table = new Float64Array(Math.max(1024, old.length * 2)).fill(-1);
+    const mask = this.table.length - 1;
+    for (const v of old) {
+      if (v === -1) continue;
+      let i = this.slot(v, mask);
+      while (this.table[i] !== -1) i = (i + 1) & mask;
+      this.table[i] = v;
+    }
+  }
 }

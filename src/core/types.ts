@@ -146,6 +146,14 @@ export interface CaseOptions {
   provider?: ProviderSpec;
 }
 
+/**
+ * Cases read again from their files on each pass, in the same order with the same ids: memory
+ * depends on one case, not on the suite's size. `length` is known (the loader made a first pass).
+ */
+export interface CaseStream extends Iterable<Case> {
+  readonly length: number;
+}
+
 /** One test case: inputs plus what to check. */
 export interface Case {
   /**
@@ -289,7 +297,16 @@ export interface Suite {
   basePath: string;
   prompts: PromptTemplate[];
   providers: ProviderSpec[];
+  /**
+   * The cases, in memory. A streamed suite (see `stream`) builds this array only when it is read,
+   * so code that must not hold every case iterates `suiteCases(suite)` instead.
+   */
   cases: Case[];
+  /**
+   * A suite too large to hold (a million-row CSV) reads its cases again from its files on every
+   * pass instead: `cases` is then built only if something reads it. See core/cases.ts.
+   */
+  stream?: CaseStream;
   scoring: SuiteScoring;
   /** Default grader for model-graded assertions; `{ id: SELF_GRADER }` means the provider under test. */
   grader?: ProviderSpec;

@@ -1,5 +1,6 @@
 // Narrowing a suite to part of its cases, prompts and providers (`--filter-*`). Pure functions over
 // the core model: they never ask which format a suite came from.
+import { selectedCases, streamedSuite } from '../core/cases.js';
 import { InputError } from '../core/errors.js';
 import type { Case, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
 
@@ -104,19 +105,6 @@ export function canonicalJson(value: unknown): string {
   });
 }
 
-/** The entry (test as written) a case belongs to; cases of one entry are counted once. */
-function entryOf(c: Case, index: number): string {
-  return c.expandedFrom !== undefined ? `e${c.expandedFrom}` : `c${index}`;
-}
-
-/** Keeps the cases of the entries `pick` chooses among the entries of `cases`, in suite order. */
-function byEntries(cases: Case[], pick: (entries: string[]) => string[]): Case[] {
-  const keys = cases.map((c, i) => entryOf(c, i));
-  const entries = [...new Set(keys)];
-  const kept = new Set(pick(entries));
-  return cases.filter((_, i) => kept.has(keys[i]));
-}
-
 /** A small seeded generator (mulberry32): uniform floats in [0, 1). */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
@@ -129,48 +117,93 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** N items drawn without replacement (Fisher–Yates on a copy). */
-function draw<T>(items: T[], n: number, random: () => number): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
+/** N of the positions 0…m-1 drawn without replacement (Fisher–Yates on them all, as on the entries). */
+function draw(m: number, n: number, random: () => number): Uint32Array {
+  const copy = new Uint32Array(m);
+  for (let i = 0; i < m; i++) copy[i] = i;
+  for (let i = m - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j], copy[i]];
+    const t = copy[i];
+    copy[i] = copy[j];
+    copy[j] = t;
   }
-  return copy.slice(0, n);
+  return copy.subarray(0, n);
+}
+
+/** Which cases the filters keep: one bit a case, and how many. */
+interface Kept {
+  bits: Uint8Array;
+  count: number;
 }
 
 /**
  * The cases the filters keep, in suite order. Applied in promptfoo's order: metadata, failing (the
- * earlier run's selection, `failing`), pattern, range, first N, sample. Conditions a flag cannot
- * express (bad regex) must be checked before.
+ * earlier run's selection, `failing`), pattern, range, first N, sample; range, first N and sample
+ * count the tests as written (the cases one test's list vars expanded into go or stay together).
+ * One pass over the cases, holding a few bytes a case: a streamed suite is never held whole.
+ * Conditions a flag cannot express (bad regex) must be checked before.
  */
-export function filterCases(cases: Case[], filters: SuiteFilters, failing?: FailingSelection): Case[] {
-  let out = cases;
-  if (filters.metadata?.length) {
-    const conditions = filters.metadata.map(parseMetadataCondition);
-    const bad = conditions.find((c) => typeof c === 'string');
-    if (bad) throw new Error(bad as string);
-    out = out.filter((c) => (conditions as MetadataCondition[]).every((m) => metadataMatches(c.metadata, m)));
+function keptCases(
+  cases: Iterable<Case>,
+  total: number,
+  filters: SuiteFilters,
+  failing?: FailingSelection,
+): Kept | undefined {
+  const conditions = (filters.metadata ?? []).map(parseMetadataCondition);
+  const bad = conditions.find((c) => typeof c === 'string');
+  if (bad) throw new Error(bad as string);
+  const metadata = conditions as MetadataCondition[];
+  const re = filters.pattern !== undefined ? new RegExp(filters.pattern) : undefined;
+  const byEntry = filters.range !== undefined || filters.firstN !== undefined || filters.sample !== undefined;
+  if (metadata.length === 0 && !failing && !re && !byEntry) return undefined;
+  // Each case's entry among the cases the conditions keep (-1: dropped by a condition).
+  const entry = new Int32Array(total);
+  let entries = 0;
+  let previous: number | undefined;
+  let i = 0;
+  for (const c of cases) {
+    const keep =
+      metadata.every((m) => metadataMatches(c.metadata, m)) &&
+      (!failing || failing.caseIds.has(c.id) || failing.vars.has(canonicalJson(c.vars))) &&
+      (!re || (c.description !== undefined && c.description !== '' && re.test(c.description)));
+    if (keep) {
+      // The cases of one test as written are adjacent; a case of its own is an entry of its own.
+      if (c.expandedFrom === undefined || c.expandedFrom !== previous) entries++;
+      previous = c.expandedFrom;
+      entry[i] = entries - 1;
+    } else entry[i] = -1;
+    i++;
   }
-  if (failing) out = out.filter((c) => failing.caseIds.has(c.id) || failing.vars.has(canonicalJson(c.vars)));
-  if (filters.pattern !== undefined) {
-    const re = new RegExp(filters.pattern);
-    out = out.filter((c) => c.description !== undefined && c.description !== '' && re.test(c.description));
-  }
+  // The entries kept, as a range of the kept ones, then a draw from that range.
+  let from = 0;
+  let to = entries;
   if (filters.range !== undefined) {
-    const { start, end } = filters.range;
-    out = byEntries(out, (entries) => entries.slice(start, end));
+    from = Math.min(filters.range.start, entries);
+    to = Math.max(from, Math.min(filters.range.end ?? entries, entries));
   }
-  if (filters.firstN !== undefined) {
-    const n = filters.firstN;
-    out = byEntries(out, (entries) => entries.slice(0, n));
-  }
+  if (filters.firstN !== undefined) to = Math.min(to, from + Math.max(0, filters.firstN));
+  let chosen: Uint8Array | undefined;
   if (filters.sample !== undefined) {
-    const n = filters.sample;
-    const random = seededRandom(filters.seed ?? 0);
-    out = byEntries(out, (entries) => draw(entries, n, random));
+    chosen = new Uint8Array(entries);
+    for (const d of draw(to - from, Math.max(0, filters.sample), seededRandom(filters.seed ?? 0)))
+      chosen[from + d] = 1;
   }
-  return out;
+  const bits = new Uint8Array((total >>> 3) + 1);
+  let count = 0;
+  for (let k = 0; k < i; k++) {
+    const e = entry[k];
+    if (e < from || e >= to || (chosen && !chosen[e])) continue;
+    bits[k >>> 3] |= 1 << (k & 7);
+    count++;
+  }
+  return { bits, count };
+}
+
+/** The cases the filters keep, in suite order (see {@link keptCases} for the rules). */
+export function filterCases(cases: Case[], filters: SuiteFilters, failing?: FailingSelection): Case[] {
+  const kept = keptCases(cases, cases.length, filters, failing);
+  if (!kept) return cases;
+  return cases.filter((_, i) => kept.bits[i >>> 3] & (1 << (i & 7)));
 }
 
 /** Prompts whose label or id matches the regular expression (unanchored). */
@@ -189,8 +222,16 @@ export function filterProviders(providers: ProviderSpec[], pattern: string | und
 
 /** The suite narrowed to the cases and prompts the filters keep (providers are chosen at run time). */
 export function filterSuite(suite: Suite, filters: SuiteFilters, failing?: FailingSelection): Suite {
-  const cases = filterCases(suite.cases, filters, failing);
   const prompts = filterPrompts(suite.prompts, filters.prompts);
+  if (suite.stream) {
+    // A streamed suite stays streamed: the filtered one reads the same files and skips what is not kept.
+    const kept = keptCases(suite.stream, suite.stream.length, filters, failing);
+    if (!kept && prompts === suite.prompts) return suite;
+    // Spread copies what is enumerable: never the streamed suite's `cases`, which would read every case.
+    const stream = suite.stream;
+    return streamedSuite({ ...suite, prompts }, kept ? selectedCases(stream, kept.bits, kept.count) : stream);
+  }
+  const cases = filterCases(suite.cases, filters, failing);
   if (cases === suite.cases && prompts === suite.prompts) return suite;
   return { ...suite, cases, prompts };
 }

@@ -1,6 +1,7 @@
+import { suiteCases } from '../core/cases.js';
 import { jobKey, sha256 } from '../core/hash.js';
 import { allowedBy } from '../core/refs.js';
-import type { Job, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
+import type { Case, Job, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
 import { hasComparisons } from './compare.js';
 
 /** The key a provider is known by in jobs and reports: its label, else its id. */
@@ -14,6 +15,7 @@ export interface PlanOptions {
 }
 
 interface Slot {
+  testCase: Case;
   caseId: string;
   caseIndex: number;
   trial: number;
@@ -30,15 +32,17 @@ function* planSlots(suite: Suite, providers: ProviderSpec[], options: PlanOption
       suite.prompts.filter((t) => allowedBy(p.prompts, t)),
     );
   }
-  for (let caseIndex = 0; caseIndex < suite.cases.length; caseIndex++) {
-    const c = suite.cases[caseIndex];
+  let caseIndex = -1;
+  // One pass over the cases (a streamed suite reads its files once per plan).
+  for (const c of suiteCases(suite)) {
+    caseIndex++;
     for (let trial = 0; trial < options.repeat; trial++) {
       for (const provider of providers) {
         if (!allowedBy(c.only?.providers, provider)) continue;
         const providerId = providerKey(provider);
         for (const prompt of promptsByProvider.get(provider) ?? []) {
           if (!allowedBy(c.only?.prompts, prompt)) continue;
-          yield { caseId: c.id, caseIndex, trial, providerId, promptId: prompt.id };
+          yield { testCase: c, caseId: c.id, caseIndex, trial, providerId, promptId: prompt.id };
         }
       }
     }
@@ -50,19 +54,64 @@ function* planSlots(suite: Suite, providers: ProviderSpec[], options: PlanOption
  * per-provider restrictions. A generator, so 100k jobs never sit in memory at once.
  */
 export function* planJobs(suite: Suite, providers: ProviderSpec[], options: PlanOptions): Generator<Job> {
+  for (const planned of plannedJobs(suite, providers, options)) yield planned.job;
+}
+
+/** A job with the case it runs (the scheduler never looks a case up by its index). */
+export interface PlannedJob {
+  job: Job;
+  testCase: Case;
+}
+
+/** {@link planJobs} with each job's case. */
+export function* plannedJobs(
+  suite: Suite,
+  providers: ProviderSpec[],
+  options: PlanOptions,
+): Generator<PlannedJob> {
   let grouped: { caseIndex: number; yes: boolean } | undefined;
   for (const s of planSlots(suite, providers, options)) {
-    const job: Job = { key: jobKey(s.caseId, s.promptId, s.providerId, s.trial), ...s };
+    const job: Job = {
+      key: jobKey(s.caseId, s.promptId, s.providerId, s.trial),
+      caseId: s.caseId,
+      caseIndex: s.caseIndex,
+      trial: s.trial,
+      providerId: s.providerId,
+      promptId: s.promptId,
+    };
     if (grouped?.caseIndex !== s.caseIndex)
-      grouped = { caseIndex: s.caseIndex, yes: hasComparisons(suite.cases[s.caseIndex]) };
+      grouped = { caseIndex: s.caseIndex, yes: hasComparisons(s.testCase) };
     if (grouped.yes) job.group = groupKey(s.caseId, s.trial);
-    yield job;
+    yield { job, testCase: s.testCase };
   }
 }
 
 /** The key shared by the jobs of one case and trial (a hash, like job keys, so shards can split on it). */
 export function groupKey(caseId: string, trial: number): string {
   return sha256(`group\u0000${caseId}\u0000${trial}`);
+}
+
+/**
+ * Counts a case's jobs in a plan (trials × the providers and prompts it allows), for a caller that
+ * looks at each case once for several things; the sum over the cases is {@link countJobs}.
+ */
+export function jobCounter(
+  suite: Suite,
+  providers: ProviderSpec[],
+  options: PlanOptions,
+): (c: Case) => number {
+  const columns = providers.map((p) => ({
+    provider: p,
+    prompts: suite.prompts.filter((t) => allowedBy(p.prompts, t)),
+  }));
+  return (c) => {
+    let n = 0;
+    for (const { provider, prompts } of columns) {
+      if (!allowedBy(c.only?.providers, provider)) continue;
+      for (const prompt of prompts) if (allowedBy(c.only?.prompts, prompt)) n++;
+    }
+    return n * options.repeat;
+  };
 }
 
 /** Counts the jobs a plan will produce, without materialising or hashing them. */

@@ -20,7 +20,7 @@ import type { Generation } from './generate.js';
 import type { GraderPool } from './graders.js';
 import { executeJob, type JobContext, type JobOutcome } from './job.js';
 import { judge } from './judge.js';
-import { type PlanOptions, planJobs, providerKey } from './plan.js';
+import { type PlanOptions, plannedJobs, providerKey } from './plan.js';
 import { errorResult } from './result.js';
 import { recordedSpec } from './score.js';
 import { timeLimit, withTimeLimit } from './time-limit.js';
@@ -44,7 +44,7 @@ export interface RunOptions extends PlanOptions {
   /** Stops at once when aborted: requests in flight are cancelled and their jobs are not reported. */
   hardSignal?: AbortSignal;
   /** Only jobs for which this holds run (resume skips done jobs; a shard keeps its share). */
-  include?: (job: Job) => boolean;
+  include?: (job: Job, testCase: Case) => boolean;
   /** Checked after each result: a reason to stop scheduling (e.g. the error budget is spent). */
   stopWhen?: () => string | undefined;
   /** Response cache: a hit replaces the provider call; successful answers are stored. */
@@ -130,7 +130,7 @@ async function schedule(
   }
   const providerSpecs = resolved.map((r) => r.spec);
   const prompts = new Map<string, PromptTemplate>(suite.prompts.map((p) => [p.id, p]));
-  const jobs = planJobs(suite, providerSpecs, options);
+  const jobs = plannedJobs(suite, providerSpecs, options);
   let completed = 0;
   let inFlight = 0;
   let exhausted = false;
@@ -138,8 +138,7 @@ async function schedule(
   let interrupted = false;
 
   const deadline = options.maxRunMs ? performance.now() + options.maxRunMs : undefined;
-  const runJob = async (job: Job): Promise<JobOutcome> => {
-    const testCase = suite.cases[job.caseIndex];
+  const runJob = async (job: Job, testCase: Case): Promise<JobOutcome> => {
     const prompt = prompts.get(job.promptId)!;
     const startedAt = new Date().toISOString();
     const override = testCase.options?.provider;
@@ -173,9 +172,9 @@ async function schedule(
   // Every request in flight listens to the hard-stop signal; at -j 64 that is many listeners, by design.
   if (options.hardSignal) setMaxListeners(0, options.hardSignal);
   const groups = new GroupBuffer();
-  const emit = (result: JobResult): void => {
+  const emit = (result: JobResult, testCase: Case): void => {
     completed++;
-    const asserts = suite.cases[result.caseIndex]?.asserts ?? [];
+    const asserts = testCase.asserts;
     // Outputs that echo the test (promptfoo's testCase.assert) must list every assertion, even for
     // a job that never reached them.
     if (result.verdicts.length < asserts.length) result.asserts = asserts.map(recordedSpec);
@@ -200,7 +199,7 @@ async function schedule(
       })
       .then(() => {
         inFlight--;
-        if (!options.hardSignal?.aborted) for (const r of ready.rows) emit(r);
+        if (!options.hardSignal?.aborted) for (const r of ready.rows) emit(r, ready.testCase);
         pump();
       });
   };
@@ -239,15 +238,15 @@ async function schedule(
           if (ready) finalize(ready);
           break;
         }
-        const job = next.value;
-        if (options.include && !options.include(job)) continue;
+        const { job, testCase } = next.value;
+        if (options.include && !options.include(job, testCase)) continue;
         if (groups.openGroup !== undefined && groups.openGroup !== job.group) {
           const ready = groups.close();
           if (ready) finalize(ready);
         }
-        const position = job.group ? groups.start(job.group, suite.cases[job.caseIndex]) : -1;
+        const position = job.group ? groups.start(job.group, testCase) : -1;
         inFlight++;
-        runJob(job).then(({ result, fatal }) => {
+        runJob(job, testCase).then(({ result, fatal }) => {
           inFlight--;
           // A job cut short by a hard stop has no honest result: leave it for a resume.
           if (options.hardSignal?.aborted) {
@@ -258,7 +257,7 @@ async function schedule(
           if (job.group) {
             const ready = groups.finish(job.group, position, result);
             if (ready) finalize(ready);
-          } else emit(result);
+          } else emit(result, testCase);
           pump();
         });
       }

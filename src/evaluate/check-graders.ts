@@ -1,8 +1,10 @@
 // checkGraders: refuses, before anything runs, model-graded assertions that have no grader or name
 // an unknown one.
+import { suiteCases } from '../core/cases.js';
 import { InputError } from '../core/errors.js';
 import {
   type AssertionSpec,
+  type Case,
   type Diagnostic,
   type ProviderSpec,
   SELF_GRADER,
@@ -21,9 +23,23 @@ export function checkGraders(
   override: ProviderSpec | undefined,
   embedder?: ProviderSpec,
 ): void {
+  const check = graderCheck(suite, override, embedder);
+  for (const c of suiteCases(suite)) check.visit(c);
+  check.done();
+}
+
+/**
+ * {@link checkGraders} a case at a time, for a caller that makes one pass over the cases for
+ * several checks (a streamed suite reads its files once for all of them): `done` throws.
+ */
+export function graderCheck(
+  suite: Suite,
+  override: ProviderSpec | undefined,
+  embedder?: ProviderSpec,
+): { visit(c: Case): void; done(): void } {
   const problems: Diagnostic[] = [];
   const seen = new Set<string>();
-  for (const c of suite.cases) {
+  const visit = (c: Case): void => {
     for (const spec of allAssertions(c.asserts)) {
       const scorer = getScorer(spec.type);
       if (!scorer?.graded && !scorer?.usesGrader) continue;
@@ -71,8 +87,13 @@ export function checkGraders(
         }
       }
     }
-  }
-  if (problems.length > 0) throw new InputError(problems);
+  };
+  return {
+    visit,
+    done() {
+      if (problems.length > 0) throw new InputError(problems);
+    },
+  };
 }
 
 /** Assertions with the members of groups (assert-sets) after their group. */

@@ -1,4 +1,5 @@
 // The manifest a new run starts with: what is run (suite, providers, options) and how many jobs.
+import { caseCount } from '../core/cases.js';
 import { redactObject } from '../core/redact.js';
 import type { ProviderSpec, Suite } from '../core/types.js';
 import { countJobs, type PlanOptions, planJobs, providerKey } from '../engine/plan.js';
@@ -47,7 +48,7 @@ export function newManifest(
       nativeHash: suite.source.nativeHash,
       files: suite.source.files,
       ...(suite.source.outside ? { outsideFiles: suite.source.outside } : {}),
-      cases: suite.cases.length,
+      cases: caseCount(suite),
       prompts: suite.prompts.map((p) => ({
         id: p.id,
         label: p.label,

@@ -8,7 +8,7 @@ import type { LoadOptions, SuiteFormat } from './types.js';
 export type { LoadOptions, SuiteFormat } from './types.js';
 
 /** The option names of LoadOptions that select or change what a format loads, with their flags. */
-const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env'>, string> = {
+const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes'>, string> = {
   tiers: '--tier',
   categories: '--category',
   mode: '--mode',

@@ -21,6 +21,11 @@ export interface LoadOptions {
   mode?: string;
   /** `--var`: values for every case's vars, merged the way the format merges its own defaults. */
   vars?: Record<string, string>;
+  /**
+   * Test files larger than this many bytes in all are streamed (read again on each pass, never
+   * held whole) by formats that can; default 4 MiB. 0 streams every suite that can be.
+   */
+  streamAboveBytes?: number;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface SuiteFormat {
   /** What a user should have given, for "not a suite" messages. */
   expects: string;
   /** LoadOptions (besides env) this format understands; others are refused with exit 2. */
-  options: Exclude<keyof LoadOptions, 'env'>[];
+  options: Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes'>[];
   /** The file (or the folder itself) to load when `dir` is a suite of this format. */
   detectDir?(dir: string): string | undefined;
   /** Whether this file is a suite of this format. */

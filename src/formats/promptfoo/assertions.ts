@@ -406,9 +406,9 @@ function sharedRowAssertion(
   }
   const known = memo.get(key);
   if (known) return known;
-  const diagnostics = ctx.bag.items.length;
+  const diagnostics = ctx.bag.count;
   const spec = parseAssertion(ctx, raw, at, context);
-  if (!spec || ctx.bag.items.length !== diagnostics) return spec;
+  if (!spec || ctx.bag.count !== diagnostics) return spec;
   const { source: _source, ...shared } = spec;
   if (Array.isArray(shared.value)) Object.freeze(shared.value);
   Object.freeze(shared);

@@ -57,7 +57,7 @@ export function parseCsvRows(ctx: LoadContext, text: string, file: string): CsvR
   }
 }
 
-function csvRow(columns: string[], record: string[], where: Where, header: Where): CsvRow {
+export function csvRow(columns: string[], record: string[], where: Where, header: Where): CsvRow {
   // Like csv-parse's `columns: true`: a repeated header keeps its first position, last value.
   const row = new Map<string, string>();
   columns.forEach((name, i) => {

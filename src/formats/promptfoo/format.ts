@@ -52,6 +52,10 @@ export const format: SuiteFormat = {
   detectDir: findPromptfooConfig,
   detectFile: looksLikePromptfooConfig,
   async load(path, options) {
-    return (await import('./index.js')).loadPromptfooSuite(path, { env: options.env, vars: options.vars });
+    return (await import('./index.js')).loadPromptfooSuite(path, {
+      env: options.env,
+      vars: options.vars,
+      streamAboveBytes: options.streamAboveBytes,
+    });
   },
 };

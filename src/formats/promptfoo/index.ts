@@ -1,13 +1,14 @@
 // Loads a promptfoo config (and every file it references) into assay's Suite.
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { streamedSuite } from '../../core/cases.js';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { shortHash } from '../../core/hash.js';
-import { assignCaseIds } from '../../core/ids.js';
-import type { Case, PromptTemplate, ProviderSpec, Suite } from '../../core/types.js';
+import { assignCaseIds, CaseIdentities } from '../../core/ids.js';
+import type { Case, CaseStream, PromptTemplate, ProviderSpec, Suite } from '../../core/types.js';
 import '../../scorers/index.js';
 import { parseConfig } from './config.js';
-import { errorAt, isRecord, type LoadContext, warnAt } from './context.js';
+import { errorAt, isFileRef, isRecord, type LoadContext, warnAt } from './context.js';
 import { parseDerivedMetrics } from './derivedMetrics.js';
 import { envFlag, envRunDefaults, warnUnhonouredEnv } from './envFlags.js';
 import { expandVars } from './expand.js';
@@ -20,9 +21,10 @@ import {
   promptRefMatches,
   providerRefMatches,
 } from './refs.js';
+import { type RowFile, rowFilesOf, rowFileTests, STREAM_ABOVE_BYTES, totalBytes } from './rowFiles.js';
 import { type LoadDefaults, parseRunOptions } from './runOptions.js';
 import { scenarioTests } from './scenarios.js';
-import { displayPath, SuiteFiles, type YamlFile } from './source.js';
+import { displayPath, SuiteFiles, UnreadableFile, type Where, type YamlFile } from './source.js';
 import { type ParsedTest, parseTest, type TestWarnings } from './testCase.js';
 import { loadDefaultTestFile, loadTestSources, type RawTest } from './testFiles.js';
 import { VarFileLoader, type VarLocator } from './varFiles.js';
@@ -33,6 +35,8 @@ export interface LoadPromptfooOptions {
   env?: Record<string, string | undefined>;
   /** `--var`: merged over defaultTest.vars (promptfoo's rule: a test's own vars still win). */
   vars?: Record<string, string>;
+  /** See LoadOptions.streamAboveBytes. */
+  streamAboveBytes?: number;
 }
 
 function validateRefs(
@@ -122,6 +126,192 @@ function varLocator(test: ParsedTest, defaultTest: ParsedTest | undefined): VarL
   };
 }
 
+/** The cases of one test as written: the defaultTest merged in, list vars expanded. */
+function expandTest(
+  ctx: LoadContext,
+  test: ParsedTest,
+  defaultTest: ParsedTest | undefined,
+  entry: number,
+): { cases: Omit<Case, 'id'>[]; at: VarLocator } {
+  const merged = mergeDefaultTest(test, defaultTest);
+  const at = varLocator(test, defaultTest);
+  const cases = expandVars(
+    ctx,
+    merged.case,
+    merged.disableVarExpansion || envFlag(ctx.env, 'PROMPTFOO_DISABLE_VAR_EXPANSION'),
+    at,
+  );
+  // Filters that count tests count them as written, before expansion (§4.3).
+  for (const c of cases) c.expandedFrom = entry;
+  return { cases, at };
+}
+
+/** A test's name in promptfoo's messages. */
+function testOwner(test: ParsedTest, index: number): string {
+  return `Test #${index + 1}${test.description ? ` ("${test.description}")` : ''}`;
+}
+
+/** What tests are checked against: the prompts and providers that loaded (undefined: they did not). */
+interface TestRefs {
+  prompts?: PromptTemplate[];
+  providers?: ProviderSpec[];
+}
+
+/** A suite's cases, held or streamed, and whether any sets the `prompt` var. */
+type LoadedCases = ({ cases: Case[] } | { stream: CaseStream }) & { anyPromptVar: boolean };
+
+/** Reads every test source of the config (and its scenarios) into cases held in memory. */
+async function casesInMemory(
+  ctx: LoadContext,
+  config: Record<string, unknown>,
+  yaml: YamlFile,
+  { defaultTest, refs, warnings }: { defaultTest?: ParsedTest; refs: TestRefs; warnings: TestWarnings },
+): Promise<LoadedCases> {
+  const bag = ctx.bag;
+  const errorsBeforeTests = bag.errors.length;
+  const rawTests = await loadTestSources(ctx, config.tests, yaml.locator(['tests']));
+  const testsGiven = config.tests !== undefined && config.tests !== null;
+  if (testsGiven && rawTests.length === 0 && bag.errors.length === errorsBeforeTests) {
+    // promptfoo would run one empty test, a green run that checked nothing; a `tests` that names
+    // only empty sources is far likelier a wrong path or an unsaved file.
+    errorAt(ctx, yaml.locateKey(['tests']), 'no test cases: every source in `tests` is empty');
+  }
+  // Tests keep their position in the loaded list: promptfoo's messages number them by it.
+  const tests: { test: ParsedTest; index: number }[] = [];
+  rawTests.forEach((raw, index) => {
+    const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
+    if (test) tests.push({ test, index });
+  });
+  const fromScenarios = scenarioTests(
+    ctx,
+    config.scenarios,
+    yaml.locator(['scenarios']),
+    defaultTest?.metadata,
+    warnings,
+  );
+  for (const { test, index } of tests)
+    validateRefs(ctx, test, testOwner(test, index), refs.providers, refs.prompts);
+  for (const { test, name } of fromScenarios) validateRefs(ctx, test, name, refs.providers, refs.prompts);
+
+  // No tests and no scenarios: promptfoo runs one empty test (which still gets the defaultTest).
+  const sources: ParsedTest[] =
+    rawTests.length > 0 || config.scenarios
+      ? [...tests.map((t) => t.test), ...fromScenarios.map((t) => t.test)]
+      : [{ options: {}, gradingOptions: {}, at: yaml.locator(['tests']) }];
+  const unexpanded: Omit<Case, 'id'>[] = [];
+  const varLocators: VarLocator[] = [];
+  for (const [entry, test] of sources.entries()) {
+    const { cases: expanded, at } = expandTest(ctx, test, defaultTest, entry);
+    unexpanded.push(...expanded);
+    for (const _ of expanded) varLocators.push(at);
+  }
+  const anyPromptVar = unexpanded.some((c) => c.vars.prompt !== undefined);
+  // A case's identity is its file references, not the files' bytes: editing a document keeps
+  // the case it feeds (the content hash still changes). So ids come before the files are read.
+  const cases = assignCaseIds(unexpanded);
+  const varFiles = new VarFileLoader(ctx);
+  for (const [i, c] of cases.entries()) c.vars = await varFiles.load(c.vars, varLocators[i]);
+  return { cases, anyPromptVar };
+}
+
+/** Diagnostics nobody reads: a streamed suite's later passes (the first pass reported everything). */
+class DiscardingBag extends DiagnosticBag {
+  protected override keep(): void {}
+}
+
+/** Whether a var value names a file anywhere in it (read asynchronously, so not on a streamed pass). */
+function hasFileRef(value: unknown): boolean {
+  if (isFileRef(value)) return true;
+  if (Array.isArray(value)) return value.some(hasFileRef);
+  if (isRecord(value)) return Object.values(value).some(hasFileRef);
+  return false;
+}
+
+/**
+ * The cases of a config whose tests are all rows of CSV/JSONL files, streamed: a first pass reads
+ * every row (each problem reported, with its line), counts the cases and gives them their ids; each
+ * later pass reads the files again and gives every case the same id, so no pass holds more than
+ * one test. A suite whose vars read files (asynchronously: a PDF, a script) is held in memory.
+ */
+async function streamedCases(
+  ctx: LoadContext,
+  files: RowFile[],
+  opts: { defaultTest?: ParsedTest; refs: TestRefs; warnings: TestWarnings; tests: Where },
+): Promise<LoadedCases> {
+  for (const f of files) {
+    try {
+      ctx.files.hashFile(f.abs);
+    } catch (err) {
+      if (!(err instanceof UnreadableFile)) throw err;
+      errorAt(ctx, f.where, `test file ${ctx.files.relative(f.abs)}: ${err.message}`);
+    }
+  }
+  const ids = new CaseIdentities();
+  let count = 0;
+  let anyPromptVar = false;
+  let needsVarFiles = false;
+  for (const { c } of casesOfRows(ctx, files, { ...opts, first: true })) {
+    ids.assign(c);
+    count++;
+    anyPromptVar ||= c.vars.prompt !== undefined;
+    needsVarFiles ||= hasFileRef(c.vars);
+  }
+  ids.done();
+  if (ctx.bag.errors.length > 0) return { cases: [], anyPromptVar };
+  const basePath = ctx.files.basePath;
+  const again = function* (): Generator<{ c: Case; at: VarLocator }> {
+    const quiet: LoadContext = { bag: new DiscardingBag(), files: new SuiteFiles(basePath), env: ctx.env };
+    const passOpts = { ...opts, warnings: { varsAssert: false }, first: false };
+    let i = 0;
+    for (const { c, at } of casesOfRows(quiet, files, passOpts)) yield { c: ids.again(c, i++), at };
+  };
+  if (needsVarFiles) {
+    const varFiles = new VarFileLoader(ctx);
+    const cases: Case[] = [];
+    for (const { c, at } of again()) {
+      c.vars = await varFiles.load(c.vars, at);
+      cases.push(c);
+    }
+    return { cases, anyPromptVar };
+  }
+  const stream: CaseStream = {
+    length: count,
+    *[Symbol.iterator]() {
+      for (const { c } of again()) yield c;
+    },
+  };
+  return { stream, anyPromptVar };
+}
+
+/** The cases of row files' tests, in order; the first pass also checks references and empty files. */
+function* casesOfRows(
+  ctx: LoadContext,
+  files: RowFile[],
+  opts: { defaultTest?: ParsedTest; refs: TestRefs; warnings: TestWarnings; tests: Where; first: boolean },
+): Generator<{ c: Omit<Case, 'id'>; at: VarLocator }> {
+  const { defaultTest, refs, warnings, first } = opts;
+  const errorsAtStart = first ? ctx.bag.errors.length : 0;
+  let index = 0;
+  for (const f of files) {
+    const errorsBefore = first ? ctx.bag.errors.length : 0;
+    let inFile = 0;
+    for (const raw of rowFileTests(ctx, f)) {
+      inFile++;
+      const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
+      if (test) {
+        if (first) validateRefs(ctx, test, testOwner(test, index), refs.providers, refs.prompts);
+        const { cases, at } = expandTest(ctx, test, defaultTest, index);
+        for (const c of cases) yield { c, at };
+      }
+      index++;
+    }
+    if (first && inFile === 0 && ctx.bag.errors.length === errorsBefore)
+      warnAt(ctx, f.where, `no test cases in ${ctx.files.relative(f.abs)}`);
+  }
+  if (first && index === 0 && ctx.bag.errors.length === errorsAtStart)
+    errorAt(ctx, opts.tests, 'no test cases: every source in `tests` is empty');
+}
+
 /**
  * Reads a promptfoo config and everything it references into a Suite. Throws InputError with
  * every problem found (each positioned where the parser allows) if the config cannot be run.
@@ -176,41 +366,16 @@ export async function loadPromptfooSuite(
   const rawDefault = loadDefaultTest(ctx, config, yaml);
   const parsedDefault = rawDefault && parseTest(ctx, rawDefault, 'defaultTest', true, warnings);
   const defaultTest = withCommandLineDefaults(parsedDefault, cliVars, runOptions.load, yaml);
-  const errorsBeforeTests = bag.errors.length;
-  const rawTests = await loadTestSources(ctx, config.tests, yaml.locator(['tests']));
-  const testsGiven = config.tests !== undefined && config.tests !== null;
-  if (testsGiven && rawTests.length === 0 && bag.errors.length === errorsBeforeTests) {
-    // promptfoo would run one empty test, a green run that checked nothing; a `tests` that names
-    // only empty sources is far likelier a wrong path or an unsaved file.
-    errorAt(ctx, yaml.locateKey(['tests']), 'no test cases: every source in `tests` is empty');
-  }
-  // Tests keep their position in the loaded list: promptfoo's messages number them by it.
-  const tests: { test: ParsedTest; index: number }[] = [];
-  rawTests.forEach((raw, index) => {
-    const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
-    if (test) tests.push({ test, index });
-  });
-  const fromScenarios = scenarioTests(
-    ctx,
-    config.scenarios,
-    yaml.locator(['scenarios']),
-    defaultTest?.metadata,
-    warnings,
-  );
-
   const prompts = loadedPrompts ?? [defaultPrompt()];
-  const refPrompts = promptsOk ? prompts : undefined;
-  const refProviders = providersOk ? providers : undefined;
-  if (defaultTest) validateRefs(ctx, defaultTest, 'defaultTest', refProviders, refPrompts);
-  for (const { test, index } of tests) {
-    const owner = `Test #${index + 1}${test.description ? ` ("${test.description}")` : ''}`;
-    validateRefs(ctx, test, owner, refProviders, refPrompts);
-  }
-  for (const { test, name } of fromScenarios) validateRefs(ctx, test, name, refProviders, refPrompts);
-  if (refPrompts) {
+  const refs: TestRefs = {
+    prompts: promptsOk ? prompts : undefined,
+    providers: providersOk ? providers : undefined,
+  };
+  if (defaultTest) validateRefs(ctx, defaultTest, 'defaultTest', refs.providers, refs.prompts);
+  if (refs.prompts) {
     for (const provider of providers) {
       for (const ref of provider.prompts ?? []) {
-        if (!refPrompts.some((p) => promptRefMatches(ref, p))) {
+        if (!refs.prompts.some((p) => promptRefMatches(ref, p))) {
           warnAt(
             ctx,
             provider.source ?? { file },
@@ -221,39 +386,18 @@ export async function loadPromptfooSuite(
     }
   }
 
-  // No tests and no scenarios: promptfoo runs one empty test (which still gets the defaultTest).
-  const sources: ParsedTest[] =
-    rawTests.length > 0 || config.scenarios
-      ? [...tests.map((t) => t.test), ...fromScenarios.map((t) => t.test)]
-      : [{ options: {}, gradingOptions: {}, at: yaml.locator(['tests']) }];
-  const unexpanded: Omit<Case, 'id'>[] = [];
-  const varLocators: VarLocator[] = [];
-  for (const [entry, test] of sources.entries()) {
-    const merged = mergeDefaultTest(test, defaultTest);
-    const at = varLocator(test, defaultTest);
-    const expanded = expandVars(
-      ctx,
-      merged.case,
-      merged.disableVarExpansion || envFlag(ctx.env, 'PROMPTFOO_DISABLE_VAR_EXPANSION'),
-      at,
-    );
-    // Filters that count tests count them as written, before expansion (§4.3).
-    for (const c of expanded) c.expandedFrom = entry;
-    unexpanded.push(...expanded);
-    for (const _ of expanded) varLocators.push(at);
-  }
-  if (!loadedPrompts && !unexpanded.some((c) => c.vars.prompt !== undefined)) {
+  // A suite whose tests are all in big CSV/JSONL files is streamed: read again on each pass.
+  const rowFiles = config.scenarios ? undefined : rowFilesOf(ctx, config.tests, yaml.locator(['tests']));
+  const loadedCases =
+    rowFiles && totalBytes(rowFiles) > (opts.streamAboveBytes ?? STREAM_ABOVE_BYTES)
+      ? await streamedCases(ctx, rowFiles, { defaultTest, refs, warnings, tests: yaml.locateKey(['tests']) })
+      : await casesInMemory(ctx, config, yaml, { defaultTest, refs, warnings });
+  if (!loadedPrompts && !loadedCases.anyPromptVar) {
     warnAt(ctx, { file }, 'no `prompts` given; using the default prompt "{{prompt}}"');
   }
 
   let grader: ProviderSpec | undefined;
   if (defaultTest?.grader) grader = defaultTest.grader;
-
-  // A case's identity is its file references, not the files' bytes: editing a document keeps
-  // the case it feeds (the content hash still changes). So ids come before the files are read.
-  const cases = assignCaseIds(unexpanded);
-  const varFiles = new VarFileLoader(ctx);
-  for (const [i, c] of cases.entries()) c.vars = await varFiles.load(c.vars, varLocators[i]);
   bag.throwIfErrors();
 
   const contentHash = ctx.files.digest();
@@ -262,7 +406,7 @@ export async function loadPromptfooSuite(
   const outside = ctx.files.files.filter((rel) => rel === '..' || rel.startsWith('../') || isAbsolute(rel));
   for (const rel of outside)
     warnAt(ctx, { file }, `reads ${rel}, which is outside the suite's folder (${displayPath(basePath)})`);
-  const suite: Suite = {
+  const base = {
     id: shortHash(contentHash),
     name:
       runOptions.load.description ??
@@ -277,10 +421,11 @@ export async function loadPromptfooSuite(
     basePath,
     prompts,
     providers,
-    cases,
     scoring: derivedMetrics ? { derivedMetrics } : {},
     warnings: bag.warnings,
   };
+  const suite: Suite =
+    'stream' in loadedCases ? streamedSuite(base, loadedCases.stream) : { ...base, cases: loadedCases.cases };
   if (grader) suite.grader = grader;
   if (parsed.env) suite.env = parsed.env;
   if (runOptions.run) suite.runDefaults = runOptions.run;

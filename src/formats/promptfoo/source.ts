@@ -1,7 +1,7 @@
 // Reading the files a config references, remembering what was read (for the suite's content
 // hash) and where each YAML value sits (for positioned diagnostics).
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import { utf16Problem } from '../../core/encoding.js';
@@ -78,6 +78,32 @@ export class SuiteFiles {
     this.files.push(rel);
     this.bytes.set(absPath, bytes);
     return bytes;
+  }
+
+  /**
+   * Adds a file to the content hash a chunk at a time without keeping it (a streamed test file,
+   * read again on each pass): the same digest as {@link readBytes} gives. Throws UnreadableFile.
+   */
+  hashFile(absPath: string): void {
+    const rel = this.relative(absPath);
+    this.hash.update(rel);
+    this.hash.update('\u0000');
+    let fd: number;
+    try {
+      fd = openSync(absPath, 'r');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new UnreadableFile(absPath, code === 'ENOENT' ? 'file not found' : `cannot read: ${String(err)}`);
+    }
+    try {
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      for (let n = readSync(fd, buffer); n > 0; n = readSync(fd, buffer))
+        this.hash.update(buffer.subarray(0, n));
+    } finally {
+      closeSync(fd);
+    }
+    this.hash.update('\u0000');
+    this.files.push(rel);
   }
 
   /** Reads a UTF-8 file once, adding it to the content hash. Throws UnreadableFile. */
