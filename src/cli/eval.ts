@@ -193,6 +193,7 @@ export async function evalCommand(args: string[]): Promise<number> {
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         },
         command: ['assay', 'eval', ...args],
+        outputs: outputs.map((o) => o.path),
         signal: controller.signal,
         hardSignal: hard.signal,
         onProgress: progress ? (p) => progress.update(p) : undefined,

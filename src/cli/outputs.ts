@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/formats.js';
 import { ensureDir } from '../runlog/dirs.js';
+import { clearOutputsPending } from '../runlog/writer.js';
 
 /** Output targets for paths, checked before anything runs: a typo in -o must not cost a run. */
 export function outputTargets(paths: string[], formatName: string | undefined): OutputTarget[] {
@@ -56,6 +57,8 @@ export async function writeOutputs(
       process.stderr.write(`assay: cannot write ${path}: ${(err as Error).message}\n`);
     }
   }
+  // Only now is the run whole: until here its manifest said which files were still to be written.
+  if (ok) clearOutputsPending(runDir);
   return ok;
 }
 

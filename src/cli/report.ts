@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import { renderSummary } from '../report/console.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
@@ -62,6 +63,11 @@ export async function reportCommand(args: string[]): Promise<number> {
             color: useColor(process.stdout, values['no-color'] === true),
           }),
     );
+    // A run killed while its -o files were being written: the log is whole, the files are not.
+    if (!values.json && manifest.outputsPending?.length && manifest.status !== 'running')
+      process.stdout.write(
+        `Output files not written: ${manifest.outputsPending.map((p) => printable(p)).join(', ')} (write them with assay eval SUITE --resume ${printable(manifest.runId)} -o FILE)\n`,
+      );
     return 0;
   });
 }

@@ -89,6 +89,7 @@ export async function rescoreCommand(args: string[]): Promise<number> {
       result = await evaluate({
         suite,
         rescore: runDir,
+        outputs: outputs.map((o) => o.path),
         providers: values.provider,
         grader: graderFrom(values.grader),
         embedder: graderFrom(values.embedder, '--embedder'),

@@ -115,7 +115,8 @@ registerOutputFormat({
   extensions: ['json'],
   description: "assay's JSON: {run, scorecard, results[]}",
   async write(runDir, scorecard, out) {
-    const manifest = readManifest(runDir);
+    // The file embeds the run as it will stand once this file is written.
+    const { outputsPending: _pending, ...manifest } = readManifest(runDir);
     await put(
       out,
       `{\n"run": ${JSON.stringify(manifest)},\n"scorecard": ${JSON.stringify(scorecard)},\n"results": [`,

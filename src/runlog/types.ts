@@ -67,6 +67,11 @@ export interface RunManifest {
    * many results that run held, and how many of them no job of the suite asked for.
    */
   rescoredFrom?: { runId: string; dir: string; results: number; unmatched: number };
+  /**
+   * The `-o` files the run was asked for and that are not yet written: set when the run ends, and
+   * removed once every one of them is written. A run killed while writing them says so here.
+   */
+  outputsPending?: string[];
   endedAt?: string;
   counts?: Counts;
 }

@@ -1,4 +1,4 @@
-import { closeSync, openSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { redactJsonText } from '../core/redact.js';
 import type { JobResult } from '../core/types.js';
@@ -111,6 +111,20 @@ export class RunWriter {
     this.flush();
     closeSync(this.fd);
   }
+}
+
+/**
+ * Marks a run's `-o` files written: takes `outputsPending` out of its manifest (atomically; the
+ * manifest is otherwise kept byte for byte as it was).
+ */
+export function clearOutputsPending(runDir: string): void {
+  const path = join(runDir, 'manifest.json');
+  const manifest = JSON.parse(readFileSync(path, 'utf8')) as RunManifest;
+  if (manifest.outputsPending === undefined) return;
+  delete manifest.outputsPending;
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  renameSync(tmp, path);
 }
 
 /** A sortable, unique run id: UTC time plus random suffix. */

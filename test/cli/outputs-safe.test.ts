@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'csv-parse/sync';
+import { outputTargets, writeOutputs } from '../../src/cli/outputs.js';
+import { evaluate } from '../../src/evaluate.js';
+import { readManifest } from '../../src/runlog/reader.js';
 import { childEnv, cleanEnv, runCli } from '../support/cli.js';
 import { repoRoot } from '../support/paths.js';
 import { tempDir } from '../support/tmp.js';
@@ -56,6 +59,16 @@ tests:
     )[0];
     assert.equal(raw.output, '=1+2');
     assert.equal(raw['var:at'], '@SUM(A1)');
+    // Every output written: nothing is pending in the runs' manifests, nor in the JSON output's copy.
+    const runs = join(dir, '.assay', 'runs');
+    for (const id of readdirSync(runs))
+      assert.equal(
+        JSON.parse(readFileSync(join(runs, id, 'manifest.json'), 'utf8')).outputsPending,
+        undefined,
+      );
+    const json = await runCli(['eval', '--no-progress', '-o', 'out.json'], { cwd: dir, env: cleanEnv });
+    assert.equal(json.code, 0, json.stderr);
+    assert.equal(JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8')).run.outputsPending, undefined);
   });
 
   it('a kill while an -o file is written leaves the previous file whole, never a truncated one', async () => {
@@ -95,6 +108,40 @@ tests:
     if (sawTemp) assert.equal(now, old);
     else assert.equal(now.trim().split('\n').length, 20_000);
     process.stdout.write(`# killed while writing the output: ${sawTemp}\n`);
+    // The run's log is whole either way; its manifest says whether its -o files are.
+    const runs = join(dir, '.assay', 'runs');
+    const [runId] = readdirSync(runs);
+    const manifest = JSON.parse(readFileSync(join(runs, runId, 'manifest.json'), 'utf8'));
+    if (sawTemp) {
+      assert.deepEqual(manifest.outputsPending, [join(dir, 'out.jsonl')]);
+      const report = await runCli(['report', runId, '--no-color'], { cwd: dir, env: cleanEnv });
+      assert.match(report.stdout, /Output files not written: .*out\.jsonl/);
+      // Following the hint writes them, and the run is whole.
+      const again = await runCli(['eval', '--no-progress', '--resume', runId, '-o', 'out.jsonl'], {
+        cwd: dir,
+        env: cleanEnv,
+      });
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(readFileSync(join(dir, 'out.jsonl'), 'utf8').trim().split('\n').length, 20_000);
+    }
+    const final = JSON.parse(readFileSync(join(runs, runId, 'manifest.json'), 'utf8'));
+    assert.equal(final.status, 'complete');
+    assert.equal(final.outputsPending, undefined);
+  });
+
+  it('a run is marked whole only once its -o files are: the manifest lists them until then', async () => {
+    const dir = join(tmp.dir, 'pending');
+    mkdirSync(dir, { recursive: true });
+    const suite = join(dir, 'promptfooconfig.yaml');
+    writeFileSync(suite, "prompts: ['{{q}}']\nproviders: [echo]\ntests:\n  - vars: {q: a}\n");
+    const target = join(dir, 'later.json');
+    const r = await evaluate({ suitePath: suite, runsDir: join(dir, 'runs'), outputs: [target] });
+    assert.equal(r.manifest.status, 'complete');
+    assert.deepEqual(r.manifest.outputsPending, [target]);
+    const outputs = outputTargets([target], undefined);
+    assert.equal(await writeOutputs(r.runDir, r.scorecard, outputs), true);
+    assert.equal(readManifest(r.runDir).outputsPending, undefined);
+    assert.equal(JSON.parse(readFileSync(target, 'utf8')).run.status, 'complete');
   });
 
   it('leave no temporary file behind, and report an output that cannot be written without a crash', async () => {
