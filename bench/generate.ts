@@ -29,11 +29,15 @@ export interface SuiteTarget {
   mockUrl?: string;
   /** Fault settings for the mock's path prefix, '' for none. */
   faults: string;
+  /** Write the tests inline in the config instead of referring to the CSV. */
+  inline?: boolean;
 }
 
 /** Writes `<name>.yaml` referring to the shared CSV of `n` tests; returns the config's path. */
 export function writeSuite(dir: string, name: string, n: number, target: SuiteTarget): string {
-  const csv = writeTestsCsv(dir, n);
+  const tests = target.inline
+    ? inlineTests(n)
+    : `tests: ${JSON.stringify(`file://${writeTestsCsv(dir, n).split('/').at(-1)}`)}`;
   const provider =
     target.provider === 'echo'
       ? '  - id: echo\n'
@@ -50,12 +54,32 @@ export function writeSuite(dir: string, name: string, n: number, target: SuiteTa
     `  - ${JSON.stringify(PROMPT)}`,
     'providers:',
     provider.trimEnd(),
-    `tests: ${JSON.stringify(`file://${csv.split('/').at(-1)}`)}`,
+    tests,
     '',
   ].join('\n');
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, yaml);
   return file;
+}
+
+/** The CSV's tests written inline as YAML (the same vars and assertions). */
+function inlineTests(n: number): string {
+  const lines = ['tests:'];
+  for (let i = 0; i < n; i++) {
+    const topic = JSON.stringify(`subject ${i} of ${n}`);
+    lines.push(
+      `  - vars:`,
+      `      topic: ${topic}`,
+      '    assert:',
+      `      - type: contains`,
+      `        value: ${topic}`,
+      '      - type: icontains',
+      '        value: WRITE ONE LINE',
+      '      - type: regex',
+      `        value: 'about subject \\d+ of \\d+\\.$'`,
+    );
+  }
+  return lines.join('\n');
 }
 
 function baseUrl(target: SuiteTarget): string {

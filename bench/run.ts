@@ -105,6 +105,7 @@ async function main(argv: string[]): Promise<number> {
             provider: w.provider,
             mockUrl: mock.url,
             faults: w.faults,
+            inline: w.inline,
           });
     const [assayRes, peerRes] = await runWorkload(w, config, tools, ctx);
     if (w.kind === 'version') assayRes.notes.push(await nodeFloor(w.runs.assay, ctx));

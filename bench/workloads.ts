@@ -23,6 +23,8 @@ export interface Workload {
   warmup: boolean;
   /** More assay flags for this workload. */
   assayArgs?: string[];
+  /** The tests written inline in the YAML config (promptfoo's commonest form), not in a CSV file. */
+  inline?: boolean;
 }
 
 /** The fault mix of the fault workload (the mock's `Retry-After` defaults to 1 s). */
@@ -34,6 +36,7 @@ export const WORKLOAD_NAMES = [
   'echo-1k',
   'echo-10k',
   'echo-100k',
+  'yaml-10k',
   'mock0-10k',
   'mock200-1k',
   'cached-10k',
@@ -90,6 +93,20 @@ export function workloads(quick: boolean, runs: number | undefined): Workload[] 
       // promptfoo needs minutes here (if it finishes at all): one run.
       runs: { assay: runs ?? 3, peer: runs ?? 1 },
       warmup: false,
+    },
+    {
+      // The same tests written inline in the config (three assertions each): loading YAML with
+      // positions kept is what this row measures against the CSV row above.
+      name: 'yaml-10k',
+      title: 'echo provider, tests inline in the YAML config',
+      kind: 'eval',
+      tests: quick ? 1000 : 10_000,
+      provider: 'echo',
+      faults: '',
+      concurrency: undefined,
+      runs: short(r),
+      warmup: false,
+      inline: true,
     },
     {
       name: 'mock0-10k',
