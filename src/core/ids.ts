@@ -88,7 +88,7 @@ export function askedContent(c: Omit<Case, 'id'>): string {
  */
 export function assignCaseRefs<C extends Omit<Case, 'id'>>(cases: C[]): C[] {
   const refs = new Repeats();
-  for (const c of cases) setRef(c, refs);
+  for (const c of cases) setRef(c, (key) => refs.count(key));
   return cases;
 }
 
@@ -113,7 +113,7 @@ export class CaseIdentities {
     const n = this.ids.count(Number.parseInt(base, 16));
     if (n > 1) this.idRepeats.set(at, n);
     (c as unknown as Case).id = n === 1 ? base : `${base}-${n}`;
-    const m = setRef(c, this.refs);
+    const m = setRef(c, (key) => this.refs.count(key));
     if (m > 1) this.refRepeats.set(at, m);
     return c as C & Case;
   }
@@ -123,9 +123,7 @@ export class CaseIdentities {
     const base = sha256(caseContent(c)).slice(0, 12);
     const n = this.idRepeats.get(position) ?? 1;
     (c as unknown as Case).id = n === 1 ? base : `${base}-${n}`;
-    const own = c.ref ?? `h:${sha256(askedContent(c)).slice(0, 12)}`;
-    const m = this.refRepeats.get(position) ?? 1;
-    c.ref = m === 1 ? own : `${own}#${m}`;
+    setRef(c, () => this.refRepeats.get(position) ?? 1);
     return c as C & Case;
   }
 
@@ -136,12 +134,15 @@ export class CaseIdentities {
   }
 }
 
-/** Sets a case's ref from its own or its content; returns which use of that ref it is (1 for the first). */
-function setRef(c: Omit<Case, 'id'>, refs: Repeats): number {
+/**
+ * Sets a case's ref from its own or its content, `#n` added for the n-th use; `use` says which use
+ * this is, given the ref's 48-bit key. Returns n.
+ */
+function setRef(c: Omit<Case, 'id'>, use: (key: number) => number): number {
   const hashed = c.ref === undefined;
   const base = c.ref ?? `h:${sha256(askedContent(c)).slice(0, 12)}`;
   // A content ref is 48 bits already; a format's own ref is told apart by 48 bits of its hash.
-  const n = refs.count(Number.parseInt(hashed ? base.slice(2) : sha256(base).slice(0, 12), 16));
+  const n = use(Number.parseInt(hashed ? base.slice(2) : sha256(base).slice(0, 12), 16));
   c.ref = n === 1 ? base : `${base}#${n}`;
   return n;
 }

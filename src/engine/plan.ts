@@ -116,7 +116,8 @@ export function jobCounter(
 
 /** Counts the jobs a plan will produce, without materialising or hashing them. */
 export function countJobs(suite: Suite, providers: ProviderSpec[], options: PlanOptions): number {
+  const jobsOf = jobCounter(suite, providers, options);
   let n = 0;
-  for (const _ of planSlots(suite, providers, options)) n++;
+  for (const c of suiteCases(suite)) n += jobsOf(c);
   return n;
 }

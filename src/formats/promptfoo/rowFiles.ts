@@ -21,6 +21,8 @@ export interface RowFile {
   /** Read by promptfoo's standalone reader (a JSONL row's description is then `Row #n`). */
   standalone: boolean;
   where: Where;
+  /** Its size in bytes, when it was found. */
+  bytes: number;
   /** CSV: whether quotes are read relaxed (decided on the first pass, as promptfoo retries). */
   relax?: boolean;
 }
@@ -47,13 +49,17 @@ export function rowFilesOf(ctx: LoadContext, value: unknown, at: Locate): RowFil
     for (const abs of files) {
       const ext = extname(abs).toLowerCase();
       if (ext !== '.csv' && ext !== '.jsonl') return undefined;
+      let bytes: number;
       try {
-        if (!statSync(abs).isFile()) return undefined;
+        const stat = statSync(abs);
+        if (!stat.isFile()) return undefined;
+        bytes = stat.size;
       } catch {
         return undefined;
       }
       out.push({
         abs,
+        bytes,
         kind: ext === '.csv' ? 'csv' : 'jsonl',
         // A single string goes to promptfoo's standalone reader; list entries are globbed.
         standalone: typeof value === 'string',
@@ -67,7 +73,7 @@ export function rowFilesOf(ctx: LoadContext, value: unknown, at: Locate): RowFil
 /** The total size of the files in bytes. */
 export function totalBytes(files: RowFile[]): number {
   let n = 0;
-  for (const f of files) n += statSync(f.abs).size;
+  for (const f of files) n += f.bytes;
   return n;
 }
 
@@ -101,60 +107,35 @@ export function* rowFileTests(ctx: LoadContext, file: RowFile): Generator<RawTes
 function* csvFileTests(ctx: LoadContext, file: RowFile): Generator<RawTest> {
   const name = displayPath(file.abs);
   const header = { file: name, line: 1 };
-  const strict = ctx.env.PROMPTFOO_CSV_STRICT === 'true';
-  const attempt = function* (relax: boolean): Generator<RawTest> {
-    const api = csvApi(ctx.env.PROMPTFOO_CSV_DELIMITER || ',', relax);
-    const warnings: CsvWarnings = { seen: new Set() };
-    let columns: string[] | undefined;
-    let previousEnd = 0;
-    let rowNumber = 0;
-    const records: { record: string[]; end: number }[] = [];
-    const push = (record: string[]): void => {
-      records.push({ record, end: api.info.lines });
-    };
-    let first = true;
-    const drain = function* (): Generator<RawTest> {
-      for (const { record, end } of records) {
-        if (columns === undefined) columns = record;
-        else {
-          // csv-parse reports where a record ends; it starts on the line after the previous one.
-          const row = csvRow(columns, record, { file: name, line: previousEnd + 1 }, header);
-          const test = testFromCsvRow(ctx, row, warnings);
-          rowNumber++;
-          test.description ||= `Row #${rowNumber}`;
-          yield { value: test, at: fixedLocator(row.where) };
-        }
-        previousEnd = end;
-      }
-      records.length = 0;
-    };
-    for (const chunk of chunks(file.abs)) {
-      if (first) {
-        first = false;
-        const utf16 = utf16Problem(chunk);
-        if (utf16) throw new CsvFileError(utf16);
-      }
-      const err = api.parse(chunk, false, push, () => {});
-      if (err) throw err;
-      yield* drain();
-    }
-    const err = api.parse(undefined, true, push, () => {});
-    if (err) throw err;
-    yield* drain();
-  };
+  const delimiter = ctx.env.PROMPTFOO_CSV_DELIMITER || ',';
   try {
     // promptfoo parses strictly, then with relaxed quotes unless PROMPTFOO_CSV_STRICT is set: the
     // first pass finds out which (parsing only), and every pass reads the rows that way.
     if (file.relax === undefined) {
       try {
-        parsesStrictly(file.abs, ctx.env.PROMPTFOO_CSV_DELIMITER || ',');
+        for (const _ of csvRecords(file.abs, delimiter, false));
         file.relax = false;
       } catch (err) {
-        if (strict || err instanceof CsvFileError) throw err;
+        if (ctx.env.PROMPTFOO_CSV_STRICT === 'true' || err instanceof CsvFileError) throw err;
         file.relax = true;
       }
     }
-    yield* attempt(file.relax);
+    const warnings: CsvWarnings = { seen: new Set() };
+    let columns: string[] | undefined;
+    let previousEnd = 0;
+    let rowNumber = 0;
+    for (const { record, end } of csvRecords(file.abs, delimiter, file.relax)) {
+      if (columns === undefined) columns = record;
+      else {
+        // csv-parse reports where a record ends; it starts on the line after the previous one.
+        const row = csvRow(columns, record, { file: name, line: previousEnd + 1 }, header);
+        const test = testFromCsvRow(ctx, row, warnings);
+        rowNumber++;
+        test.description ||= `Row #${rowNumber}`;
+        yield { value: test, at: fixedLocator(row.where) };
+      }
+      previousEnd = end;
+    }
   } catch (err) {
     if (err instanceof CsvFileError) {
       errorAt(ctx, file.where, `test file ${ctx.files.relative(file.abs)}: ${err.message}`);
@@ -165,9 +146,18 @@ function* csvFileTests(ctx: LoadContext, file: RowFile): Generator<RawTest> {
   }
 }
 
-/** Parses a CSV file with strict quotes, keeping nothing; throws what csv-parse throws. */
-function parsesStrictly(abs: string, delimiter: string): void {
-  const api = csvApi(delimiter, false);
+/** A CSV file's records (header first), each with the line it ends on; throws what csv-parse throws. */
+function* csvRecords(
+  abs: string,
+  delimiter: string,
+  relax: boolean,
+): Generator<{ record: string[]; end: number }> {
+  const api = (new Parser({ bom: true, delimiter, relax_quotes: relax }) as unknown as { api: CsvApi }).api;
+  const records: { record: string[]; end: number }[] = [];
+  const push = (record: string[]): void => {
+    records.push({ record, end: api.info.lines });
+  };
+  const close = (): void => {};
   let first = true;
   for (const chunk of chunks(abs)) {
     if (first) {
@@ -175,21 +165,14 @@ function parsesStrictly(abs: string, delimiter: string): void {
       const utf16 = utf16Problem(chunk);
       if (utf16) throw new CsvFileError(utf16);
     }
-    const err = api.parse(
-      chunk,
-      false,
-      () => {},
-      () => {},
-    );
+    const err = api.parse(chunk, false, push, close);
     if (err) throw err;
+    yield* records;
+    records.length = 0;
   }
-  const err = api.parse(
-    undefined,
-    true,
-    () => {},
-    () => {},
-  );
+  const err = api.parse(undefined, true, push, close);
   if (err) throw err;
+  yield* records;
 }
 
 /** A file that cannot be read as text at all (UTF-16). */
@@ -204,11 +187,6 @@ interface CsvApi {
     push: (record: string[]) => void,
     close: () => void,
   ): Error | undefined;
-}
-
-/** A chunk parser with promptfoo's CSV options. */
-function csvApi(delimiter: string, relax: boolean): CsvApi {
-  return (new Parser({ bom: true, delimiter, relax_quotes: relax }) as unknown as { api: CsvApi }).api;
 }
 
 /** A JSONL file's lines as tests (one a non-empty line), read a chunk at a time. */
