@@ -101,6 +101,12 @@ export interface MockServer {
   resetStats(): void;
   /** The last 1000 API requests, oldest first. */
   readonly requests: RecordedRequest[];
+  /**
+   * Holds every API request that arrives from now on (its body read, no answer) until the returned
+   * function is called; then they are answered as usual. Lets a test keep a client busy for as long
+   * as it needs, instead of guessing a latency.
+   */
+  hold(): () => void;
   /** Destroys every open socket (hanging ones too) and stops listening. */
   close(): Promise<void>;
 }
@@ -488,6 +494,16 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     };
   }
 
+  let held: (() => void)[] | undefined;
+  function hold(): () => void {
+    held ??= [];
+    return () => {
+      const queued = held ?? [];
+      held = undefined;
+      for (const answer of queued) answer();
+    };
+  }
+
   function resetStats(): void {
     const inFlight = stats.inFlight;
     stats = freshStats();
@@ -530,7 +546,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      handleApi(req, res, path, prefix, text);
+      if (held) held.push(() => handleApi(req, res, path, prefix, text));
+      else handleApi(req, res, path, prefix, text);
     });
   });
   // Undici reads this hint; a long idle window keeps benchmark connections warm.
@@ -558,6 +575,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     port,
     stats: currentStats,
     resetStats,
+    hold,
     get requests(): RecordedRequest[] {
       return recorded.length < RECORD_LIMIT
         ? recorded.slice()
@@ -565,6 +583,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     },
     close(): Promise<void> {
       closing ??= new Promise<void>((resolveClose) => {
+        held = undefined;
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close(() => resolveClose());
