@@ -4,7 +4,6 @@
  * parameter; the answer's text blocks are joined; tool-use blocks, when there is no text, are the
  * output as JSON. `max_tokens` is required by the API: 1024 unless the config or the prompt says.
  */
-import { performance } from 'node:perf_hooks';
 import type { ContentPart, Message, ProviderSpec } from '../core/types.js';
 import {
   attemptDescriber,
@@ -14,18 +13,18 @@ import {
   credentialHeaderValues,
   endpointAt,
   finite,
-  isAuthFailure,
   isRecord,
-  isUnreachable,
+  jsonReply,
   keyedHeaders,
   keySourceOf,
   nonEmpty,
   type Pricing,
   poolSize,
+  postJson,
   redactor,
   usageOf,
 } from './http-kit.js';
-import { excerpt, sendOnce } from './http-transport.js';
+import { excerpt } from './http-transport.js';
 import type { Provider, ProviderContext, ProviderRequest, ProviderResponse } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -121,28 +120,16 @@ export function createAnthropicAttempts(
     }),
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       if (setupError) return { output: null, error: setupError, fatal: true, latencyMs: 0, attempts: 0 };
-      const started = performance.now();
-      const outcome = await sendOnce(
-        {
-          origin: endpoint.origin,
-          path: endpoint.path,
-          method: 'POST',
-          headers,
-          body: JSON.stringify(messagesBody(request)),
-          signal: request.signal,
-        },
+      const sent = await postJson(
+        endpoint,
+        headers,
+        messagesBody(request),
+        request.signal,
         sendOptions,
+        describeAttempt,
       );
-      const latencyMs = performance.now() - started;
-      if (!outcome.ok) {
-        return {
-          output: null,
-          ...describeAttempt(outcome),
-          fatal: isAuthFailure(outcome) || isUnreachable(outcome),
-          latencyMs,
-        };
-      }
-      return { ...parseMessage(outcome.body, pricing, redact), latencyMs };
+      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
+      return { ...parseMessage(sent.text, pricing, redact), latencyMs: sent.latencyMs };
     },
   };
 }
@@ -188,12 +175,9 @@ function parseMessage(
   pricing: Pricing | undefined,
   redact: (s: string) => string,
 ): Omit<ProviderResponse, 'latencyMs' | 'attempts'> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { output: null, error: redact(`malformed response (not JSON): ${excerpt(text)}`) };
-  }
+  const reply = jsonReply(text, redact);
+  if ('error' in reply) return { output: null, error: reply.error };
+  const parsed = reply.value;
   if (!isRecord(parsed) || !Array.isArray(parsed.content)) {
     return { output: null, error: redact(`malformed response (no content): ${excerpt(text)}`) };
   }

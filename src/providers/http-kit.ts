@@ -1,8 +1,18 @@
 // What every HTTP model provider needs besides the transport: its settings read from a config,
 // secrets kept out of messages and cache keys, and a failed attempt described for the call policy.
+
+import { performance } from 'node:perf_hooks';
 import { InputError } from '../core/errors.js';
 import type { ProviderSpec, TokenUsage } from '../core/types.js';
-import { attemptFailure, describeFailure, type HttpAttempt, type HttpFailure } from './http-transport.js';
+import {
+  attemptFailure,
+  describeFailure,
+  excerpt,
+  type HttpAttempt,
+  type HttpFailure,
+  type RetryOptions,
+  sendOnce,
+} from './http-transport.js';
 import type { AttemptFailure } from './types.js';
 
 export type Config = Record<string, unknown>;
@@ -142,6 +152,50 @@ export function attemptDescriber(shownBase: string, keySource: string, redact: (
     const explain = (attempts: number): string => redact(message({ ...failure, attempts }));
     return { error: explain(1), failure: { ...attemptFailure(attempt)!, explain } };
   };
+}
+
+/** What one POST of a JSON body gave: the answer's text, or the failure as the call policy reads it. */
+export type Posted =
+  | { text: string; latencyMs: number }
+  | {
+      failed: { error: string; failure: AttemptFailure; latencyMs: number };
+      /** Bad credentials, or nothing listens: the run stops. */
+      fatal: boolean;
+    };
+
+/** POSTs a JSON body once (the call policy retries); a failed attempt is described, never thrown. */
+export async function postJson(
+  target: { origin: string; path: string },
+  headers: Record<string, string>,
+  body: unknown,
+  signal: AbortSignal | undefined,
+  options: Pick<RetryOptions, 'connections' | 'now'>,
+  describe: ReturnType<typeof attemptDescriber>,
+): Promise<Posted> {
+  const started = performance.now();
+  const outcome = await sendOnce(
+    { origin: target.origin, path: target.path, method: 'POST', headers, body: JSON.stringify(body), signal },
+    options,
+  );
+  const latencyMs = performance.now() - started;
+  if (outcome.ok) return { text: outcome.body, latencyMs };
+  return {
+    failed: { ...describe(outcome), latencyMs },
+    fatal: isAuthFailure(outcome) || isUnreachable(outcome),
+  };
+}
+
+/** A reply body read as JSON, or the error a provider returns for one that is not. */
+export function jsonReply(
+  text: string,
+  redact: (s: string) => string,
+  what = 'response',
+): { value: unknown } | { error: string } {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return { error: redact(`malformed ${what} (not JSON): ${excerpt(text)}`) };
+  }
 }
 
 /** Where a provider's key came from, for the message when it is refused: the user checks that place. */

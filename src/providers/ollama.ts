@@ -6,7 +6,6 @@
  * API's own top-level fields (`format`, `think`, `keep_alive`, `tools`, …) stay at the top, and
  * `passthrough` is merged in last (its `options` merged into the computed ones).
  */
-import { performance } from 'node:perf_hooks';
 import type { Message, ProviderSpec } from '../core/types.js';
 import {
   attemptDescriber,
@@ -17,18 +16,18 @@ import {
   credentialHeaderValues,
   endpointAt,
   finite,
-  isAuthFailure,
   isRecord,
-  isUnreachable,
+  jsonReply,
   keyedHeaders,
   nonEmpty,
   type Pricing,
   poolSize,
+  postJson,
   redactor,
   routePath,
   usageOf,
 } from './http-kit.js';
-import { excerpt, sendOnce } from './http-transport.js';
+import { excerpt } from './http-transport.js';
 import type {
   EmbeddingRequest,
   EmbeddingResponse,
@@ -138,47 +137,25 @@ export function createOllamaAttempts(spec: ProviderSpec, ctx: ProviderContext, n
           attempts: 0,
         };
       }
-      const started = performance.now();
-      const outcome = await sendOnce(
-        {
-          origin: endpoint.origin,
-          path: endpoint.path,
-          method: 'POST',
-          headers,
-          body: JSON.stringify(generationBody(request)),
-          signal: request.signal,
-        },
+      const sent = await postJson(
+        endpoint,
+        headers,
+        generationBody(request),
+        request.signal,
         sendOptions,
+        describeAttempt,
       );
-      const latencyMs = performance.now() - started;
-      if (!outcome.ok) {
-        return {
-          output: null,
-          ...describeAttempt(outcome),
-          fatal: isAuthFailure(outcome) || isUnreachable(outcome),
-          latencyMs,
-        };
-      }
-      return { ...parseGeneration(outcome.body, route, pricing, redact), latencyMs };
+      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
+      return { ...parseGeneration(sent.text, route, pricing, redact), latencyMs: sent.latencyMs };
     },
   };
   if (route === 'embed') {
     provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
-      const started = performance.now();
-      const outcome = await sendOnce(
-        {
-          origin: endpoint.origin,
-          path: embedPath,
-          method: 'POST',
-          headers,
-          body: JSON.stringify(bodyFor('embed', {}, { input: request.texts })),
-          signal: request.signal,
-        },
-        sendOptions,
-      );
-      const latencyMs = performance.now() - started;
-      if (!outcome.ok) return { ...describeAttempt(outcome), latencyMs };
-      return { ...parseEmbeddings(outcome.body, request.texts.length, redact), latencyMs };
+      const target = { origin: endpoint.origin, path: embedPath };
+      const body = bodyFor('embed', {}, { input: request.texts });
+      const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
+      if ('failed' in sent) return sent.failed;
+      return { ...parseEmbeddings(sent.text, request.texts.length, redact), latencyMs: sent.latencyMs };
     };
   }
   return provider;
@@ -215,12 +192,9 @@ function parseGeneration(
   pricing: Pricing | undefined,
   redact: (s: string) => string,
 ): Omit<ProviderResponse, 'latencyMs' | 'attempts'> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { output: null, error: redact(`malformed response (not JSON): ${excerpt(text)}`) };
-  }
+  const reply = jsonReply(text, redact);
+  if ('error' in reply) return { output: null, error: reply.error };
+  const parsed = reply.value;
   if (!isRecord(parsed)) return { output: null, error: redact(`malformed response: ${excerpt(text)}`) };
   // Ollama may answer 200 with {"error": …} (a model that failed while loading, say).
   if (typeof parsed.error === 'string')
@@ -259,12 +233,9 @@ function parseEmbeddings(
   count: number,
   redact: (s: string) => string,
 ): Omit<EmbeddingResponse, 'latencyMs'> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { error: redact(`malformed embeddings response (not JSON): ${excerpt(text)}`) };
-  }
+  const reply = jsonReply(text, redact, 'embeddings response');
+  if ('error' in reply) return reply;
+  const parsed = reply.value;
   const vectors = isRecord(parsed) ? parsed.embeddings : undefined;
   if (
     !Array.isArray(vectors) ||

@@ -4,7 +4,6 @@
  * `openai:embedding:<model>` / `openai:embeddings:<model>`: embeddings (`POST {base}/embeddings`),
  * as promptfoo names them; such a provider embeds texts but answers no chat.
  */
-import { performance } from 'node:perf_hooks';
 import type { Message, ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
 import {
@@ -16,19 +15,19 @@ import {
   credentialHeaderValues,
   endpointAt,
   finite,
-  isAuthFailure,
   isRecord,
-  isUnreachable,
+  jsonReply,
   keyedHeaders,
   keySourceOf,
   nonEmpty,
   type Pricing,
   poolSize,
+  postJson,
   redactor,
   routePath,
   usageOf,
 } from './http-kit.js';
-import { excerpt, type HttpRequest, type RetryOptions, sendOnce } from './http-transport.js';
+import { excerpt, type RetryOptions } from './http-transport.js';
 import { parseEmbeddings } from './openai-embed.js';
 import { costOf, priceFor } from './prices.js';
 import type {
@@ -136,7 +135,6 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
       body: chatBody(request),
     }),
     async call(request: ProviderRequest): Promise<ProviderResponse> {
-      const started = performance.now();
       if (embeddingModel) {
         return {
           output: null,
@@ -154,26 +152,16 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
           attempts: 0,
         };
       }
-      const body = chatBody(request);
-      const httpRequest: HttpRequest = {
-        origin: endpoint.origin,
-        path: endpoint.path,
-        method: 'POST',
+      const sent = await postJson(
+        endpoint,
         headers,
-        body: JSON.stringify(body),
-        signal: request.signal,
-      };
-      const outcome = await sendOnce(httpRequest, sendOptions);
-      const latencyMs = performance.now() - started;
-      if (!outcome.ok) {
-        return {
-          output: null,
-          ...describeAttempt(outcome),
-          fatal: isAuthFailure(outcome) || isUnreachable(outcome),
-          latencyMs,
-        };
-      }
-      return { ...parseCompletion(outcome.body, pricing, redact), latencyMs };
+        chatBody(request),
+        request.signal,
+        sendOptions,
+        describeAttempt,
+      );
+      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
+      return { ...parseCompletion(sent.text, pricing, redact), latencyMs: sent.latencyMs };
     },
     async close(): Promise<void> {
       // Pools are shared per origin across providers; closeAllPools() releases them.
@@ -182,21 +170,11 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
   if (embeddingModel) {
     provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
       if (setupError) return { error: setupError, latencyMs: 0 };
-      const started = performance.now();
-      const outcome = await sendOnce(
-        {
-          origin: endpoint.origin,
-          path: embeddingsPath,
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ model, input: request.texts, ...passthrough }),
-          signal: request.signal,
-        },
-        sendOptions,
-      );
-      const latencyMs = performance.now() - started;
-      if (!outcome.ok) return { ...describeAttempt(outcome), latencyMs };
-      return { ...parseEmbeddings(outcome.body, request.texts.length, redact), latencyMs };
+      const target = { origin: endpoint.origin, path: embeddingsPath };
+      const body = { model, input: request.texts, ...passthrough };
+      const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
+      if ('failed' in sent) return sent.failed;
+      return { ...parseEmbeddings(sent.text, request.texts.length, redact), latencyMs: sent.latencyMs };
     };
   }
   return provider;
@@ -207,12 +185,9 @@ function parseCompletion(
   pricing: Pricing | undefined,
   redact: (s: string) => string,
 ): Omit<ProviderResponse, 'latencyMs' | 'attempts'> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { output: null, error: redact(`malformed response (not JSON): ${excerpt(text)}`) };
-  }
+  const reply = jsonReply(text, redact);
+  if ('error' in reply) return { output: null, error: reply.error };
+  const parsed = reply.value;
   const choices = isRecord(parsed) ? parsed.choices : undefined;
   const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
   if (!isRecord(choice)) {
