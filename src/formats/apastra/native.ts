@@ -1,0 +1,22 @@
+// What the apastra loader records in the run manifest (`suite.native`) for the native run folder,
+// the thresholds and the regression gate.
+
+/** The facts of an apastra suite or quick eval that its run artifacts need. */
+export interface ApastraNative {
+  kind: 'suite' | 'eval';
+  /** The workspace root (the folder holding promptops/). */
+  root: string;
+  suiteId: string;
+  promptId?: string;
+  /** Minimum per metric (a quick eval: `pass_rate`). */
+  thresholds: Record<string, number>;
+  /** `metric_versions` of the evaluators, by metric. */
+  metricVersions: Record<string, string>;
+  modelMatrix: string[];
+  inputRefs: Record<string, string>;
+  digests: { prompt_digest: string; dataset_digest: string; evaluator_digest: string };
+  evaluatorRefs: string[];
+  /** `budgets.cost_budget` (or `budgets.cost`), USD. */
+  costBudget?: number;
+  trials?: number;
+}
