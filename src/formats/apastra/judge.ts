@@ -11,9 +11,8 @@ import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import { toPyValue } from '../../core/python/str.js';
 import { readDoc } from './documents.js';
-import type { ApastraNative } from './native.js';
+import type { ApastraNative, ModelRun } from './native.js';
 import { comparePolicy, renderRegression } from './policy.js';
-import type { ModelRun } from './report.js';
 import { schemaProblems } from './schemas.js';
 
 /** Where a suite's active baseline and the workspace's regression policy are. */

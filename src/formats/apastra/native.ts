@@ -1,3 +1,5 @@
+import type { PyValue } from '../../core/python/json-loads.js';
+
 // What the apastra loader records in the run manifest (`suite.native`) for the native run folder,
 // the thresholds and the regression gate.
 
@@ -19,4 +21,26 @@ export interface ApastraNative {
   /** `budgets.cost_budget` (or `budgets.cost`), USD. */
   costBudget?: number;
   trials?: number;
+}
+
+/** One case of one model, as its trials come in. */
+export interface CaseEntry {
+  caseId: string;
+  trials: Map<string, PyValue>[];
+  outputs: Map<string, PyValue>[];
+  keys: string[];
+  passed: number;
+  total: number;
+  asserts: { passed: number; total: number };
+  errors: string[];
+  metricValues: Map<string, number[]>;
+}
+
+/** What the writer gathered of one model's results. */
+export interface ModelRun {
+  model: string;
+  cases: CaseEntry[];
+  jobs: { total: number; pass: number; error: number };
+  cost: number;
+  hasCost: boolean;
 }

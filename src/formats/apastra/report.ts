@@ -17,31 +17,9 @@ import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import type { RunManifest } from '../../runlog/types.js';
 import { assayVersion } from '../../version.js';
 import { gatePaths, judgeRun } from './judge.js';
-import type { ApastraNative } from './native.js';
+import type { ApastraNative, CaseEntry, ModelRun } from './native.js';
 import { normalizeScorecard } from './normalize.js';
 import { type SchemaName, schemaProblems } from './schemas.js';
-
-/** One case of one model, as its trials come in. */
-interface CaseEntry {
-  caseId: string;
-  trials: Map<string, PyValue>[];
-  outputs: Map<string, PyValue>[];
-  keys: string[];
-  passed: number;
-  total: number;
-  asserts: { passed: number; total: number };
-  errors: string[];
-  metricValues: Map<string, number[]>;
-}
-
-/** What the writer gathered of one model's results. */
-export interface ModelRun {
-  model: string;
-  cases: CaseEntry[];
-  jobs: { total: number; pass: number; error: number };
-  cost: number;
-  hasCost: boolean;
-}
 
 function nativeOf(manifest: RunManifest): ApastraNative {
   const native = manifest.suite.native as unknown as ApastraNative | undefined;
