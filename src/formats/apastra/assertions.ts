@@ -12,6 +12,7 @@ import {
   pyToJs,
 } from '../../core/python/json-loads.js';
 import { compilePyRegex, PyRegexError, PyRegexUnsupported } from '../../core/python/re.js';
+import { SPACE } from '../../core/python/re-syntax.js';
 import { pyLower, pyStrip } from '../../core/python/text.js';
 import type { AssertionSpec } from '../../core/types.js';
 import { getScorer, registerScorer } from '../../scorers/registry.js';
@@ -75,15 +76,22 @@ export function pyFloatOf(v: unknown): number {
   );
 }
 
-/** The fenced-block pattern of `extract_json_blocks`, with Python's `\s` (DOTALL). */
-let fence: RegExp | undefined;
+/** The fenced-block pattern of `extract_json_blocks` (DOTALL), with Python's `\s`. */
+const fence = new RegExp(`\`\`\`(?:json)?[${SPACE}]*([\\s\\S]*?)[${SPACE}]*\`\`\``, 'gu');
 function fencePattern(): RegExp {
-  if (!fence) {
-    const re = compilePyRegex('(?s)```(?:json)?\\s*(.*?)\\s*```');
-    fence = new RegExp(re.source, `${re.flags}g`);
-  }
   fence.lastIndex = 0;
   return fence;
+}
+
+/**
+ * Python's `re.compile(pattern)` for `re.search`: the shared translator, plus a leading global
+ * `(?i)` (Python's IGNORECASE on str patterns is Unicode case folding, as JavaScript's `iu`).
+ */
+export function pyRegex(pattern: string): RegExp {
+  const m = /^\(\?i\)/.exec(pattern);
+  if (!m) return compilePyRegex(pattern);
+  const re = compilePyRegex(pattern.slice(m[0].length));
+  return new RegExp(re.source, `${re.flags}i`);
 }
 
 /** `extract_json_blocks`: fenced blocks' inner text, then every `{`/`[` that `raw_decode` parses. */
@@ -181,7 +189,7 @@ async function check(base: string, spec: AssertionSpec, input: ScoreInput): Prom
       return o.items ? o.items.every((s) => output.includes(s)) : output.includes(o.str);
     case 'regex':
       if (typeof value !== 'string') throw new Error('first argument must be string or compiled pattern');
-      return compilePyRegex(value).test(output);
+      return pyRegex(value).test(output);
     case 'starts-with':
       if (typeof value !== 'string') throw new Error('startswith first arg must be str');
       return output.startsWith(value);
@@ -322,7 +330,7 @@ function validate(spec: AssertionSpec): string | undefined {
   const base = o.written.replace(/^not-/, '');
   if (base === 'regex' && typeof spec.value === 'string') {
     try {
-      compilePyRegex(spec.value);
+      pyRegex(spec.value);
     } catch (err) {
       if (err instanceof PyRegexUnsupported) return `regex ${JSON.stringify(spec.value)}: ${err.message}`;
     }
@@ -336,7 +344,7 @@ function lint(spec: AssertionSpec): string | undefined {
   const base = o.written.replace(/^not-/, '');
   if (base === 'regex' && typeof spec.value === 'string') {
     try {
-      compilePyRegex(spec.value);
+      pyRegex(spec.value);
     } catch (err) {
       if (err instanceof PyRegexError)
         return `regex ${JSON.stringify(spec.value)} is not a valid Python pattern (${err.message}): apastra counts it as not passed`;
