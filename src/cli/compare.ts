@@ -44,8 +44,7 @@ async function policyCompare(
     comparison = await compareDirs(baseline.runDir, candidate.runDir, stats.options, stats.ks);
   const extra = comparison ? { paired_statistics: comparison } : undefined;
   if (values.output) apastra.writeReport(values.output, outcome.report, extra);
-  if (values.json)
-    process.stdout.write(`${JSON.stringify({ ...Object.fromEntries(outcome.report), ...extra }, null, 2)}\n`);
+  if (values.json) process.stdout.write(`${apastra.reportText(outcome.report, extra)}\n`);
   else {
     process.stdout.write(apastra.renderRegression(outcome));
     if (comparison)

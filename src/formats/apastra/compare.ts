@@ -146,12 +146,8 @@ export function policyOutcome(
   }
 }
 
-/** Writes a regression report (with any extra keys) after checking it against apastra's schema. */
-export function writeReport(
-  path: string,
-  report: Map<string, PyValue>,
-  extra?: Record<string, unknown>,
-): void {
+/** A regression report's text (compare.py's keys as it writes them, then any extra keys), checked against apastra's schema. */
+export function reportText(report: Map<string, PyValue>, extra?: Record<string, unknown>): string {
   const problems = schemaProblems('regression-report', JSON.parse(pyJsonDumps(report)));
   if (problems.length > 0)
     throw new Error(`regression report invalid: ${problems.map((p) => p.message).join('; ')}`);
@@ -162,6 +158,16 @@ export function writeReport(
       .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v, null, 2).replace(/\n/g, '\n  ')}`)
       .join(',\n')}\n}`;
   }
+  return text;
+}
+
+/** Writes a regression report (with any extra keys) after checking it against apastra's schema. */
+export function writeReport(
+  path: string,
+  report: Map<string, PyValue>,
+  extra?: Record<string, unknown>,
+): void {
+  const text = reportText(report, extra);
   const abs = resolve(path);
   const tmp = `${abs}.tmp-${process.pid}`;
   writeFileSync(tmp, text);

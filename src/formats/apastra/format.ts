@@ -2,13 +2,12 @@
 // (`promptops/suites/*.yaml`) or quick evals (`promptops/evals/*.yaml`), recognised by the layout
 // and by shape; the loader loads on demand.
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { SuiteFormat } from '../types.js';
-import { findWorkspaceRoot, hasPromptops, inKindFolder } from './workspace.js';
+import { findWorkspaceRoot, hasPromptops, inKindFolder, quietYaml } from './workspace.js';
 
 function shape(text: string): Record<string, unknown> | undefined {
   try {
-    const v = parseYaml(text, { version: '1.1', logLevel: 'silent' }) as unknown;
+    const v = quietYaml(text);
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

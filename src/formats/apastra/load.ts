@@ -26,6 +26,7 @@ import {
   listKind,
   resolveRef,
   topLevelId,
+  unreadableFiles,
   unsafeRef,
 } from './workspace.js';
 
@@ -524,11 +525,19 @@ function loadSuiteFile(
     const unsafe = unsafeRef(r);
     const p = unsafe ? undefined : resolveRef(root, 'evaluators', r);
     if (!p) {
+      const broken = unsafe ? [] : unreadableFiles(root, 'evaluators');
       bag.error(
         w.file,
-        `evaluator "${r}" ${unsafe ? `: the reference ${unsafe}` : 'not found in promptops/evaluators/ (by file name or id)'}`,
+        `evaluator "${r}" ${unsafe ? `: the reference ${unsafe}` : 'not found in promptops/evaluators/ (by file name or id)'}${broken.length ? `; these files do not parse, so their ids are unknown: ${broken.map(displayPath).join(', ')}` : ''}`,
         w,
       );
+      for (const b of broken.slice(0, 3)) {
+        try {
+          readDoc(b);
+        } catch (err) {
+          if (err instanceof InputError) for (const d of err.diagnostics) bag.error(d.file, d.message, d);
+        }
+      }
       return;
     }
     files.push(p);

@@ -259,6 +259,26 @@ export function writeModelFolder(
   return scorecard;
 }
 
+/** Whether `dir` holds the apastra run folder of another assay run (so it must not be replaced). */
+function heldByAnotherRun(dir: string, runId: string): boolean {
+  const path = join(dir, 'run_manifest.json');
+  if (!existsSync(dir)) return false;
+  if (!existsSync(path)) return true;
+  try {
+    const m = JSON.parse(readFileSync(path, 'utf8')) as { environment?: { assay_run_id?: unknown } };
+    return m.environment?.assay_run_id !== runId;
+  } catch {
+    return true;
+  }
+}
+
+/** `dir`, or `dir-2`, `dir-3`…: two runs started in the same second get folders of their own. */
+function folderFor(dir: string, runId: string): string {
+  let target = dir;
+  for (let i = 2; heldByAnotherRun(target, runId); i++) target = `${dir}-${i}`;
+  return target;
+}
+
 /** Writes the run folder(s) of a finished run into `dir` and judges the run as apastra would. */
 export async function writeApastraRun(runDir: string, dir: string): Promise<OutputJudgement> {
   const manifest = readManifest(runDir);
@@ -268,7 +288,10 @@ export async function writeApastraRun(runDir: string, dir: string): Promise<Outp
   let failed = false;
   for (const run of runs) {
     // Several models: one folder each, as apastra runs a suite once per model.
-    const target = runs.length > 1 ? `${dir}-${run.model.replace(/[^\p{L}\p{N}._-]+/gu, '_')}` : dir;
+    const target = folderFor(
+      runs.length > 1 ? `${dir}-${run.model.replace(/[^\p{L}\p{N}._-]+/gu, '_')}` : dir,
+      manifest.runId,
+    );
     const failures: Map<string, PyValue>[] = [];
     if (native.costBudget !== undefined && run.cost > native.costBudget)
       failures.push(new Map<string, PyValue>([['reason', 'Cost budget exceeded']]));

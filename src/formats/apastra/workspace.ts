@@ -3,7 +3,7 @@
 // apastra's resolver tries paths in, then a scan of the kind's folder for a file whose `id` matches.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument } from 'yaml';
 
 export type Kind = 'prompts' | 'datasets' | 'evaluators' | 'suites' | 'evals';
 
@@ -56,7 +56,7 @@ export function unsafeRef(ref: string): string | undefined {
 /** The `id` at the top of a YAML/JSON file, read cheaply; undefined when it has none or does not parse. */
 export function topLevelId(path: string): string | undefined {
   try {
-    const value = parseYaml(readFileSync(path, 'utf8'), { version: '1.1', logLevel: 'silent' }) as unknown;
+    const value = quietYaml(readFileSync(path, 'utf8'));
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const id = (value as Record<string, unknown>).id;
       return typeof id === 'string' ? id : undefined;
@@ -133,4 +133,23 @@ export function inKindFolder(path: string, kind: Kind): boolean {
 /** The sibling folder check for a workspace: does `root/promptops` exist. */
 export function hasPromptops(root: string): boolean {
   return existsSync(join(root, 'promptops')) && isDir(join(root, 'promptops'));
+}
+
+/** Files of a kind that do not parse: one of them may be the file a reference meant. */
+export function unreadableFiles(root: string, kind: Kind): string[] {
+  return kindFiles(root, kind).filter((p) => {
+    try {
+      quietYaml(readFileSync(p, 'utf8'));
+      return false;
+    } catch {
+      return true;
+    }
+  });
+}
+
+/** A YAML text's value (YAML 1.1, as PyYAML reads it); throws when it has errors, printing nothing. */
+export function quietYaml(text: string): unknown {
+  const doc = parseDocument(text, { version: '1.1' });
+  if (doc.errors.length > 0) throw doc.errors[0];
+  return doc.toJS({ maxAliasCount: 1000 });
 }
