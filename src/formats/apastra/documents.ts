@@ -7,6 +7,7 @@ import { InputError } from '../../core/errors.js';
 import { displayPath, jsonProblem } from '../../core/positions.js';
 import { PyJsonAbort, PyJsonError, type PyValue, pyJsonLoads, pyToJs } from '../../core/python/json-loads.js';
 import { toPyValue } from '../../core/python/str.js';
+import { PYYAML_OPTIONS } from './workspace.js';
 
 /** A path into a document: object keys and array indexes. */
 export type DocPath = (string | number)[];
@@ -84,7 +85,7 @@ export function readDoc(path: string): Doc {
   }
   const counter = new LineCounter();
   const options = {
-    version: isJson ? ('1.2' as const) : ('1.1' as const),
+    ...(isJson ? { version: '1.2' as const } : PYYAML_OPTIONS),
     lineCounter: counter,
     uniqueKeys: true,
     prettyErrors: false,
@@ -111,7 +112,7 @@ export function readDoc(path: string): Doc {
     if (isJson) py = pyJsonLoads(text.replace(/^\ufeff/, ''));
     else
       py = toPyValue(
-        parseDocument(text, { version: '1.1', uniqueKeys: true, intAsBigInt: true }).toJS({
+        parseDocument(text, { ...PYYAML_OPTIONS, uniqueKeys: true, intAsBigInt: true }).toJS({
           maxAliasCount: 1000,
         }),
         true,

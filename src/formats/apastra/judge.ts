@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { displayPath } from '../../core/positions.js';
+import { printable } from '../../core/printable.js';
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import { toPyValue } from '../../core/python/str.js';
@@ -131,7 +132,8 @@ export function judgeRun(
       }
     }
   }
-  return { text: `${lines.join('\n')}\n`, failed };
+  // Ids and metric names come from the user's files: shown, never interpreted by the terminal.
+  return { text: `${printable(lines.join('\n'), true)}\n`, failed };
 }
 
 /** A quick eval's pass rate (§A4): the share of case trials whose every assertion passed; errors count against. */

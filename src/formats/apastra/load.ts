@@ -429,6 +429,7 @@ function loadDataset(
       );
     }
   }
+  if (data.rows.length === 0) bag.warn(data.file, 'the dataset has no cases', { line: 1 });
   const cases: ApastraCase[] = [];
   for (const row of data.rows) {
     const c = checkCase(row.value, row.py, () => ({ file: data.file, line: row.line }), mode, bag);

@@ -3,6 +3,8 @@
 // missing metric failing at the rule's severity, a flaky candidate metric downgrading a failure to
 // a warning, `cost_delta`, and info entries for ungated metrics. Numbers keep Python's int/float
 // distinction, so messages and the report read exactly as compare.py writes them.
+
+import { printable } from '../../core/printable.js';
 import { PyFloat, PyInt, type PyValue } from '../../core/python/json-loads.js';
 import { pyStr } from '../../core/python/str.js';
 
@@ -223,5 +225,5 @@ export function renderRegression(outcome: RegressionOutcome): string {
   }
   const info = evidence.filter((e) => e.get('status') === 'info').length;
   if (info > 0) lines.push(`  (${info} ungated metric${info === 1 ? '' : 's'} listed in the report)`);
-  return `${lines.join('\n')}\n`;
+  return `${printable(lines.join('\n'), true)}\n`;
 }

@@ -284,6 +284,12 @@ export async function writeApastraRun(runDir: string, dir: string): Promise<Outp
   const manifest = readManifest(runDir);
   const native = nativeOf(manifest);
   const runs = await gatherRun(runDir, manifest);
+  // A run with no results still gets its folder (an empty scorecard) and its judgement.
+  if (runs.length === 0) {
+    const p = manifest.providers[0] ?? {};
+    const model = typeof p.model === 'string' ? p.model : String(p.label ?? p.id ?? 'default');
+    runs.push({ model, cases: [], jobs: { total: 0, pass: 0, error: 0 }, cost: 0, hasCost: false });
+  }
   const texts: string[] = [];
   let failed = false;
   for (const run of runs) {

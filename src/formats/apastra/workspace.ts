@@ -3,7 +3,7 @@
 // apastra's resolver tries paths in, then a scan of the kind's folder for a file whose `id` matches.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
+import { parseDocument, type Tags as YamlTags } from 'yaml';
 
 export type Kind = 'prompts' | 'datasets' | 'evaluators' | 'suites' | 'evals';
 
@@ -147,9 +147,30 @@ export function unreadableFiles(root: string, kind: Kind): string[] {
   });
 }
 
+type Tags = YamlTags;
+
+/**
+ * YAML 1.1 as PyYAML's `safe_load` reads it: its booleans are yes/no, true/false and on/off in
+ * three casings — not `y`/`n`, which the YAML 1.1 spec (and the yaml package) also take.
+ */
+export const PYYAML_OPTIONS = {
+  version: '1.1' as const,
+  customTags: (tags: Tags): Tags =>
+    tags.map((t) => {
+      if (typeof t !== 'object' || t.tag !== 'tag:yaml.org,2002:bool' || !('test' in t) || !t.test) return t;
+      const truthy = t.test.test('true');
+      return {
+        ...t,
+        test: truthy
+          ? /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/
+          : /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/,
+      };
+    }),
+};
+
 /** A YAML text's value (YAML 1.1, as PyYAML reads it); throws when it has errors, printing nothing. */
 export function quietYaml(text: string): unknown {
-  const doc = parseDocument(text, { version: '1.1' });
+  const doc = parseDocument(text, PYYAML_OPTIONS);
   if (doc.errors.length > 0) throw doc.errors[0];
   return doc.toJS({ maxAliasCount: 1000 });
 }
