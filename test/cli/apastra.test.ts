@@ -315,6 +315,47 @@ describe('assay eval on an apastra workspace', () => {
     assert.equal(json.evidence[0].message, 'Value 0.6666666666666666 below floor 0.8.');
   });
 
+  it('runs a chat template, a schema evaluator, trials and a two-model matrix: one run folder per model', async () => {
+    const ws = workspace();
+    writeFileSync(
+      join(ws, 'promptops/prompts/chat.yaml'),
+      'id: chat-v1\nvariables: {country: {type: string}}\ntemplate:\n  - {role: system, content: "Answer briefly."}\n  - {role: user, content: "What is the capital of {{country}}? Answer in one sentence."}\n',
+    );
+    writeFileSync(
+      join(ws, 'promptops/evaluators/json.yaml'),
+      'id: json-shape\ntype: schema\nmetrics: [schema_valid]\nconfig:\n  schema: {type: object}\n',
+    );
+    writeFileSync(
+      join(ws, 'promptops/suites/multi.yaml'),
+      'id: multi\nname: Multi\nprompt: chat-v1\ndatasets: [capitals]\nevaluators: [json-shape, keywords-v1]\nmodel_matrix: [model-a, model-b]\ntrials: 2\n',
+    );
+    const r = await eval_(ws, ['--suite', 'multi']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const folders = runFolders(ws).sort();
+    assert.deepEqual(
+      folders.map((f) => f.replace(/.*-/, '')),
+      ['a', 'b'],
+    );
+    for (const folder of folders) {
+      const cases = readFileSync(join(folder, 'cases.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.equal(cases[0].per_trial_outputs.length, 2);
+      assert.deepEqual(
+        cases[0].per_trial_outputs.map((t: { trial_id: string }) => t.trial_id),
+        ['t1', 't2'],
+      );
+      const card = JSON.parse(readFileSync(join(folder, 'scorecard.json'), 'utf8'));
+      assert.equal(card.normalized_metrics.schema_valid, 0);
+      assert.equal(card.flake_rates.keyword_recall, 0);
+      assert.ok(Math.abs(card.normalized_metrics.keyword_recall - 2 / 3) < 1e-12);
+    }
+    // The system message went first, as the template says.
+    const sent = mock.requests.find((q) => JSON.stringify(q.body).includes('Answer briefly.'));
+    assert.ok(sent, 'the chat template was sent');
+  });
+
   it('loads the shipped apastra workspace and refuses what is invalid in it', async () => {
     const shipped = join(tmp.dir, 'shipped');
     cpSync(join(sharedDir, 'fixtures', 'apastra'), shipped, { recursive: true });

@@ -3,7 +3,7 @@
 // and by shape; the loader loads on demand.
 import { extname } from 'node:path';
 import type { SuiteFormat } from '../types.js';
-import { findWorkspaceRoot, hasPromptops, inKindFolder, quietYaml } from './workspace.js';
+import { findWorkspaceRoot, inKindFolder, quietYaml } from './workspace.js';
 
 function shape(text: string): Record<string, unknown> | undefined {
   try {
@@ -31,12 +31,8 @@ export const format: SuiteFormat = {
   expects:
     'an apastra workspace (a folder with promptops/; pick with --suite ID or --eval ID), promptops/suites/<id>.yaml, or promptops/evals/<id>.yaml',
   options: ['mode', 'suiteId', 'evalId'],
-  detectDir: (dir) =>
-    hasPromptops(dir) || inKindFolder(`${dir}/x`, 'suites')
-      ? findWorkspaceRoot(dir)
-        ? dir
-        : undefined
-      : undefined,
+  // Any folder in a workspace (its root, promptops/ or below): formats tried before claim theirs first.
+  detectDir: (dir) => (findWorkspaceRoot(dir) ? dir : undefined),
   detectFile: looksLikeApastra,
   async load(path, options) {
     return (await import('./load.js')).loadApastraSuite(path, options);

@@ -311,7 +311,7 @@ export async function writeApastraRun(runDir: string, dir: string): Promise<Outp
         );
     const scorecard = writeModelFolder(target, runDir, manifest, run, failures);
     const judged = judgeRun(native, run, scorecard, target, gatePaths(native));
-    texts.push(judged.text);
+    texts.push(runs.length > 1 ? `Wrote ${target}\n${judged.text}` : judged.text);
     if (judged.failed) failed = true;
     if (native.costBudget !== undefined && run.cost > native.costBudget) {
       texts.push(`Budget: total cost ${run.cost} exceeds cost_budget ${native.costBudget} ❌\n`);

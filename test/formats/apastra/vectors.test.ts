@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { pyJsonDumps } from '../../../src/core/python/json-dumps.js';
 import { type PyValue, pyJsonLoads, pyToJs } from '../../../src/core/python/json-loads.js';
-import { inlineSpec } from '../../../src/formats/apastra/cases.js';
+import { inlineSpec, renderTemplate } from '../../../src/formats/apastra/cases.js';
 import { documentDigest, jsonlDigest } from '../../../src/formats/apastra/digest.js';
 import { normalizeScorecard } from '../../../src/formats/apastra/normalize.js';
 import { comparePolicy } from '../../../src/formats/apastra/policy.js';
@@ -162,6 +162,16 @@ describe('apastra digests match digest.py (ensure_ascii) and the raw UTF-8 varia
           : documentDigest(readDoc(join(dir, name)).py, variant);
         assert.equal(got, get(v, variant), variant);
       }
+    });
+  }
+});
+
+describe('apastra rendering matches render.py (Python str() of every value)', () => {
+  const vectors = load('render.json') as PyValue[];
+  for (const [i, v] of vectors.entries()) {
+    it(`template ${i + 1}`, () => {
+      const inputs = get(v, 'inputs') as Map<string, PyValue>;
+      assert.deepEqual(renderTemplate(pyToJs(get(v, 'template')), [...inputs]), pyToJs(get(v, 'expected')));
     });
   }
 });
