@@ -50,8 +50,15 @@ describe('assay eval on an apastra workspace', () => {
 
   it('runs a suite, writes a run folder valid against apastra’s schemas, fails its threshold and its regression gate', async () => {
     const ws = workspace();
-    const r = await eval_(ws, ['--suite', 'capitals-smoke', '-p', 'openai:chat:mock-model']);
+    mock.resetStats();
+    const flaky = `${mock.url}/_/fail_500=0.4&fail_429=0.2&retry_after=0/v1`;
+    const r = await eval_(
+      ws,
+      ['--suite', 'capitals-smoke', '-p', 'openai:chat:mock-model', '-j', '3'],
+      flaky,
+    );
     assert.equal(r.code, 1, r.stderr + r.stdout);
+    assert.ok(mock.stats().requests > 3, 'faults made assay retry');
     assert.match(r.stdout, /Suite: capitals-smoke/);
     assert.match(r.stdout, /Status: FAIL ❌/);
     assert.match(r.stdout, /keyword_recall: 0\.67 \(threshold: 0\.80\) ❌/);
@@ -205,6 +212,15 @@ describe('assay eval on an apastra workspace', () => {
         'bad YAML',
         (ws) => writeFileSync(join(ws, 'promptops/evaluators/keywords.yaml'), 'id: [unclosed\n'),
         /keywords\.yaml:\d+:\d+: /,
+      ],
+      [
+        'a policy rule without a severity',
+        (ws) =>
+          writeFileSync(
+            join(ws, 'promptops/policies/regression.yaml'),
+            'baseline: x\nrules:\n  - metric: keyword_recall\n    floor: 0.8\n',
+          ),
+        /regression\.yaml:3:\d+: not a valid apastra regression policy: missing required key "severity"/,
       ],
       [
         'a human evaluator',

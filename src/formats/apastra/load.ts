@@ -17,6 +17,7 @@ import { type ApastraCase, checkCase, placeholders, renderTemplate, templateMess
 import { bothDigests, documentDigest, jsonlDigest, withoutDigestKey } from './digest.js';
 import { type Doc, type DocPath, readDoc, readJsonl, type Where } from './documents.js';
 import { checkEvaluator, type Evaluator, evaluatorSpecs } from './evaluators.js';
+import { baselineHasMetrics, gatePaths } from './judge.js';
 import type { ApastraNative } from './native.js';
 import { type SchemaName, schemaProblems } from './schemas.js';
 import {
@@ -152,6 +153,7 @@ export async function loadApastraSuite(path: string, options: LoadOptions): Prom
     t.kind === 'eval'
       ? loadQuickEval(t.file, t.root, mode, config.value, bag)
       : loadSuiteFile(t.file, t.root, mode, config.value, bag, files);
+  checkGateFiles(suite.native as unknown as ApastraNative, bag, files);
   bag.throwIfErrors();
   for (const c of suite.cases)
     for (const spec of c.asserts) {
@@ -366,6 +368,35 @@ function baseSuite(
   };
 }
 
+/**
+ * The regression gate's files, checked before the run: the policy against its schema, the
+ * baseline as JSON (a baseline without metrics is said now, not after the run).
+ */
+function checkGateFiles(native: ApastraNative, bag: DiagnosticBag, files: string[]): void {
+  const paths = gatePaths(native);
+  if (!existsSync(paths.baseline)) return;
+  try {
+    const baseline = readDoc(paths.baseline);
+    if (!baselineHasMetrics(baseline.py))
+      bag.warn(
+        baseline.file,
+        'this baseline holds no scorecard (apastra baseline-schema shape: ids and a digest); the run will not be compared with it (save one with assay baseline save)',
+        { line: 1 },
+      );
+  } catch (err) {
+    if (err instanceof InputError) for (const d of err.diagnostics) bag.error(d.file, d.message, d);
+    else throw err;
+  }
+  if (!existsSync(paths.policy)) return;
+  files.push(paths.policy);
+  try {
+    checkSchema('regression-policy', readDoc(paths.policy), bag);
+  } catch (err) {
+    if (err instanceof InputError) for (const d of err.diagnostics) bag.error(d.file, d.message, d);
+    else throw err;
+  }
+}
+
 /** Reads a dataset reference: `<id>.jsonl`, or `<id>/dataset.jsonl` with its manifest (whose digest is the dataset's). */
 function loadDataset(
   root: string,
@@ -511,6 +542,7 @@ function loadSuiteFile(
   if (prompt) {
     files.push(prompt.path);
     checkSchema('prompt-spec', prompt, bag);
+    checkStoredDigest(prompt, bag);
   }
   const template = obj(prompt?.value).template;
   // Thresholds: the suite's, then the project config's for metrics the suite does not set.
