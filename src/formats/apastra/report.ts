@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, type PyValue } from '../../core/python/json-loads.js';
 import { toPyValue } from '../../core/python/str.js';
@@ -233,7 +234,7 @@ export function writeModelFolder(
               [
                 'assay_results',
                 new Map<string, PyValue>([
-                  ['uri', `file://${resultsPath}`],
+                  ['uri', pathToFileURL(resultsPath).href],
                   ['digest', sha256Text(readFileSync(resultsPath, 'utf8'))],
                   ['mime_type', 'application/jsonl'],
                 ]),

@@ -3,15 +3,17 @@
 // crafted: see test/fixtures/apastra/generate-vectors.py.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pyJsonDumps } from '../../../src/core/python/json-dumps.js';
 import { type PyValue, pyJsonLoads, pyToJs } from '../../../src/core/python/json-loads.js';
 import { inlineSpec, renderTemplate } from '../../../src/formats/apastra/cases.js';
-import { documentDigest, jsonlDigest } from '../../../src/formats/apastra/digest.js';
+import { documentDigest, jsonlDigest, withoutDigestKey } from '../../../src/formats/apastra/digest.js';
+import { readDoc, readJsonl } from '../../../src/formats/apastra/documents.js';
 import { normalizeScorecard } from '../../../src/formats/apastra/normalize.js';
 import { comparePolicy } from '../../../src/formats/apastra/policy.js';
 import { getScorer } from '../../../src/scorers/registry.js';
-import { fixture } from '../../support/paths.js';
+import { fixture, sharedDir } from '../../support/paths.js';
 
 function load(name: string): PyValue {
   return pyJsonLoads(readFileSync(fixture('apastra', name), 'utf8'));
@@ -174,4 +176,66 @@ describe('apastra rendering matches render.py (Python str() of every value)', ()
       assert.deepEqual(renderTemplate(pyToJs(get(v, 'template')), [...inputs]), pyToJs(get(v, 'expected')));
     });
   }
+});
+
+describe('apastra digests of the shipped workspace (the specification’s verified vectors)', () => {
+  const root = join(sharedDir, 'fixtures', 'apastra');
+  const doc = (p: string) => readDoc(join(root, p)).py;
+  it('stored digests are computed without their own key', () => {
+    for (const [file, stored] of [
+      [
+        'promptops/suites/test-suite.yaml',
+        'sha256:90594be784fb9f01256f7c38240731474fb4482f0640c15357918f57073a6926',
+      ],
+      [
+        'promptops/evaluators/exact-match.yaml',
+        'sha256:3ca874b25ac298b51ebc377988bf4e7ec09b61b1534fe202f12796701e32fdb7',
+      ],
+    ])
+      assert.equal(documentDigest(withoutDigestKey(doc(file))), stored, file);
+    assert.equal(
+      jsonlDigest(
+        readJsonl(join(root, 'promptops/datasets/test-dataset/dataset.jsonl')).rows.map((r) => r.py),
+      ),
+      'sha256:933f58da406808ff8680692bfc05fb3b11a01817d80226d6a2daf870703b7907',
+    );
+  });
+  it('full-file digests as digest.py computes them; YAML and JSON alike', () => {
+    for (const [file, digest] of [
+      [
+        'promptops/suites/test-suite.yaml',
+        'sha256:15df1f911fef98c0a4b6f1ff82044f8e41603778ce78518b07dafa88777eb58c',
+      ],
+      [
+        'promptops/prompts/summarize-v1.yaml',
+        'sha256:df21fe63f58eb3ce8a690a13389888ab9ad88c2d574dd8ff8c5f2d50b83bb64b',
+      ],
+      [
+        'promptops/valid-workspace-prompt.yaml',
+        'sha256:583d51cf291255bbd7da271fd5e472bce54aa6d06a4fe0b6a920e025f66943ec',
+      ],
+      [
+        'promptops/valid-workspace-prompt.json',
+        'sha256:583d51cf291255bbd7da271fd5e472bce54aa6d06a4fe0b6a920e025f66943ec',
+      ],
+      [
+        'promptops/policies/regression.yaml',
+        'sha256:9b10c7a7a8499b0a57ff98752b5c13dc9680b2471141596b6b02002537204307',
+      ],
+      [
+        'promptops/evals/my-eval.yaml',
+        'sha256:c3dea26001468e83719b95bccdecf9f1e741421d830c9b8cbfb67e6e880e5e01',
+      ],
+    ])
+      assert.equal(documentDigest(doc(file)), digest, file);
+    const run = 'promptops/runs/8dd64b79-a419-47e0-ba5f-219643c93cc7';
+    assert.equal(
+      jsonlDigest(readJsonl(join(root, run, 'cases.jsonl')).rows.map((r) => r.py)),
+      'sha256:709b8797b59eb92a7177a34f1def718c1ec9ea0ad0d231a260b0fddc7aac9e3b',
+    );
+    assert.equal(
+      documentDigest(doc(`${run}/run_manifest.json`)),
+      'sha256:47515a7424263b3c04336a1e8f8324738f4c74fc543297685b12b9a30ce23780',
+    );
+  });
 });
