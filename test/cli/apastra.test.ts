@@ -298,6 +298,14 @@ describe('assay eval on an apastra workspace', () => {
     // Against its own baseline the suite now regresses on nothing but still fails its thresholds.
     const second = await eval_(ws, ['--suite', 'capitals-smoke', '-p', 'openai:chat:mock-model']);
     assert.match(second.stdout, /Regression: FAIL ❌/, 'keyword_recall is still below its floor');
+    // The baseline names its assay run: the gate pairs the two runs too.
+    assert.match(second.stdout, /assay compare · baseline baseline → candidate this run/);
+    const regressions = readdirSync(join(ws, 'derived-index/regressions')).sort();
+    const gateReport = JSON.parse(
+      readFileSync(join(ws, 'derived-index/regressions', regressions[regressions.length - 1]), 'utf8'),
+    );
+    assert.equal(gateReport.paired_statistics.pairs, 3);
+    assert.deepEqual(schemaProblems('regression-report', gateReport), []);
     const runs2 = readdirSync(join(ws, '.runs'))
       .sort()
       .map((d) => join(ws, '.runs', d));

@@ -6,11 +6,14 @@
 // (apastra's CI gate fails on `warning` too), fails the run.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { readCaseRecords } from '../../analysis/cases.js';
+import { type Comparison, compareRuns } from '../../analysis/compare.js';
 import { displayPath } from '../../core/positions.js';
 import { printable } from '../../core/printable.js';
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import { toPyValue } from '../../core/python/str.js';
+import { renderComparison } from '../../report/compare.js';
 import { readDoc } from './documents.js';
 import type { ApastraNative, ModelRun } from './native.js';
 import { comparePolicy, renderRegression } from './policy.js';
@@ -36,13 +39,14 @@ export function baselineHasMetrics(doc: PyValue): boolean {
 }
 
 /** Thresholds and regression for one model's run; `text` in apastra's report shape. */
-export function judgeRun(
+export async function judgeRun(
   native: ApastraNative,
   run: ModelRun,
   scorecard: Map<string, PyValue>,
   folder: string,
   paths: ReturnType<typeof gatePaths>,
-): { text: string; failed: boolean } {
+  runDir: string,
+): Promise<{ text: string; failed: boolean }> {
   const metrics = scorecard.get('normalized_metrics') as Map<string, PyValue>;
   const value = (m: string): number | undefined => {
     const v = metrics.get(m);
@@ -122,18 +126,35 @@ export function judgeRun(
         const problems = schemaProblems('regression-report', JSON.parse(pyJsonDumps(outcome.report)));
         if (problems.length > 0)
           throw new Error(`regression report invalid: ${problems.map((p) => p.message).join('; ')}`);
+        // Beyond apastra: a baseline saved by assay points at its run, so the two runs are also
+        // paired case by case and a delta inside the noise is said to be noise.
+        const comparison = await pairedStatistics(baseline, runDir);
         mkdirSync(paths.regressions, { recursive: true });
         const out = join(paths.regressions, `${basename(folder)}.json`);
         const tmp = `${out}.tmp-${process.pid}`;
-        writeFileSync(tmp, pyJsonDumps(outcome.report, { indent: 2, ensureAscii: false }));
+        let text = pyJsonDumps(outcome.report, { indent: 2, ensureAscii: false });
+        if (comparison)
+          text = `${text.slice(0, text.lastIndexOf('}')).trimEnd()},\n  "paired_statistics": ${JSON.stringify(comparison, null, 2).replace(/\n/g, '\n  ')}\n}`;
+        writeFileSync(tmp, text);
         renameSync(tmp, out);
-        lines.push(renderRegression(outcome).trimEnd(), `Regression report: ${displayPath(out)}`);
+        lines.push(renderRegression(outcome).trimEnd());
+        if (comparison)
+          lines.push(renderComparison(comparison, { baseline: 'baseline', candidate: 'this run' }).trimEnd());
+        lines.push(`Regression report: ${displayPath(out)}`);
         if (outcome.status !== 'pass') failed = true;
       }
     }
   }
   // Ids and metric names come from the user's files: shown, never interpreted by the terminal.
   return { text: `${printable(lines.join('\n'), true)}\n`, failed };
+}
+
+/** `assay compare`'s statistics between the baseline's assay run (when it names one that exists) and this run. */
+async function pairedStatistics(baseline: PyValue, runDir: string): Promise<Comparison | undefined> {
+  const saved = baseline instanceof Map ? baseline.get('assay_baseline') : undefined;
+  if (typeof saved !== 'string' || !existsSync(join(saved, 'results.jsonl'))) return undefined;
+  const comparison = compareRuns(await readCaseRecords(saved), await readCaseRecords(runDir));
+  return comparison.pairs > 0 ? comparison : undefined;
 }
 
 /** A quick eval's pass rate (§A4): the share of case trials whose every assertion passed; errors count against. */
