@@ -142,6 +142,17 @@ describe('assay eval on an apastra workspace', () => {
     assert.match(r.stderr, /--suite ID or --eval ID/);
     assert.match(r.stderr, /suites: capitals-smoke/);
     assert.match(r.stderr, /quick evals: capitals-quick, doc-style/);
+    // A suite or quick-eval file, or the promptops/ folder, is taken as it is.
+    const ws = workspace();
+    for (const [args, expected] of [
+      [[join(ws, 'promptops/suites/capitals-smoke.yaml')], /capitals-smoke\.yaml \(apastra\): 3 cases/],
+      [[join(ws, 'promptops/evals/capitals-quick.yaml')], /capitals-quick\.yaml \(apastra\): 2 cases/],
+      [[join(ws, 'promptops'), '--eval', 'capitals-quick'], /capitals-quick\.yaml \(apastra\): 2 cases/],
+    ] as const) {
+      const v = await runCli(['validate', ...args], { env: cleanEnv });
+      assert.equal(v.code, 0, v.stderr);
+      assert.match(v.stdout, expected);
+    }
   });
 
   it('refuses broken references and files with file:line, before any model is called', async () => {

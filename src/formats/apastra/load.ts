@@ -102,7 +102,9 @@ function target(path: string, options: LoadOptions): { kind: 'suite' | 'eval'; f
         severity: 'error',
       });
     const doc = readDoc(abs);
-    const kind = inKindFolder(abs, 'evals') || 'prompt' in obj(doc.value) ? 'eval' : 'suite';
+    const v = obj(doc.value);
+    const quick = typeof v.prompt === 'string' && Array.isArray(v.cases);
+    const kind = inKindFolder(abs, 'evals') || (!inKindFolder(abs, 'suites') && quick) ? 'eval' : 'suite';
     return { kind, file: abs, root: root ?? dirname(abs) };
   }
   if (!root)
