@@ -10,6 +10,7 @@ import { evaluate } from '../evaluate.js';
 import { loadSuite } from '../formats/detect.js';
 import { renderComparison } from '../report/compare.js';
 import { renderResultLine, renderSummary } from '../report/console.js';
+import type { OutputJudgement } from '../report/formats.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { guard, intFlag, parseFlags, useColor } from './common.js';
@@ -242,8 +243,15 @@ export async function evalCommand(args: string[]): Promise<number> {
           `To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}${retry}\n`,
         );
       }
-      const written = await writeOutputs(runDir, scorecard, outputs);
+      const judgements: OutputJudgement[] = [];
+      const written = await writeOutputs(runDir, scorecard, outputs, judgements);
       let code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
+      // A native output whose tool judges its own runs (apastra's thresholds and regression
+      // policy) decides a run that completed: its gate, not the count of failing cases.
+      if (judgements.length > 0) {
+        for (const j of judgements) process.stdout.write(`\n${j.text}`);
+        if (code !== 3) code = judgements.some((j) => j.failed) ? 1 : 0;
+      }
       if (baselineDir && gate && manifest.status === 'complete' && code !== 3) {
         // The regression gate: the run is judged against the baseline, not by its own failures.
         const comparison = await compareDirs(baselineDir, runDir, gate.options, gate.ks);

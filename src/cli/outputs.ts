@@ -2,7 +2,12 @@
 import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
-import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/formats.js';
+import {
+  type OutputFormat,
+  type OutputJudgement,
+  resolveOutputFormat,
+  writeOutput,
+} from '../report/formats.js';
 import { ensureDir } from '../runlog/dirs.js';
 import { clearOutputsPending } from '../runlog/writer.js';
 
@@ -44,13 +49,15 @@ export async function writeOutputs(
   runDir: string,
   scorecard: Parameters<typeof writeOutput>[1],
   outputs: OutputTarget[],
+  judgements: OutputJudgement[] = [],
 ): Promise<boolean> {
   let ok = true;
   for (const o of outputs) {
     let path = o.path;
     try {
       if (o.folder && o.format.fileName) path = join(o.path, o.format.fileName(runDir));
-      await writeOutput(runDir, scorecard, path, o.format);
+      const judgement = await writeOutput(runDir, scorecard, path, o.format);
+      if (judgement) judgements.push(judgement);
       process.stdout.write(`Wrote ${path}\n`);
     } catch (err) {
       ok = false;

@@ -8,6 +8,8 @@ export const SUITE_FLAGS = {
   tier: { type: 'string', multiple: true },
   category: { type: 'string', multiple: true },
   mode: { type: 'string' },
+  suite: { type: 'string' },
+  eval: { type: 'string' },
 } as const;
 
 /** Help text for SUITE_FLAGS. */
@@ -15,7 +17,11 @@ export const SUITE_FLAGS_USAGE = `      --tier NAME            a tiered suite's 
                              or all; repeatable; default: the cheapest)
       --category NAME        run only this category (ÈwéBench; repeatable)
       --mode compat|fixed    scoring mode of formats whose tool has known defects (ÈwéBench):
-                             compat reproduces the tool's numbers, fixed corrects them
+                             compat reproduces the tool's numbers, fixed corrects them; apastra:
+                             compat scores judged assertions with apastra's offline fallbacks
+                             when no --grader is given
+      --suite ID             the suite of an apastra workspace to run (by file name or id)
+      --eval ID              the quick eval of an apastra workspace to run (by file name or id)
 `;
 
 /** LoadOptions from parsed SUITE_FLAGS values. */
@@ -23,6 +29,8 @@ export function loadOptionsFrom(values: {
   tier?: string[];
   category?: string[];
   mode?: string;
+  suite?: string;
+  eval?: string;
 }): LoadOptions {
   const options: LoadOptions = {};
   if (values.tier?.length) options.tiers = values.tier;
@@ -32,6 +40,8 @@ export function loadOptionsFrom(values: {
       throw new InputError(`--mode ${values.mode}: expected compat or fixed`);
     options.mode = values.mode;
   }
+  if (values.suite !== undefined) options.suiteId = values.suite;
+  if (values.eval !== undefined) options.evalId = values.eval;
   return options;
 }
 

@@ -13,6 +13,8 @@ const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes'
   categories: '--category',
   mode: '--mode',
   vars: '--var',
+  suiteId: '--suite',
+  evalId: '--eval',
 };
 
 /** Each format module exports `format: SuiteFormat`; modules load on first use. */
@@ -20,6 +22,7 @@ const FORMATS: (() => Promise<SuiteFormat>)[] = [
   async () => (await import('./promptfoo/format.js')).format,
   async () => (await import('./pramana/format.js')).format,
   async () => (await import('./ewebench/format.js')).format,
+  async () => (await import('./apastra/format.js')).format,
 ];
 
 let formats: SuiteFormat[] | undefined;

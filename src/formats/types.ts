@@ -21,6 +21,10 @@ export interface LoadOptions {
   mode?: string;
   /** `--var`: values for every case's vars, merged the way the format merges its own defaults. */
   vars?: Record<string, string>;
+  /** `--suite`: the suite of a workspace to run (apastra). */
+  suiteId?: string;
+  /** `--eval`: the quick eval of a workspace to run (apastra). */
+  evalId?: string;
   /**
    * Test files larger than this many bytes in all are streamed (read again on each pass, never
    * held whole) by formats that can; default 4 MiB. 0 streams every suite that can be.
