@@ -79,7 +79,10 @@ export async function evalCommand(args: string[]): Promise<number> {
       process.stderr.write(
         `assay: environment from ${envLoad.files.join(', ')} (${envLoad.names.join(', ')})\n`,
       );
-    const loadOptions = loadOptionsFrom(values);
+    const loadOptions = {
+      ...loadOptionsFrom(values),
+      ...(values.provider?.length ? { providers: values.provider } : {}),
+    };
     let suite = await loadSuite(suitePath, { ...loadOptions, vars });
     checkExpectedHash(suite, values['expect-hash']);
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
