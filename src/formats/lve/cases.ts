@@ -10,6 +10,9 @@ import type { LveInstance } from './instances.js';
 import type { LveMessage } from './messages.js';
 import type { LveTest } from './test-json.js';
 
+/** The metadata key of the category × severity table. */
+export const CATEGORY_SEVERITY = 'category × severity';
+
 /** What every case of one LVE shares. */
 export interface LveRef {
   test: LveTest;
@@ -158,11 +161,12 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
   const papers = test.tags.filter((t) => t.name === 'paper').map((t) => t.value);
   const metadata: Record<string, unknown> = {
     category: ref.category,
-    lve: ref.rel,
+    lve: ref.rel.replace(/^repository\//, ''),
     name: ref.name,
     model: test.model,
     checker: test.checkerName,
     severity: tags.severity ?? 'unknown',
+    [CATEGORY_SEVERITY]: `${ref.category} · ${tags.severity ?? 'unknown'}`,
     jailbreak: tags.jailbreak ?? 'unknown',
     ...(papers.length ? { paper: papers } : {}),
     instance_file: instance.fileName,
@@ -201,7 +205,11 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
           args: pyJsonDumps(checkerArgs),
           params: pyJsonDumps(params),
           ...(test.customCheckerFiles.length ? { files: test.customCheckerFiles } : {}),
-          ...(ref.replay ? { expect: instance.passed ?? true } : {}),
+          ...(ref.replay
+            ? { expect: instance.passed ?? true }
+            : !fresh && instance.passed !== undefined
+              ? { recorded: instance.passed }
+              : {}),
         },
         source: { file: test.file, ...(test.lineOf('checker_args') ?? {}) },
       },

@@ -10,7 +10,7 @@ import { displayPath } from '../../core/positions.js';
 import type { PyValue } from '../../core/python/json-loads.js';
 import type { Case, ProviderSpec, Suite } from '../../core/types.js';
 import type { LoadOptions } from '../types.js';
-import { buildCase, type LveRef } from './cases.js';
+import { buildCase, CATEGORY_SEVERITY, type LveRef } from './cases.js';
 import { checkerType } from './checkers.js';
 import { SKIPPED_DIRS } from './folders.js';
 import { type LveInstance, readInstanceFile, readInstances } from './instances.js';
@@ -159,7 +159,7 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
     prompts: [{ id: 'lve', label: 'lve', raw: '' }],
     providers: [...providers.values()],
     cases: assignCaseIds(cases),
-    scoring: { breakdowns: ['category', 'severity'] },
+    scoring: { breakdowns: ['lve', CATEGORY_SEVERITY] },
     native: native as unknown as Record<string, unknown>,
     warnings: bag.warnings,
   };
