@@ -8,7 +8,7 @@ import { PyFloat, PyInt, type PyValue } from './json-loads.js';
 /** A Python exception raised while formatting: its type name and message, as Python prints them. */
 export class PyFormatError extends Error {
   constructor(
-    readonly pyType: 'KeyError' | 'ValueError' | 'IndexError' | 'Unsupported',
+    readonly pyType: 'KeyError' | 'ValueError' | 'Unsupported',
     message: string,
   ) {
     super(message);
@@ -164,9 +164,9 @@ function replacement(body: string, field: (name: string, conversion: string | un
     spec = rest.slice(colon + 1);
     rest = rest.slice(0, colon);
   }
-  if (rest === '') throw new PyFormatError('ValueError', 'Format string contains positional fields');
-  if (/^\d+$/.test(rest))
-    throw new PyFormatError('IndexError', `Replacement index ${rest} out of range for positional args tuple`);
+  // format_map has no positional arguments: `{}` and `{0}` are refused alike.
+  if (rest === '' || /^\d+$/.test(rest))
+    throw new PyFormatError('ValueError', 'Format string contains positional fields');
   if (/[.[]/.test(rest))
     throw new PyFormatError(
       'Unsupported',

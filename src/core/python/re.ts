@@ -78,7 +78,7 @@ class Parser {
       while (j < this.chars.length && 'aiLmsux'.includes(this.chars[j])) letters.push(this.chars[j++]);
       if (letters.length === 0 || this.chars[j] !== ')') return;
       for (const l of letters) {
-        if (l === 'L') this.error("bad inline flag: cannot use 'L' flag with a str pattern", this.pos + 2);
+        if (l === 'L') this.error("bad inline flags: cannot use 'L' flag with a str pattern", this.pos + 2);
         if (l === 'x') throw new PyRegexUnsupported('verbose mode (?x)');
         if (l === 'i') this.flags.ignoreCase = true;
         else if (l === 'm') this.flags.multiline = true;
