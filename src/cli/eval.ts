@@ -18,7 +18,7 @@ import { loadEnvFiles } from './env.js';
 import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
-import { outputTargets, writeOutputs } from './outputs.js';
+import { outputTargets, recordTarget, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
 import { checkExpectedHash, graderFrom, loadOptionsFrom } from './suite-flags.js';
@@ -85,6 +85,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     };
     let suite = await loadSuite(suitePath, { ...loadOptions, vars });
     checkExpectedHash(suite, values['expect-hash']);
+    // LVE's own recording: the one output format that appends into the suite's folders.
+    if (values.record !== undefined) outputs.push(recordTarget(values.record, 'lve'));
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     // The suite's own run settings are defaults: each flag given replaces the one it names.
     const defaults = suite.runDefaults ?? {};

@@ -4,3 +4,4 @@
 import './promptfoo/report.js';
 import './ewebench/report.js';
 import './pramana/report.js';
+import './lve/report.js';

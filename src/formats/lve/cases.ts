@@ -92,16 +92,16 @@ function fillPrompt(messages: LveMessage[], params: Map<string, PyValue>, where:
     ];
     return { role: m.role, content: parts };
   });
-  const assistants = out.filter((m) => m.role === 'assistant');
-  if (assistants.length > 1 && assistants.some((m) => m.variable === undefined))
-    throw new CaseProblem(
-      `${where}: with more than one assistant message, every one needs a "variable" (LVE asserts this and stops)`,
-    );
   const last = out[out.length - 1];
   if (last.role !== 'assistant') out.push({ role: 'assistant', content: null, variable: 'response' });
   else if (!out.some((m) => m.role === 'assistant' && m.content === null))
     throw new CaseProblem(
       `${where}: the prompt ends with an assistant message that has content, so LVE asks the model nothing; give it "content": null to have it answered`,
+    );
+  const assistants = out.filter((m) => m.role === 'assistant');
+  if (assistants.length > 1 && assistants.some((m) => m.variable === undefined))
+    throw new CaseProblem(
+      `${where}: with more than one assistant message, every one needs a "variable" (LVE asserts this and stops)`,
     );
   return out;
 }
