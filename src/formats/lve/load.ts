@@ -23,7 +23,7 @@ export interface LveNative {
   replay: boolean;
   /** The repository root the LVE paths are relative to. */
   root: string;
-  lves: { path: string; category: string; name: string; model: string }[];
+  lves: { path: string; dir: string; category: string; name: string; model: string }[];
 }
 
 /** The repository root above a path: the folder with `.lverepo`, else the parent of `repository/`. */
@@ -38,13 +38,26 @@ export function repositoryRoot(path: string): string | undefined {
   }
 }
 
-/** Category and name as LVE derives them from the path below `repository/` (§1). */
+/**
+ * Category and name as LVE derives them (§1) from the path below the nearest `repository/` folder
+ * above the LVE (else below the repository root): the category is the first folder, the name the
+ * second-to-last component when two or more follow it, else the last. `rel` is that path, from
+ * the folder holding `repository/`.
+ */
 export function categoryAndName(
   root: string | undefined,
   lveDir: string,
 ): { category: string; name: string; rel: string } {
-  if (root === undefined) return { category: '', name: basename(lveDir), rel: basename(lveDir) };
-  const rel = relative(root, lveDir).split(sep);
+  let base = root;
+  for (let dir = dirname(lveDir); dir !== dirname(dir); dir = dirname(dir)) {
+    if (basename(dir) === 'repository') {
+      base = dirname(dir);
+      break;
+    }
+    if (root !== undefined && dir === root) break;
+  }
+  if (base === undefined) return { category: '', name: basename(lveDir), rel: basename(lveDir) };
+  const rel = relative(base, lveDir).split(sep);
   const parts = rel[0] === 'repository' ? rel.slice(1) : rel;
   const category = parts[0] ?? '';
   const after = parts.slice(1);
@@ -115,7 +128,7 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
     if (!test) continue;
     files.push(...test.files);
     const { category, name, rel } = categoryAndName(root, dir);
-    native.lves.push({ path: rel, category, name, model: test.model });
+    native.lves.push({ path: rel, dir, category, name, model: test.model });
     const instances = newArgs ?? readInstances(dir, bag);
     for (const i of newArgs ? [] : instances) files.push(join(dir, 'instances', i.fileName));
     // The provider column of this LVE's model (the model id is its label); none with -p.

@@ -117,7 +117,7 @@ registerOutputFormat({
     const manifest = readManifest(runDir);
     const native = manifest.suite.native as LveNative | undefined;
     if (native?.kind !== 'lve') throw new Error('the run is not of an LVE repository');
-    const byShort = new Map(native.lves.map((l) => [l.path.replace(/^repository\//, ''), l.path]));
+    const byShort = new Map(native.lves.map((l) => [l.path.replace(/^repository\//, ''), l]));
     const version = assayVersion();
     const lines = new Map<string, string[]>();
     for await (const text of resultLinesInPlanOrder(runDir)) {
@@ -125,7 +125,11 @@ registerOutputFormat({
       const lve = byShort.get(String(result.metadata?.lve ?? ''));
       const line = lve ? testInstanceLine(result, version) : undefined;
       if (!lve || !line) continue;
-      const file = join(target.dir ?? native.root, lve, 'instances', target.fileName);
+      const file = join(
+        target.dir !== undefined ? join(target.dir, lve.path) : lve.dir,
+        'instances',
+        target.fileName,
+      );
       lines.set(file, [...(lines.get(file) ?? []), line]);
     }
     for (const [file, chunk] of lines) {

@@ -67,6 +67,18 @@ describe('LVE discovery', () => {
     assert.equal(category.cases[0].metadata.category, 'security');
   });
 
+  it('takes category and name below the nearest repository/ folder (a history/ copy too)', async () => {
+    const root = fresh();
+    writeLve(root, 'dummy/x/openai--gpt-4', regexTest(), { instances: instance({ thing: 'a' }, 'r') });
+    writeLve(join(root, 'history'), 'dummy/old_one/openai--gpt-4', regexTest(), {
+      instances: instance({ thing: 'a' }, 'r'),
+    });
+    const history = only(await loadSuite(join(root, 'history')));
+    assert.deepEqual([history.metadata.category, history.metadata.name], ['dummy', 'old_one']);
+    // From the repository root only repository/ is searched.
+    assert.equal((await loadSuite(root)).cases.length, 1);
+  });
+
   it('tags become metadata (for --filter-metadata), the category × severity key included', async () => {
     const root = fresh();
     writeLve(
