@@ -154,7 +154,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       if (inputs.has(o.path))
         throw new InputError(`-o ${o.path}: is one of the suite's own files; write the results elsewhere`);
       const problem = o.format.check?.(shape);
-      if (problem) throw new InputError(`-o ${o.path}: ${problem}`);
+      if (problem) throw new InputError(`${o.inPlace ? '--record' : '-o'} ${o.path}: ${problem}`);
     }
 
     const color = useColor(process.stdout, values['no-color'] === true);

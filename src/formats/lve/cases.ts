@@ -53,12 +53,33 @@ export function requestParams(
     if (v === null) continue;
     // HuggingFace's name for the answer length is the OpenAI-compatible one's max_tokens.
     if (k === 'max_new_tokens') {
-      if (!merged.has('max_tokens') || merged.get('max_tokens') === null) out.max_tokens = pyToJs(v);
+      if (!merged.has('max_tokens') || merged.get('max_tokens') === null)
+        out.max_tokens = numeric('max_tokens', pyToJs(v));
       continue;
     }
-    out[k] = pyToJs(v);
+    out[k] = numeric(k, pyToJs(v));
   }
   return out;
+}
+
+/** Sampling parameters given as text (`--var temperature=0.5`) are sent as the numbers LVE's flags give. */
+const NUMERIC_PARAMS = new Set([
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'seed',
+  'frequency_penalty',
+  'presence_penalty',
+]);
+
+function numeric(key: string, value: unknown): unknown {
+  if (
+    NUMERIC_PARAMS.has(key) &&
+    typeof value === 'string' &&
+    /^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/.test(value)
+  )
+    return Number(value);
+  return value;
 }
 
 class CaseProblem extends Error {}

@@ -130,6 +130,11 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
     const { category, name, rel } = categoryAndName(root, dir);
     native.lves.push({ path: rel, dir, category, name, model: test.model });
     const instances = newArgs ?? readInstances(dir, bag);
+    if (instances.length === 0)
+      bag.warn(
+        shown,
+        'this LVE has no recorded instances: nothing of it runs (give --args FILE or --var K=V to run new ones)',
+      );
     for (const i of newArgs ? [] : instances) files.push(join(dir, 'instances', i.fileName));
     // The provider column of this LVE's model (the model id is its label); none with -p.
     let column: string | undefined;
