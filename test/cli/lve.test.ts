@@ -118,6 +118,66 @@ describe('assay eval on an LVE repository', () => {
     );
   });
 
+  it('a multi-run prompt runs each entry its repetitions; the checker gets every answer; recording and replay keep the list', async () => {
+    const repo = join(tmp.dir, 'multirun');
+    writeLve(
+      repo,
+      'dummy/math/a_plus_b_multirun/openai--gpt-35-turbo',
+      {
+        description: 'multi-run',
+        model: 'openai/gpt-3.5-turbo',
+        checker_args: {
+          checker_name: 'MultiRunLambdaChecker',
+          func: 'lambda rs, a, b: all(int(r) == int(a) + int(b) for r in rs)',
+        },
+        multi_run_prompt: [
+          {
+            name: 'first',
+            prompt: [{ content: 'Compute {a} + {b}. Write a single number.', role: 'user' }],
+            repetitions: 2,
+          },
+          {
+            name: 'second',
+            prompt: [
+              { content: 'What is {a} + {b}? Compute {a} + {b}. Write a single number.', role: 'user' },
+            ],
+          },
+        ],
+        prompt_parameters: ['a', 'b'],
+      },
+      {
+        instances:
+          instance({ a: '20', b: '24' }, ['44', '44', '44']) + instance({ a: '1', b: '2' }, ['3', '3', '3']),
+      },
+    );
+    mock.resetStats();
+    const out = join(tmp.dir, 'multirun.jsonl');
+    const r = await assay(['eval', repo, '--no-cache', '-o', out, '--record', 'again.jsonl']);
+    assert.equal(r.code, 1, r.stdout);
+    assert.equal(mock.requests.length, 6);
+    const [right, wrong] = results(out);
+    assert.equal(right.status, 'pass');
+    assert.equal(right.runs?.length, 3);
+    assert.deepEqual(
+      right.runs?.map((x) => [x.conversation, x.repetition]),
+      [
+        [0, 0],
+        [0, 1],
+        [1, 0],
+      ],
+    );
+    assert.equal(wrong.status, 'fail');
+    const recorded = readFileSync(
+      join(repo, 'repository/dummy/math/a_plus_b_multirun/openai--gpt-35-turbo/instances/again.jsonl'),
+      'utf8',
+    );
+    assert.match(recorded, /"response":\["44","44","44"\],"passed":true/);
+    assert.match(recorded, /"response":\["44","44","44"\],"passed":false/);
+    const replay = await assay(['eval', repo, '--replay']);
+    assert.equal(replay.code, 0, replay.stdout);
+    assert.match(replay.stdout, /4 passed/);
+  });
+
   it('--replay calls no model', async () => {
     mock.resetStats();
     const r = await assay(['eval', example, '--replay']);
