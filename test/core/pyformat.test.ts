@@ -44,6 +44,17 @@ describe('pyFormatMap', () => {
   }
 });
 
+describe("pyFormatMap(…, 'format'): str.format(**values)", () => {
+  it('reports a positional field as Python does', () => {
+    assert.throws(
+      () => pyFormatMap('\\d{3}', new Map(), 'format'),
+      /Replacement index 3 out of range for positional args tuple/,
+    );
+    assert.throws(() => pyFormatMap('{} {}', new Map(), 'format'), /Replacement index 0 out of range/);
+    assert.equal(pyFormatMap('[0-9]{{1,6}} {a}', new Map([['a', 'x']]), 'format'), '[0-9]{1,6} x');
+  });
+});
+
 describe('pyStr', () => {
   it('spells JSON values as Python str() does', () => {
     assert.equal(pyStr(pyFromJs(true)), 'True');

@@ -8,7 +8,7 @@ import { PyFloat, PyInt, type PyValue } from './json-loads.js';
 /** A Python exception raised while formatting: its type name and message, as Python prints them. */
 export class PyFormatError extends Error {
   constructor(
-    readonly pyType: 'KeyError' | 'ValueError' | 'Unsupported',
+    readonly pyType: 'KeyError' | 'ValueError' | 'IndexError' | 'Unsupported',
     message: string,
   ) {
     super(message);
@@ -79,7 +79,7 @@ export function pyFromJs(v: unknown): PyValue {
 /** The names a template refers to (`{name}` fields), in order; throws PyFormatError on bad syntax. */
 export function pyFormatFields(template: string): string[] {
   const names: string[] = [];
-  scan(template, (name) => {
+  scan(template, 'format_map', (name) => {
     names.push(name);
     return '';
   });
@@ -87,20 +87,29 @@ export function pyFormatFields(template: string): string[] {
 }
 
 /**
- * Python's `template.format_map(values)`. Throws PyFormatError: KeyError for a name with no value,
+ * Python's `template.format_map(values)` (or, with `method: 'format'`, `template.format(**values)`,
+ * which differs only in its error for a positional field). Throws PyFormatError: KeyError for a name with no value,
  * ValueError for a lone brace. Conversions (`!r`, `!s`, `!a`) are applied; format specs and
  * attribute or index access, legal Python that LVE data never uses, are refused as Unsupported.
  */
-export function pyFormatMap(template: string, values: ReadonlyMap<string, PyValue>): string {
-  return scan(template, (name, conversion) => {
+export function pyFormatMap(
+  template: string,
+  values: ReadonlyMap<string, PyValue>,
+  method: 'format_map' | 'format' = 'format_map',
+): string {
+  return scan(template, method, (name, conversion) => {
     if (!values.has(name)) throw new PyFormatError('KeyError', pyStrRepr(name));
     const v = values.get(name) as PyValue;
     return conversion === 'r' || conversion === 'a' ? pyRepr(v) : pyStr(v);
   });
 }
 
-function scan(template: string, field: (name: string, conversion: string | undefined) => string): string {
+type Field = (name: string, conversion: string | undefined) => string;
+
+function scan(template: string, method: 'format_map' | 'format', field: Field): string {
   let out = '';
+  // `str.format(**kw)` numbers `{}` fields 0, 1, …; none has a positional value.
+  const auto = { next: 0 };
   let i = 0;
   while (i < template.length) {
     const c = template[i];
@@ -140,13 +149,18 @@ function scan(template: string, field: (name: string, conversion: string | undef
       );
     }
     const body = template.slice(i + 1, j);
-    out += replacement(body, field);
+    out += replacement(body, method, auto, field);
     i = j + 1;
   }
   return out;
 }
 
-function replacement(body: string, field: (name: string, conversion: string | undefined) => string): string {
+function replacement(
+  body: string,
+  method: 'format_map' | 'format',
+  auto: { next: number },
+  field: Field,
+): string {
   let rest = body;
   let spec: string | undefined;
   let conversion: string | undefined;
@@ -164,9 +178,16 @@ function replacement(body: string, field: (name: string, conversion: string | un
     spec = rest.slice(colon + 1);
     rest = rest.slice(0, colon);
   }
-  // format_map has no positional arguments: `{}` and `{0}` are refused alike.
-  if (rest === '' || /^\d+$/.test(rest))
-    throw new PyFormatError('ValueError', 'Format string contains positional fields');
+  if (rest === '' || /^\d+$/.test(rest)) {
+    // format_map refuses positional fields outright; format(**kw) has no positional values.
+    if (method === 'format_map')
+      throw new PyFormatError('ValueError', 'Format string contains positional fields');
+    const index = rest === '' ? auto.next++ : Number(rest);
+    throw new PyFormatError(
+      'IndexError',
+      `Replacement index ${index} out of range for positional args tuple`,
+    );
+  }
   if (/[.[]/.test(rest))
     throw new PyFormatError(
       'Unsupported',

@@ -84,9 +84,14 @@ function numeric(key: string, value: unknown): unknown {
 
 class CaseProblem extends Error {}
 
-function format(template: string, values: ReadonlyMap<string, PyValue>, where: string): string {
+function format(
+  template: string,
+  values: ReadonlyMap<string, PyValue>,
+  where: string,
+  method: 'format_map' | 'format' = 'format_map',
+): string {
   try {
-    return pyFormatMap(template, values);
+    return pyFormatMap(template, values, method);
   } catch (err) {
     if (err instanceof PyFormatError)
       throw new CaseProblem(
@@ -106,7 +111,7 @@ function fillPrompt(messages: LveMessage[], params: Map<string, PyValue>, where:
     }
     const text = format(m.content ?? '', params, `${where} message ${i + 1}`);
     if (m.image_url === null) return { role: m.role, content: text };
-    const url = format(m.image_url, params, `${where} message ${i + 1} image_url`);
+    const url = format(m.image_url, params, `${where} message ${i + 1} image_url`, 'format');
     const parts: ContentPart[] = [
       { type: 'text', text },
       { type: 'image_url', image_url: { url } },
@@ -215,7 +220,10 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
     // Checker arguments: every string formatted with all the instance's args (model args too).
     const checkerArgs = new Map<string, PyValue>();
     for (const [k, v] of test.checkerArgs)
-      checkerArgs.set(k, typeof v === 'string' ? format(v, instance.args, `checker_args "${k}"`) : v);
+      checkerArgs.set(
+        k,
+        typeof v === 'string' ? format(v, instance.args, `checker_args "${k}"`, 'format') : v,
+      );
     base.conversations = conversations;
     base.options = { params: requestParams(test.defaultModelArgs, modelArgs) };
     base.asserts = [

@@ -167,7 +167,7 @@ const BUILTIN: Record<string, Check> = {
     let pattern: string;
     try {
       // Formatted a second time, with the prompt values only.
-      pattern = pyFormatMap(stringArg(ctx, 'pattern'), ctx.params);
+      pattern = pyFormatMap(stringArg(ctx, 'pattern'), ctx.params, 'format');
     } catch (err) {
       if (err instanceof PyFormatError) throw new ScorerInputError(`pattern.format(): ${err.describe()}`);
       throw err;
