@@ -191,9 +191,11 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
     name: ref.name,
     model: test.model,
     checker: test.checkerName,
-    severity: tags.severity ?? 'unknown',
-    [CATEGORY_SEVERITY]: `${ref.category} · ${tags.severity ?? 'unknown'}`,
-    jailbreak: tags.jailbreak ?? 'unknown',
+    // Untagged LVEs have no such key, so `--filter-metadata jailbreak=no` (a substring test) never
+    // picks them by accident.
+    ...(tags.severity ? { severity: tags.severity } : {}),
+    ...(tags.jailbreak ? { jailbreak: tags.jailbreak } : {}),
+    [CATEGORY_SEVERITY]: `${ref.category} · ${tags.severity ?? 'no severity tag'}`,
     ...(papers.length ? { paper: papers } : {}),
     instance_file: instance.fileName,
     instance_line: instance.line,

@@ -211,7 +211,14 @@ def main(request):
         return {"safe": _verdict(value, "the lambda")}
     for path in request["files"]:
         _load(path)
-    cls = _Registry.checkers.get(request["checker"])
+    # The LVE's own files first: two LVEs may each define a checker of the same name.
+    cls = None
+    for path in request["files"]:
+        found = getattr(_loaded[path], request["checker"], None)
+        if isinstance(found, type):
+            cls = found
+    if cls is None:
+        cls = _Registry.checkers.get(request["checker"])
     if cls is None:
         raise LookupError("no class %s in %s" % (request["checker"], ", ".join(request["files"])))
     checker = cls(**json.loads(request["args"]))

@@ -262,3 +262,35 @@ describe('checkers assay cannot run', () => {
     );
   });
 });
+
+describe('custom checker files (python3, lve.checkers stand-in)', () => {
+  it("runs each LVE's own class, even when two LVEs name their checkers alike", async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'assay-lve-custom-'));
+    try {
+      const file = (name: string, body: string) => {
+        const path = join(dir, name);
+        writeFileSync(
+          path,
+          `from lve.checkers.base import BaseChecker\nimport not_installed_anywhere\n\nclass SameName(BaseChecker):\n    def is_safe(self, prompt_out, param_values=None):\n        return ${body}\n`,
+        );
+        return path;
+      };
+      const a = file('checker_a.py', "self.extract_response_from_prompt(prompt_out).startswith('ok')");
+      const b = file('checker_b.py', 'False');
+      assert.equal(await safe('SameName', { answer: 'ok then', files: [a] }), true);
+      assert.equal(await safe('SameName', { answer: 'ok then', files: [b] }), false);
+      assert.equal(await safe('SameName', { answer: 'ok then', files: [a] }), true);
+      const broken = join(dir, 'checker_c.py');
+      writeFileSync(
+        broken,
+        'from lve.checkers.base import BaseChecker\nclass Broken(BaseChecker):\n    def is_safe(self, p, v=None):\n        return 1 / 0\n',
+      );
+      await assert.rejects(check('Broken', { answer: 'x', files: [broken] }), /ZeroDivisionError/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -98,6 +98,13 @@ describe('LVE discovery', () => {
     assert.equal(c.metadata.severity, 'high');
     assert.equal(c.metadata.jailbreak, 'yes');
     assert.equal(c.metadata['category × severity'], 'privacy · high');
+    const root2 = fresh();
+    writeLve(root2, 'trust/x/openai--gpt-4', regexTest({ tags: [] }), {
+      instances: instance({ thing: 'x' }, 'r'),
+    });
+    const untagged = only(await loadSuite(root2));
+    assert.equal('jailbreak' in untagged.metadata, false);
+    assert.equal(untagged.metadata['category × severity'], 'trust · no severity tag');
   });
 });
 
