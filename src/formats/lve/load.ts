@@ -11,6 +11,7 @@ import type { PyValue } from '../../core/python/json-loads.js';
 import type { Case, ProviderSpec, Suite } from '../../core/types.js';
 import type { LoadOptions } from '../types.js';
 import { buildCase, CATEGORY_SEVERITY, type LveRef } from './cases.js';
+import { checkerSignature, UNPORTABLE_BUILTINS, UNPORTABLE_CUSTOM } from './checker-signatures.js';
 import { checkerType } from './checkers.js';
 import { SKIPPED_DIRS } from './folders.js';
 import { type LveInstance, readInstanceFile, readInstances } from './instances.js';
@@ -63,6 +64,15 @@ export function categoryAndName(
   const after = parts.slice(1);
   const name = after.length > 1 ? after[after.length - 2] : (after[0] ?? category);
   return { category, name, rel: rel.join('/') };
+}
+
+/** Why an LVE's checker cannot run in assay, if it cannot. */
+function unportable(checker: string, hasFiles: boolean): string | undefined {
+  const needs = UNPORTABLE_BUILTINS[checker] ?? UNPORTABLE_CUSTOM[checker];
+  if (needs) return `${checker} needs ${needs}, which assay does not have`;
+  if (!checkerSignature(checker) && !hasFiles)
+    return `${checker} is neither an LVE built-in checker nor defined in checker/checker*.py of this LVE`;
+  return undefined;
 }
 
 /** Every LVE folder at or below `dir`, in path order. */
@@ -151,9 +161,25 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
     }
     const type = checkerType(test.checkerName);
     const ref: LveRef = { test, category, name, rel, checkerType: type, replay: options.replay === true };
+    // What will be an error result is said now too (assay validate shows it before any run).
+    const needs = unportable(test.checkerName, test.customCheckerFiles.length > 0);
+    if (needs && instances.length > 0)
+      bag.warn(
+        shown,
+        `${needs}: its ${instances.length} instance(s) will be error results`,
+        test.lineOf('checker_args'),
+      );
+    if (modelError && instances.length > 0)
+      bag.warn(
+        shown,
+        `${modelError}; its ${instances.length} instance(s) will be error results`,
+        test.lineOf('model'),
+      );
     for (const instance of instances) {
       const c = buildCase(ref, instance, newArgs !== undefined);
-      if (modelError && c.error === undefined && c.providerOutput === undefined) c.error = modelError;
+      if (c.error !== undefined)
+        bag.warn(instance.file, `this instance cannot run: ${c.error}`, { line: instance.line });
+      else if (modelError && c.providerOutput === undefined) c.error = modelError;
       if (column) c.only = { providers: [column] };
       cases.push(c);
     }
