@@ -52,7 +52,7 @@ describe('assay eval on an LVE repository', () => {
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stdout, /By lve/);
     assert.match(r.stdout, /By category × severity/);
-    assert.match(r.stdout, /disagree \(old vs new\)/);
+    assert.match(r.stdout, /Σ disagree \(old vs new\)/);
     const all = results(out);
     assert.equal(all.length, 18);
     // The monotonicity LVE: 2 instances × 5 answers, each asked with the earlier answers as context.
