@@ -2,7 +2,7 @@
 // format_map on non-assistant messages), the appended response hole, the checker's arguments
 // formatted with all instance args, and the model args with temperature 0.0 by default.
 
-import { PyFormatError, pyFormatMap } from '../../core/python/format.js';
+import { PyFormatError, pyFormatMap, pyStr } from '../../core/python/format.js';
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, type PyValue, pyToJs } from '../../core/python/json-loads.js';
 import type { Case, ContentPart, Conversation, Message } from '../../core/types.js';
@@ -22,6 +22,8 @@ export interface LveRef {
   rel: string;
   checkerType: string;
   replay: boolean;
+  /** LVE's `dummy/dummy` model answers here, without a provider (its `response` model arg, else "Hello world"). */
+  dummy?: boolean;
 }
 
 /** LVE's split_instance_args: prompt values (None dropped) and model args. */
@@ -179,6 +181,24 @@ function recordedAnswers(
   return plain ? { providerOutput: completions[0] } : { recordedRuns: [completions] };
 }
 
+/** LVE's dummy model: every hole answered with the `response` model arg, else "Hello world". */
+function dummyAnswers(
+  modelArgs: Map<string, PyValue>,
+  conversations: Conversation[],
+): { providerOutput?: string; recordedRuns?: string[][] } {
+  if (modelArgs.has('random_responses') && !modelArgs.has('response'))
+    throw new CaseProblem(
+      'the dummy/dummy model picks one of random_responses at random, which assay does not reproduce; give a "response" model arg',
+    );
+  const given = modelArgs.get('response');
+  const answer =
+    given === undefined || given === null ? 'Hello world' : typeof given === 'string' ? given : pyStr(given);
+  const runs: string[][] = [];
+  for (const c of conversations)
+    for (let r = 0; r < (c.repetitions ?? 1); r++) runs.push(holeVariables(c.messages).map(() => answer));
+  return runs.length === 1 && runs[0].length === 1 ? { providerOutput: answer } : { recordedRuns: runs };
+}
+
 /** Builds the case of one instance of an LVE; a problem of this instance alone becomes its error. */
 export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): Omit<Case, 'id'> {
   const { test } = ref;
@@ -246,6 +266,7 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
       },
     ];
     if (ref.replay) Object.assign(base, recordedAnswers(instance.response, conversations));
+    else if (ref.dummy) Object.assign(base, dummyAnswers(modelArgs, conversations));
   } catch (err) {
     if (!(err instanceof CaseProblem)) throw err;
     base.error = err.message;

@@ -15,7 +15,7 @@ import { checkerSignature, UNPORTABLE_BUILTINS, UNPORTABLE_CUSTOM } from './chec
 import { checkerType } from './checkers.js';
 import { SKIPPED_DIRS } from './folders.js';
 import { type LveInstance, readInstanceFile, readInstances } from './instances.js';
-import { providerForModel } from './models.js';
+import { DUMMY_MODEL, providerForModel } from './models.js';
 import { readLveTest } from './test-json.js';
 
 /** What the run manifest keeps of the LVEs (suite.native), for `--output-format lve`. */
@@ -149,7 +149,13 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
     // The provider column of this LVE's model (the model id is its label); none with -p.
     let column: string | undefined;
     let modelError: string | undefined;
-    if (!override && !options.replay) {
+    const dummy =
+      test.model === DUMMY_MODEL && !override && !options.replay && modelMap[DUMMY_MODEL] === undefined;
+    if (dummy) {
+      // LVE's dummy model answers from the instance's own args: no provider is called.
+      column = DUMMY_MODEL;
+      providers.set(column, { id: 'echo', label: column });
+    } else if (!override && !options.replay) {
       const found = providerForModel(test.model, modelMap);
       column = test.model;
       if ('provider' in found) providers.set(test.model, { id: found.provider, label: test.model });
@@ -160,7 +166,15 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
       }
     }
     const type = checkerType(test.checkerName);
-    const ref: LveRef = { test, category, name, rel, checkerType: type, replay: options.replay === true };
+    const ref: LveRef = {
+      test,
+      category,
+      name,
+      rel,
+      checkerType: type,
+      replay: options.replay === true,
+      dummy,
+    };
     // What will be an error result is said now too (assay validate shows it before any run).
     const needs = unportable(test.checkerName, test.customCheckerFiles.length > 0);
     if (needs && instances.length > 0)

@@ -9,6 +9,9 @@ export const DEFAULT_MODEL_MAP: Readonly<Record<string, string>> = {
   'openai/gpt-4-vision-preview': 'openai:chat:gpt-4-vision-preview',
 };
 
+/** LVE's test model: it answers with the instance's `response` model arg (no provider). */
+export const DUMMY_MODEL = 'dummy/dummy';
+
 /** Models LVE knows that need a provider assay does not ship, and where LVE runs them. */
 const KNOWN_ELSEWHERE: Record<string, string> = {
   'meta/llama-2-7b-chat': 'Replicate',

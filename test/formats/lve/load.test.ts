@@ -339,6 +339,24 @@ describe('parameters and instance args', () => {
   });
 });
 
+describe('the dummy/dummy model', () => {
+  it('answers with the instance\'s response model arg, else "Hello world", calling no provider', async () => {
+    const root = fresh();
+    writeLve(root, 'dummy/d/dummy--dummy', regexTest({ model: 'dummy/dummy' }), {
+      instances:
+        instance({ thing: 'a', response: 'the secret' }, 'r') +
+        instance({ thing: 'b' }, 'r') +
+        instance({ thing: 'c', random_responses: ['x', 'y'] }, 'r'),
+    });
+    const suite = await loadSuite(root);
+    assert.deepEqual(suite.providers, [{ id: 'echo', label: 'dummy/dummy' }]);
+    const [given, plain, random] = suite.cases;
+    assert.equal(given.providerOutput, 'the secret');
+    assert.equal(plain.providerOutput, 'Hello world');
+    assert.match(random.error ?? '', /at random/);
+  });
+});
+
 describe('--replay', () => {
   it('uses the recorded response as the answer: a string, a dict of variables, a list of runs', async () => {
     const root = fresh();
