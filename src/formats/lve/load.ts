@@ -2,7 +2,7 @@
 // LVE becomes a case whose conversation is the LVE's prompt filled with the instance's prompt
 // values, checked by its checker (`lve:<ClassName>`), run on the provider its model maps to.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { DiagnosticBag } from '../../core/errors.js';
 import { assignCaseIds } from '../../core/ids.js';
@@ -75,8 +75,16 @@ function unportable(checker: string, hasFiles: boolean): string | undefined {
   return undefined;
 }
 
-/** Every LVE folder at or below `dir`, in path order. */
-function findLves(dir: string): string[] {
+/** Every LVE folder at or below `dir`, in path order (a folder reached twice through links, once). */
+function findLves(dir: string, seen = new Set<string>()): string[] {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch {
+    return [];
+  }
+  if (seen.has(real)) return [];
+  seen.add(real);
   if (existsSync(join(dir, 'test.json'))) return [dir];
   const out: string[] = [];
   let names: string[];
@@ -89,7 +97,7 @@ function findLves(dir: string): string[] {
     if (name.startsWith('.') || SKIPPED_DIRS.has(name)) continue;
     const sub = join(dir, name);
     try {
-      if (statSync(sub).isDirectory()) out.push(...findLves(sub));
+      if (statSync(sub).isDirectory()) out.push(...findLves(sub, seen));
     } catch {}
   }
   return out;

@@ -152,7 +152,8 @@ export function readLveTest(dir: string, shownFile: string, bag: DiagnosticBag):
       return undefined;
     }
     files.push(target);
-    const result = parsePromptFile(readFileSync(target, 'utf8'));
+    // Python opens the file in text mode: universal newlines turn \r\n and \r into \n.
+    const result = parsePromptFile(readFileSync(target, 'utf8').replace(/\r\n?/g, '\n'));
     const shownPrompt = `${shownFile.replace(/test\.json$/, '')}${name}`;
     for (const w of result.warnings) bag.warn(shownPrompt, w.message, w.line ? { line: w.line } : undefined);
     if (result.error) {
