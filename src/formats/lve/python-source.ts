@@ -197,6 +197,8 @@ def _verdict(value, what):
         return value
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
+    if type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"):
+        return bool(value)
     raise TypeError("%s returned %r, not a bool (LVE records it as the instance's passed)" % (what, value))
 
 
