@@ -210,6 +210,9 @@ describe('LambdaChecker (python3)', () => {
       check('LambdaChecker', { args: lambda('lambda r: [r]'), answer: 'x' }),
       /not a bool/,
     );
+    // A numpy comparison is a bool to Python code (and to LVE's pydantic).
+    const numpy = lambda("lambda r: __import__('numpy').float64(r) > 1");
+    assert.equal(await safe('LambdaChecker', { args: numpy, answer: '2.5' }), true);
   });
   it('replay: passes when the verdict equals the recorded passed, shows both when not', async () => {
     const add = lambda('lambda r, a, b: int(r) == int(a) + int(b)');
