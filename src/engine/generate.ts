@@ -156,6 +156,7 @@ export async function generate(
       prompt: text,
       messages,
       params,
+      vars: testCase.vars,
       signal: caller.hardSignal,
     });
     return fromResponse({ text, messages }, response);
@@ -263,7 +264,7 @@ async function generateRuns(
       const response = await callWithCache(
         caller,
         trial,
-        { prompt: text, messages: context, params, signal: caller.hardSignal },
+        { prompt: text, messages: context, params, vars: testCase.vars, signal: caller.hardSignal },
         slot.repetition,
       );
       totals.add(response);
