@@ -238,6 +238,9 @@ describe('assay eval on an LVE repository', () => {
     const flag = await assay(['eval', repo, '--model-map', 'nonsense']);
     assert.equal(flag.code, 2);
     assert.match(flag.stderr, /--model-map nonsense: expected MODEL=PROVIDER/);
+    const unknown = await assay(['eval', example, '--model-map', 'openai/gpt-4=nonsense:x']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /--model-map: openai\/gpt-4=nonsense:x: unknown provider/);
     const file = await assay(['eval', example, '-o', join(tmp.dir, 'x.jsonl'), '--output-format', 'lve']);
     assert.equal(file.code, 2);
     assert.match(file.stderr, /writes a folder of files/);

@@ -9,6 +9,7 @@ import { assignCaseIds } from '../../core/ids.js';
 import { displayPath } from '../../core/positions.js';
 import type { PyValue } from '../../core/python/json-loads.js';
 import type { Case, ProviderSpec, Suite } from '../../core/types.js';
+import { isKnownProviderId, providerPatterns } from '../../providers/registry.js';
 import type { LoadOptions } from '../types.js';
 import { buildCase, CATEGORY_SEVERITY, type LveRef } from './cases.js';
 import { checkerSignature, UNPORTABLE_BUILTINS, UNPORTABLE_CUSTOM } from './checker-signatures.js';
@@ -123,6 +124,12 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
       '--replay re-checks the recorded instances; it does not go with --args or --var',
     );
   const modelMap = options.modelMap ?? {};
+  for (const [model, provider] of Object.entries(modelMap))
+    if (!isKnownProviderId(provider))
+      bag.error(
+        '--model-map',
+        `${model}=${provider}: unknown provider; expected one of: ${providerPatterns().join(', ')}`,
+      );
   const override = (options.providers?.length ?? 0) > 0;
   let newArgs: LveInstance[] | undefined;
   if (options.argsFile) newArgs = readInstanceFile(resolve(options.argsFile), options.argsFile, bag, false);

@@ -32,6 +32,6 @@ export function providerForModel(
   if (provider) return { provider };
   const where = KNOWN_ELSEWHERE[model];
   return {
-    reason: `LVE model "${model}" has no provider in assay${where ? ` (LVE runs it on ${where})` : ' (LVE does not know it either)'}: map it with --model-map ${model}=PROVIDER (e.g. an OpenAI-compatible server: openai:chat:NAME with OPENAI_BASE_URL), or give -p`,
+    reason: `LVE model "${model}" has no provider in assay${where ? ` (LVE runs it on ${where})` : ' (LVE does not know it either)'}: map it with --model-map ${model}=PROVIDER (e.g. ollama:chat:NAME, or openai:chat:NAME with OPENAI_BASE_URL for any OpenAI-compatible server), or give -p`,
   };
 }
