@@ -213,6 +213,13 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
       cases.push(c);
     }
   }
+  const used = new Set(native.lves.map((l) => l.model));
+  for (const model of Object.keys(modelMap))
+    if (!used.has(model))
+      bag.warn(
+        '--model-map',
+        `no LVE here names the model "${model}" (they name: ${[...used].sort().join(', ')})`,
+      );
   bag.throwIfErrors();
   if (options.replay) providers.set('recorded', { id: 'echo', label: 'recorded' });
   const uniqueFiles = [...new Set(files)].filter((f) => existsSync(f));
