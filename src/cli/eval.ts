@@ -19,7 +19,7 @@ import { loadEnvFiles } from './env.js';
 import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
-import { outputTargets, writeOutputs } from './outputs.js';
+import { outputTargets, recordTarget, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
 import { checkExpectedHash, graderFrom, loadOptionsFrom } from './suite-flags.js';
@@ -80,9 +80,14 @@ export async function evalCommand(args: string[]): Promise<number> {
       process.stderr.write(
         `assay: environment from ${envLoad.files.join(', ')} (${envLoad.names.join(', ')})\n`,
       );
-    const loadOptions = loadOptionsFrom(values);
+    const loadOptions = {
+      ...loadOptionsFrom(values),
+      ...(values.provider?.length ? { providers: values.provider } : {}),
+    };
     let suite = await loadSuite(suitePath, { ...loadOptions, vars });
     checkExpectedHash(suite, values['expect-hash']);
+    // LVE's own recording: the one output format that appends into the suite's folders.
+    if (values.record !== undefined) outputs.push(recordTarget(values.record, 'lve'));
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     // The suite's own run settings are defaults: each flag given replaces the one it names.
     const defaults = suite.runDefaults ?? {};
@@ -150,7 +155,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       if (inputs.has(o.path))
         throw new InputError(`-o ${o.path}: is one of the suite's own files; write the results elsewhere`);
       const problem = o.format.check?.(shape);
-      if (problem) throw new InputError(`-o ${o.path}: ${problem}`);
+      if (problem) throw new InputError(`${o.inPlace ? '--record' : '-o'} ${o.path}: ${problem}`);
     }
 
     const color = useColor(process.stdout, values['no-color'] === true);

@@ -10,6 +10,9 @@ export const SUITE_FLAGS = {
   mode: { type: 'string' },
   suite: { type: 'string' },
   eval: { type: 'string' },
+  'model-map': { type: 'string', multiple: true },
+  replay: { type: 'boolean' },
+  args: { type: 'string' },
 } as const;
 
 /** Help text for SUITE_FLAGS. */
@@ -22,6 +25,11 @@ export const SUITE_FLAGS_USAGE = `      --tier NAME            a tiered suite's 
                              when no --grader is given
       --suite ID             the suite of an apastra workspace to run (by file name or id)
       --eval ID              the quick eval of an apastra workspace to run (by file name or id)
+      --replay               LVE: no model; check each recorded instance's response again and
+                             pass when the verdict equals its recorded passed (lve unit-test)
+      --model-map ID=PROVIDER   LVE: run the LVEs of model ID on PROVIDER (repeatable)
+      --args FILE            LVE: run these new inputs (JSON Lines of args) instead of the
+                             recorded instances (--var k=v gives one)
 `;
 
 /** LoadOptions from parsed SUITE_FLAGS values. */
@@ -31,8 +39,25 @@ export function loadOptionsFrom(values: {
   mode?: string;
   suite?: string;
   eval?: string;
+  'model-map'?: string[];
+  replay?: boolean;
+  args?: string;
 }): LoadOptions {
   const options: LoadOptions = {};
+  if (values.replay) options.replay = true;
+  if (values.args !== undefined) options.argsFile = values.args;
+  if (values['model-map']?.length) {
+    const map: Record<string, string> = {};
+    for (const entry of values['model-map']) {
+      const eq = entry.lastIndexOf('=');
+      if (eq <= 0 || eq === entry.length - 1)
+        throw new InputError(
+          `--model-map ${entry}: expected MODEL=PROVIDER (e.g. meta/llama-2-7b-chat=openai:chat:llama2)`,
+        );
+      map[entry.slice(0, eq)] = entry.slice(eq + 1);
+    }
+    options.modelMap = map;
+  }
   if (values.tier?.length) options.tiers = values.tier;
   if (values.category?.length) options.categories = values.category;
   if (values.mode !== undefined) {

@@ -27,6 +27,14 @@ export interface OutputFormat {
    * format's own judgement of the run (a tool's thresholds and regression policy).
    */
   writeFolder?(runDir: string, scorecard: Scorecard, dir: string): Promise<OutputJudgement | undefined>;
+  /**
+   * For a format whose tool keeps results as many files (LVE: an instances file in each test's
+   * folder): appends them under `dir`, each named `fileName`, or into the suite's own folders when
+   * `dir` is undefined. Returns the files written. `-o DIR/` (or `--record NAME`) uses this.
+   */
+  writeTree?(runDir: string, target: { dir?: string; fileName: string }): Promise<string[]>;
+  /** Writes only a tree (writeTree): a single-file target is refused before the run. */
+  treeOnly?: boolean;
 }
 
 /**
