@@ -98,13 +98,26 @@ function scalarStart(text: string, e: Extract<Event, { type: typeof EVENT_ID.SCA
   // Styles: 1 plain, 2 single-quoted, 3 double-quoted, 4 literal, 5 folded.
   if (e.style === 2 || e.style === 3) return e.valueStart - 1;
   if (e.style === 4 || e.style === 5) {
-    const indicator = Math.max(
-      text.lastIndexOf('|', e.valueStart - 1),
-      text.lastIndexOf('>', e.valueStart - 1),
-    );
+    const indicator = blockIndicator(text, e.valueStart);
     return indicator >= 0 ? indicator : e.valueStart;
   }
   return e.valueStart;
+}
+
+/** The `|` or `>` that opens a block scalar whose text starts at `start`, skipping a header comment's. */
+function blockIndicator(text: string, start: number): number {
+  let at = start - 1;
+  while (at >= 0) {
+    const found = Math.max(text.lastIndexOf('|', at), text.lastIndexOf('>', at));
+    if (found < 0) return -1;
+    const lineStart = text.lastIndexOf('\n', found - 1) + 1;
+    let comment = -1;
+    for (let k = lineStart; k < found && comment < 0; k++)
+      if (text[k] === '#' && (k === lineStart || text[k - 1] === ' ' || text[k - 1] === '\t')) comment = k;
+    if (comment < 0) return found;
+    at = comment - 1;
+  }
+  return -1;
 }
 
 /** The position tree of the first document's events (built on the first position asked for). */
