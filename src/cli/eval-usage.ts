@@ -41,9 +41,12 @@ ${SUITE_FLAGS_USAGE}${FILTER_FLAGS_USAGE}Running:
       --cache-path FILE      the response cache (default .assay/cache.sqlite, or ASSAY_CACHE_PATH)
       --cache-ttl S          cached responses older than S seconds are ignored (default 14 days; 0: never expire)
 Output:
-  -o, --output FILE          also write results to FILE: .json, .jsonl or .csv (repeatable)
+  -o, --output FILE          also write results to FILE, by extension: .html (a report to open in
+                             a browser), .xml (JUnit), .md (Markdown), .json, .jsonl, .csv (repeatable)
       --output-format NAME   the format of the -o files (default: from each file's extension);
                              promptfoo writes promptfoo's results JSON
+      --reporter github      also append the summary to $GITHUB_STEP_SUMMARY and annotate each
+                             failing test's line (default when GITHUB_ACTIONS=true; none: off)
       --no-progress          no progress line
       --no-color             no colours
       --verbose              print every result as it completes
@@ -76,6 +79,7 @@ export const EVAL_FLAGS = {
   repeat: { type: 'string' },
   output: { type: 'string', short: 'o', multiple: true },
   'output-format': { type: 'string' },
+  reporter: { type: 'string' },
   'max-errors': { type: 'string' },
   resume: { type: 'string' },
   'retry-errors': { type: 'boolean' },

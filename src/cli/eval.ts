@@ -18,6 +18,7 @@ import { loadEnvFiles } from './env.js';
 import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
+import { githubReporterOn, writeGithubReport } from './github.js';
 import { outputTargets, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
@@ -69,6 +70,9 @@ export async function evalCommand(args: string[]): Promise<number> {
             baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
           })
         : undefined;
+    if (values.reporter !== undefined && values.reporter !== 'github' && values.reporter !== 'none')
+      throw new InputError(`--reporter ${values.reporter}: expected github or none`);
+    const github = githubReporterOn(values.reporter, process.env);
     // Output targets are checked before anything runs: a typo in -o must not cost a run.
     let outputs = outputTargets(values.output ?? [], values['output-format']);
 
@@ -242,7 +246,8 @@ export async function evalCommand(args: string[]): Promise<number> {
           `To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}${retry}\n`,
         );
       }
-      const written = await writeOutputs(runDir, scorecard, outputs);
+      let written = await writeOutputs(runDir, scorecard, outputs);
+      if (github) written = writeGithubReport(manifest, scorecard, process.env) && written;
       let code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
       if (baselineDir && gate && manifest.status === 'complete' && code !== 3) {
         // The regression gate: the run is judged against the baseline, not by its own failures.

@@ -44,6 +44,8 @@ export async function writeOutputs(
   runDir: string,
   scorecard: Parameters<typeof writeOutput>[1],
   outputs: OutputTarget[],
+  /** `assay report`: a file written later does not settle the run's own pending -o files. */
+  opts: { keepPending?: boolean } = {},
 ): Promise<boolean> {
   let ok = true;
   for (const o of outputs) {
@@ -58,7 +60,7 @@ export async function writeOutputs(
     }
   }
   // Only now is the run whole: until here its manifest said which files were still to be written.
-  if (ok) clearOutputsPending(runDir);
+  if (ok && !opts.keepPending) clearOutputsPending(runDir);
   return ok;
 }
 

@@ -1,21 +1,40 @@
-// `assay report [RUN]`: the scorecard of any run, recomputed from its log, as the console summary
-// or as JSON.
-import { existsSync, readdirSync } from 'node:fs';
+// `assay report [RUN]`: any run rendered from its log: the console summary, the scorecard as JSON,
+// or a report file (HTML, JUnit, Markdown) and the GitHub job summary.
+import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
 import { renderSummary } from '../report/console.js';
+import { resolveOutputFormat, writeOutput } from '../report/formats.js';
+import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { guard, parseFlags, useColor } from './common.js';
+import { writeGithubReport } from './github.js';
+import { outputTargets, writeOutputs } from './outputs.js';
 
-const USAGE = `Usage: assay report [RUN] [--json] [--runs-dir DIR]
+const USAGE = `Usage: assay report [RUN] [--format html|junit|markdown|github] [-o FILE] [--json]
 
-Recomputes the scorecard of a run from its log (results.jsonl and the scoring its manifest
-recorded) and prints the summary, or the scorecard as JSON with --json. RUN is a run directory, a
-run id under --runs-dir, or a baseline name; default: the newest run under --runs-dir
-(.assay/runs). Works for any run: live, merged, re-scored, or from an earlier assay version.
+Renders a run from its log (results.jsonl and the scoring its manifest recorded). RUN is a run
+directory, a run id under --runs-dir, or a baseline name; default: the newest run under
+--runs-dir (.assay/runs). Works for any run: live, merged, re-scored, or from an earlier assay
+version.
+
+  (no flag)             the console summary
+  --json                the scorecard as JSON
+  -o FILE               write FILE in the format its extension names: .html, .xml (JUnit), .md,
+                        .json, .jsonl, .csv
+  --format html         the HTML report (to -o FILE, else RUN/report.html; its path is printed)
+  --format junit        JUnit XML (to -o FILE, else stdout)
+  --format markdown     the summary and failures as Markdown (to -o FILE, else stdout)
+  --format github       the Markdown appended to $GITHUB_STEP_SUMMARY (stdout outside Actions)
+                        and an ::error annotation at each failing test's line
+  --baseline B          with --format html or -o compare.html: the comparison of RUN with B
+  --runs-dir DIR        where run ids are found (default .assay/runs)
+  --baselines-dir DIR   where baseline names are found (default .assay/baselines)
 `;
 
 /** The newest run directory under a folder (run ids sort by time). */
@@ -30,11 +49,16 @@ function newestRun(runsDir: string): string {
   return join(root, ids[ids.length - 1]);
 }
 
+const FORMATS = ['html', 'junit', 'markdown', 'github'] as const;
+type ReportFormat = (typeof FORMATS)[number];
+
 /** `assay report`. */
 export async function reportCommand(args: string[]): Promise<number> {
   return guard(async () => {
     const { values, positionals } = parseFlags(args, {
       json: { type: 'boolean' },
+      format: { type: 'string' },
+      output: { type: 'string', short: 'o' },
       'runs-dir': { type: 'string' },
       'baselines-dir': { type: 'string' },
       'no-color': { type: 'boolean' },
@@ -46,6 +70,17 @@ export async function reportCommand(args: string[]): Promise<number> {
     }
     if (positionals.length > 1)
       throw new InputError(`assay report: expected one RUN, got ${positionals.length}`);
+    const format = values.format as ReportFormat | undefined;
+    if (format !== undefined && !FORMATS.includes(format))
+      throw new InputError(`--format ${values.format}: expected one of ${FORMATS.join(', ')}`);
+    if (format === 'github' && values.output)
+      throw new InputError('--format github writes to $GITHUB_STEP_SUMMARY and stdout, not to -o FILE');
+    if (values.json && (format || values.output))
+      throw new InputError('--json goes alone, without --format or -o');
+    // The file is checked (its format, its folder) before anything is read.
+    const target = values.output
+      ? outputTargets([values.output], format === 'markdown' ? 'markdown' : format)[0]
+      : undefined;
     const runsDir = values['runs-dir'] ?? '.assay/runs';
     const runDir =
       positionals.length === 1
@@ -56,6 +91,20 @@ export async function reportCommand(args: string[]): Promise<number> {
         : newestRun(runsDir);
     const manifest = readManifest(runDir);
     const scorecard = await scorecardOfRun(runDir);
+    if (target) return (await writeOutputs(runDir, scorecard, [target], { keepPending: true })) ? 0 : 3;
+    if (format === 'html') {
+      const html = outputTargets([join(runDir, 'report.html')], 'html');
+      return (await writeOutputs(runDir, scorecard, html, { keepPending: true })) ? 0 : 3;
+    }
+    if (format === 'github') return writeGithubReport(manifest, scorecard, process.env) ? 0 : 3;
+    if (format === 'markdown') {
+      process.stdout.write(renderMarkdown(manifest, scorecard));
+      return 0;
+    }
+    if (format === 'junit') {
+      await writeToStdout(runDir, scorecard, resolveOutputFormat('report.xml', 'junit'));
+      return 0;
+    }
     process.stdout.write(
       values.json
         ? `${JSON.stringify(scorecard, null, 2)}\n`
@@ -70,4 +119,20 @@ export async function reportCommand(args: string[]): Promise<number> {
       );
     return 0;
   });
+}
+
+/** Writes a format to stdout: through a private temporary file, as every output is written whole. */
+async function writeToStdout(
+  runDir: string,
+  scorecard: Awaited<ReturnType<typeof scorecardOfRun>>,
+  format: ReturnType<typeof resolveOutputFormat>,
+): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'assay-report-'));
+  try {
+    const file = join(dir, 'out');
+    await writeOutput(runDir, scorecard, file, format);
+    await pipeline(createReadStream(file), process.stdout, { end: false });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

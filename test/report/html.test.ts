@@ -1,0 +1,247 @@
+// The HTML report in a real browser (Debian's Chromium through playwright-core), generated from
+// real runs: the figures on the page are the scorecard's, the filters, search, case view and
+// keyboard work, hostile model output stays text, and it reads at 1280×800, narrow, and printed.
+// Screenshots are kept in test-artifacts/ (git-ignored) for a person to look at.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { Scorecard } from '../../src/core/scorecard.js';
+import { browserMissing, launchBrowser } from '../support/browser.js';
+import { runCli } from '../support/cli.js';
+import { repoRoot } from '../support/paths.js';
+import { CAPITALS, evalSuite, manyTests, XSS_IMG, XSS_SCRIPT } from '../support/report-runs.js';
+import { tempDir } from '../support/tmp.js';
+
+const ARTIFACTS = join(repoRoot, 'test-artifacts');
+const missing = browserMissing();
+if (missing) process.stdout.write(`# HTML report browser tests skipped: ${missing}\n`);
+
+const tmp = tempDir('assay-html-');
+let capitals: { runDir: string; stdout: string; html: string; card: Scorecard };
+let many: { html: string; card: Scorecard };
+let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
+const pageErrors: string[] = [];
+
+async function scorecard(dir: string, runDir: string): Promise<Scorecard> {
+  const r = await runCli(['report', runDir, '--json'], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout) as Scorecard;
+}
+
+before(async () => {
+  const a = join(tmp.dir, 'capitals');
+  mkdirSync(a);
+  const run = await evalSuite(a, CAPITALS, ['-o', 'report.html']);
+  assert.equal(run.code, 1, run.stderr);
+  capitals = { ...run, html: join(a, 'report.html'), card: await scorecard(a, run.runDir) };
+  const b = join(tmp.dir, 'many');
+  mkdirSync(b);
+  const big = await evalSuite(b, manyTests(130, 4));
+  // `assay report --format html` renders a past run into its run directory.
+  const r = await runCli(['report', '--format', 'html'], { cwd: b });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Wrote .*report\.html/);
+  many = { html: join(big.runDir, 'report.html'), card: await scorecard(b, big.runDir) };
+  mkdirSync(ARTIFACTS, { recursive: true });
+  if (!missing) browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  tmp.cleanup();
+});
+
+async function open(file: string, hash = ''): Promise<Page> {
+  assert.ok(browser);
+  const page = await browser.context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(m.text());
+  });
+  // Nothing leaves the file: any request but the file itself fails the test.
+  await page.route('**/*', (route) => {
+    if (route.request().url().startsWith('file://')) return route.continue();
+    pageErrors.push(`network request: ${route.request().url()}`);
+    return route.abort();
+  });
+  await page.goto(`file://${file}${hash}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  return page;
+}
+
+/** Waits until the matrix shows `n` rows. */
+async function rowsAre(page: Page, n: number): Promise<void> {
+  await page.waitForFunction(`document.querySelectorAll('.matrix tbody tr').length === ${n}`);
+}
+
+const figure = (page: Page, name: string): Promise<string> =>
+  page.locator(`[data-figure="${name}"] .value`).innerText();
+
+describe('the HTML report', { skip: missing }, () => {
+  it('is one file with no network reference, its data escaped', () => {
+    const text = readFileSync(capitals.html, 'utf8');
+    assert.doesNotMatch(text, /<(?:link|img|iframe)\b|src=["']?https?:|@import/i);
+    // The hostile reply is in the data only in escaped form: it cannot end the data's <script>.
+    assert.ok(!text.includes(XSS_SCRIPT));
+    assert.ok(!text.includes('<img src=x'));
+    assert.ok(text.includes('\\u003c/script\\u003e\\u003cscript\\u003ewindow.__pwned = 1'));
+    assert.match(text, /Content-Security-Policy" content="default-src &#39;none&#39;;/);
+  });
+
+  it('shows the scorecard’s counts and pass rate, and each column’s', async () => {
+    const page = await open(capitals.html);
+    const c = capitals.card.counts;
+    assert.equal(await figure(page, 'total'), String(c.total));
+    assert.equal(await figure(page, 'pass'), String(c.pass));
+    assert.equal(await figure(page, 'fail'), String(c.fail));
+    assert.equal(await figure(page, 'error'), String(c.error));
+    assert.equal(await figure(page, 'skip'), String(c.skip));
+    const rate = capitals.card.passRate;
+    const pct = (x: number): string => (x * 100).toFixed(1);
+    assert.equal(await figure(page, 'passRate'), `${pct(rate.value)}% (${pct(rate.low)}–${pct(rate.high)}%)`);
+    const heads = await page.locator('.matrix .col-head').allInnerTexts();
+    assert.equal(heads.length, capitals.card.cells.length);
+    for (const cell of capitals.card.cells)
+      assert.ok(
+        heads.some((h) => h.includes(cell.promptLabel) && h.includes(`${cell.pass} pass, ${cell.fail} fail`)),
+        `${cell.promptLabel} in ${heads.join(' | ')}`,
+      );
+    // Every job is a cell, coloured by its status: the page's tally is the scorecard's.
+    assert.equal(await page.locator('.matrix td.pass').count(), c.pass);
+    assert.equal(await page.locator('.matrix td.fail').count(), c.fail);
+    // Cases are named by their description with its vars filled in, the id beside it.
+    const names = await page.locator('.matrix .case-name').allInnerTexts();
+    assert.deepEqual(names.slice(0, 3), ['capital of France', 'capital of Japan', 'capital of Peru']);
+    assert.match(names[4], /^country=\{"a": \[1, 2\], "b": "json"\}$/);
+    await page.screenshot({ path: join(ARTIFACTS, 'report-1280x800.png'), fullPage: true });
+    await page.close();
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('a click on “failures” shows only failing tests, and the link keeps the view', async () => {
+    const page = await open(capitals.html);
+    await page.getByLabel('failures').check();
+    const rows = page.locator('.matrix tbody tr');
+    const failingTests = new Set(capitals.card.failures.map((f) => f.caseId)).size;
+    assert.equal(await rows.count(), failingTests);
+    for (const row of await rows.all()) assert.ok((await row.locator('td.fail, td.error').count()) > 0);
+    assert.equal(await page.locator('.matrix td.pass').count(), 0);
+    assert.match(page.url(), /#status=fail$/);
+    // The same link opened afresh shows the same view.
+    const again = await open(capitals.html, '#status=fail');
+    assert.equal(await again.locator('.matrix tbody tr').count(), failingTests);
+    assert.equal(await again.getByLabel('failures').isChecked(), true);
+    await page.close();
+    await again.close();
+  });
+
+  it('search finds a case by its vars, outputs and reasons; metadata narrows', async () => {
+    const page = await open(capitals.html);
+    await page.locator('#search').fill('peru');
+    await page.waitForURL(/q=peru/);
+    await rowsAre(page, 1);
+    assert.equal(await page.locator('.matrix .case-name').innerText(), 'capital of Peru');
+    await page.locator('#search').fill('expected output to contain "tokyo"');
+    await page.waitForURL(/q=expected/);
+    await rowsAre(page, 1);
+    assert.equal(await page.locator('.matrix .case-name').innerText(), 'capital of Japan');
+    assert.match(page.url(), /q=expected/);
+    await page.locator('#search').fill('');
+    await page.locator('#meta').selectOption('region=asia');
+    await page.waitForURL(/meta=region/);
+    await rowsAre(page, 1);
+    assert.equal(await page.locator('.matrix .case-name').innerText(), 'capital of Japan');
+    await page.close();
+  });
+
+  it('the case view shows messages, output, every verdict and where the test is written', async () => {
+    const page = await open(capitals.html);
+    await page.locator('.matrix tbody tr').nth(2).locator('button.cell').first().click();
+    const view = page.locator('#case-view');
+    await view.waitFor({ state: 'visible' });
+    assert.equal(await view.locator('h2').innerText(), 'capital of Peru');
+    assert.match(await view.locator('.where').innerText(), /promptfooconfig\.yaml:\d+/);
+    const verdicts = await view.locator('.verdicts tbody tr').allInnerTexts();
+    assert.equal(verdicts.length, 2);
+    assert.match(verdicts[0], /fail\s+icontains\s+0\.000\s+—\s+Expected output to contain "lima"/);
+    assert.match(verdicts[1], /fail\s+javascript/);
+    assert.equal(await view.locator('.msg pre').first().innerText(), 'What is the capital of Peru?');
+    assert.equal(await view.locator('pre.output').innerText(), 'What is the capital of Peru?');
+    await page.screenshot({ path: join(ARTIFACTS, 'report-case-view.png') });
+    // A JSON output is pretty-printed (it is not JSON here: the echo wraps it in the question).
+    await page.keyboard.press('Escape');
+    await view.waitFor({ state: 'hidden' });
+    await page.close();
+  });
+
+  it('keeps a hostile reply inert and shows it as text', async () => {
+    const page = await open(capitals.html);
+    await page.locator('#search').fill('pwned');
+    await page.waitForURL(/q=pwned/);
+    await rowsAre(page, 1);
+    await page.locator('button.cell').first().click();
+    const output = await page.locator('#case-view pre.output').innerText();
+    assert.ok(output.includes(XSS_SCRIPT + XSS_IMG), output);
+    assert.equal(await page.evaluate('window.__pwned'), undefined);
+    // No element the reply names exists: it is text, not markup.
+    assert.equal(await page.locator('img').count(), 0);
+    assert.equal(await page.locator('script').count(), 2);
+    await page.close();
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('j and k step through the failures, Escape closes the case', async () => {
+    const page = await open(capitals.html);
+    await page.keyboard.press('j');
+    const title = page.locator('#case-view h2');
+    await title.waitFor();
+    assert.equal(await title.innerText(), 'capital of Japan');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    assert.equal(await title.innerText(), 'capital of Peru');
+    await page.keyboard.press('k');
+    await page.keyboard.press('k');
+    assert.equal(await title.innerText(), 'capital of Japan');
+    assert.match(page.url(), /case=1\.0/);
+    await page.keyboard.press('Escape');
+    await page.locator('#case-view').waitFor({ state: 'hidden' });
+    await page.close();
+  });
+
+  it('pages a large run and keeps the page in the link', async () => {
+    const page = await open(many.html);
+    assert.equal(await page.locator('.matrix tbody tr').count(), 50);
+    assert.match(await page.locator('#pager').innerText(), /Page 1 of 3/);
+    await page.getByRole('button', { name: 'Next ›' }).click();
+    assert.match(await page.locator('#pager').innerText(), /Page 2 of 3/);
+    assert.match(page.url(), /page=2/);
+    assert.equal(await page.locator('.matrix .case-name').first().innerText(), 'item 50');
+    await page.getByLabel('failures').check();
+    assert.equal(await page.locator('.matrix tbody tr').count(), many.card.counts.fail);
+    // The breakdown chart is drawn from the scorecard's groups (pramana-style breakdowns are
+    // generic scorecard data; this promptfoo run has none, so none is drawn).
+    assert.equal(await page.locator('.breakdowns').count(), many.card.breakdowns ? 1 : 0);
+    await page.close();
+  });
+
+  it('reads on a narrow window and prints without its controls', async () => {
+    const page = await open(capitals.html);
+    await page.setViewportSize({ width: 400, height: 800 });
+    // The page does not scroll sideways; the matrix scrolls inside its own box.
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(overflow <= 1, `page is ${overflow}px wider than the window`);
+    await page.screenshot({ path: join(ARTIFACTS, 'report-narrow.png'), fullPage: true });
+    await page.emulateMedia({ media: 'print' });
+    assert.equal(await page.locator('#controls').isVisible(), false);
+    assert.equal(await page.locator('.matrix').isVisible(), true);
+    await page.close();
+  });
+
+  it('the console names cases the same way', () => {
+    assert.match(capitals.stdout, /"capital of Japan" \(h:[0-9a-f]{12}\)/);
+    assert.doesNotMatch(capitals.stdout, /\{\{country\}\}" \(/);
+  });
+});
