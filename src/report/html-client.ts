@@ -68,7 +68,8 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;border:1px so
 .msg{margin:4px 0}.msg .role{font-size:11px;font-weight:700;text-transform:uppercase;color:var(--muted)}
 .msg.hole pre{border-style:dashed;background:#fff}
 .hole-mark{font-size:11px;background:#ddf4ff;border:1px solid #54aeff;border-radius:3px;padding:0 4px;margin-left:4px;color:#0550ae}
-.verdicts{width:100%;font-size:12px}.verdicts th,.verdicts td{border-bottom:1px solid var(--line);padding:3px 4px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+.verdicts{width:100%;font-size:12px;table-layout:fixed}.verdicts.vars{table-layout:auto;width:auto}.verdicts.vars th{padding-right:16px}
+.verdicts th:nth-child(1){width:3.2em}.verdicts th:nth-child(2){width:24%}.verdicts th:nth-child(3){width:4.2em}.verdicts th:nth-child(4){width:5.6em}.verdicts th,.verdicts td{border-bottom:1px solid var(--line);padding:3px 4px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 .verdicts tr.v-fail td:first-child{color:var(--fail);font-weight:700}.verdicts tr.v-pass td:first-child{color:var(--pass);font-weight:700}
 .verdicts tr.child td:nth-child(2){padding-left:16px}
 .stats{color:var(--muted);font-size:12px}
@@ -415,7 +416,7 @@ function renderCase() {
   view.appendChild(el('div', 'where', 'case ' + row.id + ' · ' + col.label + ' · ' + col.provider + (row.src ? ' · ' + row.src : '')));
   if (row.v) {
     view.appendChild(el('h4', '', 'Vars'));
-    var vt = el('table', 'verdicts');
+    var vt = el('table', 'verdicts vars');
     Object.keys(row.v).forEach(function (k) {
       var tr = el('tr');
       tr.appendChild(el('th', '', k));

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Scorecard } from '../../src/core/scorecard.js';
+import { formatRate } from '../../src/report/console.js';
 import { browserMissing, launchBrowser } from '../support/browser.js';
 import { runCli } from '../support/cli.js';
 import { repoRoot } from '../support/paths.js';
@@ -21,6 +22,7 @@ if (missing) process.stdout.write(`# HTML report browser tests skipped: ${missin
 const tmp = tempDir('assay-html-');
 let capitals: { runDir: string; stdout: string; html: string; card: Scorecard };
 let many: { html: string; card: Scorecard };
+let pramana: { html: string; card: Scorecard };
 let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
 const pageErrors: string[] = [];
 
@@ -44,6 +46,26 @@ before(async () => {
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /Wrote .*report\.html/);
   many = { html: join(big.runDir, 'report.html'), card: await scorecard(b, big.runDir) };
+  // A pramana suite: breakdowns by category and difficulty, and a model-graded assertion.
+  const p = join(tmp.dir, 'pramana');
+  mkdirSync(p);
+  const pr = await runCli(
+    [
+      'eval',
+      join(repoRoot, 'examples', 'pramana'),
+      '--tier',
+      'cheap',
+      '-p',
+      'echo',
+      '--no-progress',
+      '-o',
+      'p.html',
+    ],
+    { cwd: p },
+  );
+  assert.equal(pr.code, 1, pr.stderr);
+  const prRun = /Run written to (.*)/.exec(pr.stdout)?.[1] ?? '';
+  pramana = { html: join(p, 'p.html'), card: await scorecard(p, prRun) };
   mkdirSync(ARTIFACTS, { recursive: true });
   if (!missing) browser = await launchBrowser();
 });
@@ -237,6 +259,34 @@ describe('the HTML report', { skip: missing }, () => {
     await page.emulateMedia({ media: 'print' });
     assert.equal(await page.locator('#controls').isVisible(), false);
     assert.equal(await page.locator('.matrix').isVisible(), true);
+    await page.close();
+  });
+
+  it('draws each breakdown as bars with interval whiskers, and shows a grader’s reasoning', async () => {
+    const page = await open(pramana.html);
+    const breakdowns = pramana.card.breakdowns ?? [];
+    assert.ok(breakdowns.length >= 2);
+    const charts = page.locator('.breakdowns figure.chart');
+    assert.equal(await charts.count(), breakdowns.length);
+    for (const [i, b] of breakdowns.entries()) {
+      const chart = charts.nth(i);
+      assert.equal(await chart.locator('figcaption').innerText(), `Pass rate by ${b.by} (95% CI)`);
+      const titles = await chart.locator('svg g > title').allTextContents();
+      assert.deepEqual(
+        titles,
+        b.groups.map((g) => `${g.value}: ${formatRate(g.passRate)} · ${g.pass}/${g.total - g.skip}`),
+      );
+      // Each bar has its whisker: the interval's line and two caps.
+      assert.equal(await chart.locator('line.whisker').count(), b.groups.length * 3);
+    }
+    await page.locator('#search').fill('haiku');
+    await page.waitForURL(/q=haiku/);
+    await rowsAre(page, 1);
+    await page.locator('button.cell').first().click();
+    const verdict = await page.locator('#case-view .verdicts tbody tr').first().innerText();
+    assert.match(verdict, /judge-yes-no/);
+    assert.match(await page.locator('#case-view pre.grader').innerText(), /EVALUATION JUDGE/);
+    await page.screenshot({ path: join(ARTIFACTS, 'report-pramana-grader.png'), fullPage: true });
     await page.close();
   });
 
