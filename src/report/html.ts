@@ -130,7 +130,8 @@ function metricsHtml(card: Scorecard, columns: ScorecardCell[]): string {
 /** One horizontal bar with its interval whisker, for a value in [0, 1]. */
 function bar(y: number, label: string, value: Rate, text: string, width: number): string {
   const x0 = 200;
-  const span = width - x0 - 150;
+  // The rest of the width holds the figure written after the bar.
+  const span = width - x0 - 290;
   const x = (v: number): number => x0 + Math.max(0, Math.min(1, v)) * span;
   const title = `${label}: ${text}`;
   return `<g><title>${h(title)}</title><text x="${x0 - 8}" y="${y + 13}" text-anchor="end" class="bar-label">${h(label.length > 28 ? `${label.slice(0, 27)}…` : label)}</text>
@@ -144,7 +145,7 @@ function bar(y: number, label: string, value: Rate, text: string, width: number)
 
 /** A bar chart as inline SVG: one bar per group, each with its 95% interval as a whisker. */
 function chart(title: string, bars: { label: string; value: Rate; text: string }[]): string {
-  const width = 720;
+  const width = 800;
   const height = bars.length * 24 + 8;
   return `<figure class="chart"><figcaption>${h(title)}</figcaption><svg role="img" aria-label="${h(title)}" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet">${bars
     .map((b, i) => bar(i * 24 + 4, b.label, b.value, b.text, width))
