@@ -1,18 +1,29 @@
 // `assay report [RUN]`: any run rendered from its log: the console summary, the scorecard as JSON,
 // or a report file (HTML, JUnit, Markdown) and the GitHub job summary.
-import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import { renderComparison } from '../report/compare.js';
+import { renderComparisonHtml } from '../report/compare-html.js';
 import { renderSummary } from '../report/console.js';
 import { resolveOutputFormat, writeOutput } from '../report/formats.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { guard, parseFlags, useColor } from './common.js';
+import { COMPARE_FLAGS, compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
 import { writeGithubReport } from './github.js';
 import { outputTargets, writeOutputs } from './outputs.js';
 
@@ -32,7 +43,9 @@ version.
   --format markdown     the summary and failures as Markdown (to -o FILE, else stdout)
   --format github       the Markdown appended to $GITHUB_STEP_SUMMARY (stdout outside Actions)
                         and an ::error annotation at each failing test's line
-  --baseline B          with --format html or -o compare.html: the comparison of RUN with B
+  --baseline B          the comparison of RUN (the candidate) with B, as assay compare B RUN
+                        prints it; with --format html (RUN/compare.html) or -o FILE.html, a page.
+                        The compare options (--seed, --min-effect, …) apply; exit codes are compare's
   --runs-dir DIR        where run ids are found (default .assay/runs)
   --baselines-dir DIR   where baseline names are found (default .assay/baselines)
 `;
@@ -60,7 +73,8 @@ export async function reportCommand(args: string[]): Promise<number> {
       format: { type: 'string' },
       output: { type: 'string', short: 'o' },
       'runs-dir': { type: 'string' },
-      'baselines-dir': { type: 'string' },
+      ...COMPARE_FLAGS,
+      baseline: { type: 'string' },
       'no-color': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -89,6 +103,8 @@ export async function reportCommand(args: string[]): Promise<number> {
             baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
           })
         : newestRun(runsDir);
+    if (values.baseline !== undefined)
+      return reportComparison(runDir, values.baseline, values, format, values.output);
     const manifest = readManifest(runDir);
     const scorecard = await scorecardOfRun(runDir);
     if (target) return (await writeOutputs(runDir, scorecard, [target], { keepPending: true })) ? 0 : 3;
@@ -119,6 +135,42 @@ export async function reportCommand(args: string[]): Promise<number> {
       );
     return 0;
   });
+}
+
+/**
+ * `assay report CANDIDATE --baseline B`: the comparison, as `assay compare B CANDIDATE` prints it,
+ * or as a page (`--format html`, `-o FILE.html`). Exit codes are compare's.
+ */
+async function reportComparison(
+  candidateDir: string,
+  baseline: string,
+  values: Parameters<typeof compareOptionsFrom>[0] & {
+    'runs-dir'?: string;
+    'baselines-dir'?: string;
+    json?: boolean;
+  },
+  format: ReportFormat | undefined,
+  output: string | undefined,
+): Promise<number> {
+  if (format !== undefined && format !== 'html')
+    throw new InputError(`--baseline renders a comparison as text or HTML, not --format ${format}`);
+  if (output && !/\.html?$/i.test(output))
+    throw new InputError(`-o ${output}: with --baseline, the comparison is written as .html`);
+  const { options, ks, failOn } = compareOptionsFrom(values);
+  const baselineDir = resolveRun(baseline, {
+    runsDir: values['runs-dir'] ?? '.assay/runs',
+    baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
+  });
+  const comparison = await compareDirs(baselineDir, candidateDir, options, ks);
+  const labels = { baseline, candidate: readManifest(candidateDir).runId };
+  if (format === 'html' || output) {
+    const file = resolve(output ?? join(candidateDir, 'compare.html'));
+    const tmp = `${file}.tmp-${process.pid}`;
+    writeFileSync(tmp, renderComparisonHtml(comparison, labels));
+    renameSync(tmp, file);
+    process.stdout.write(`Wrote ${printable(file)}\n`);
+  } else process.stdout.write(renderComparison(comparison, labels));
+  return compareExitCode(comparison, failOn);
 }
 
 /** Writes a format to stdout: through a private temporary file, as every output is written whole. */
