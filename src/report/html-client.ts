@@ -132,7 +132,7 @@ function readState() {
   var p = new URLSearchParams(location.hash.replace(/^#/, ''));
   var status = p.get('status') || 'all';
   if (['all', 'fail', 'error', 'flaky', 'pass'].indexOf(status) < 0) status = 'all';
-  return { status: status, q: p.get('q') || '', meta: p.get('meta') || '', page: Math.max(0, parseInt(p.get('page') || '1', 10) - 1 || 0), kase: p.get('case') || '' };
+  return { status: status, q: p.get('q') || '', meta: p.get('meta') || '', page: Math.max(0, parseInt(p.get('page') || '1', 10) - 1 || 0), kase: /^\d+\.\d+$/.test(p.get('case') || '') ? p.get('case') : '' };
 }
 function writeState(next) {
   state = next;
@@ -269,7 +269,6 @@ function cellButton(row, c, trials) {
   b.setAttribute('aria-label', row.n + ', ' + (columns[c] ? columns[c].label + ' ' + columns[c].provider : '') + ': ' + label);
   b.addEventListener('click', function () { set({ kase: row.i + '.' + c }); });
   td.appendChild(b);
-  if (state.kase === row.i + '.' + c) td.classList.add('selected');
   return td;
 }
 function renderMatrix() {
@@ -299,7 +298,9 @@ function renderMatrix() {
   });
   matrix.appendChild(tbody);
   var from = shown.length === 0 ? 0 : page * PAGE + 1;
-  summary.textContent = shown.length === rows.length
+  summary.textContent = rows.length === 0
+    ? 'This run has no results.'
+    : shown.length === rows.length
     ? 'Tests ' + from + '–' + (page * PAGE + slice.length) + ' of ' + rows.length
     : shown.length + ' of ' + rows.length + ' tests match' + (shown.length > 0 ? ' · showing ' + from + '–' + (page * PAGE + slice.length) : '');
   pager.textContent = '';
@@ -395,7 +396,10 @@ function renderCase() {
     if (!view.hidden) {
       view.hidden = true;
       view.textContent = '';
-      if (opener && document.body.contains(opener)) opener.focus();
+      // Back to the cell the case was opened from, so the keyboard carries on from there.
+      var back = lastCase && matrix.querySelector('button.cell[data-case="' + lastCase + '"]');
+      if (back) back.focus();
+      else if (opener && document.body.contains(opener)) opener.focus();
     }
     return;
   }
@@ -432,8 +436,21 @@ function renderCase() {
   view.hidden = false;
   close.focus();
 }
+var drawn = '';
+var lastCase = '';
 function render() {
-  renderMatrix();
+  // The matrix is redrawn only when what it shows changes; opening a case only marks its cell.
+  var view = [state.status, state.q, state.meta, state.page].join('\u0000');
+  if (view !== drawn) {
+    renderMatrix();
+    drawn = view;
+  }
+  Array.prototype.forEach.call(matrix.querySelectorAll('td.selected'), function (td) { td.classList.remove('selected'); });
+  if (state.kase) {
+    var b = matrix.querySelector('button.cell[data-case="' + state.kase + '"]');
+    if (b) b.parentElement.classList.add('selected');
+    lastCase = state.kase;
+  }
   renderCase();
 }
 

@@ -265,8 +265,19 @@ ${flakyHtml(card)}
 <script type="application/json" id="assay-data">{"columns":${scriptSafeJson(columnData(columns))},"jobs":[`,
   );
   let first = true;
+  // A log written before results carried their case's index (run-log version 0): each case gets
+  // a row of its own by its id, after any indexed one.
+  const unindexed = new Map<string, number>();
   for await (const line of resultLinesInPlanOrder(runDir)) {
     const r = JSON.parse(line) as JobResult;
+    if (!Number.isSafeInteger(r.caseIndex)) {
+      let i = unindexed.get(r.caseId);
+      if (i === undefined) {
+        i = 2 ** 40 + unindexed.size;
+        unindexed.set(r.caseId, i);
+      }
+      r.caseIndex = i;
+    }
     const key = `${r.promptId}\u0000${r.providerId}`;
     let column = columnIndex.get(key);
     if (column === undefined) {

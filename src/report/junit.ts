@@ -44,7 +44,8 @@ function failing(verdicts: Verdict[]): Verdict[] {
 }
 
 function seconds(ms: number): string {
-  return (Math.max(0, ms) / 1000).toFixed(3);
+  // A log written before latencies were kept has none: 0, never `NaN` (not a decimal).
+  return (Number.isFinite(ms) ? Math.max(0, ms) / 1000 : 0).toFixed(3);
 }
 
 function testcase(r: JobResult, suiteName: string, cwd: string, repeat: number): string {
