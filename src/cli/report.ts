@@ -92,9 +92,7 @@ export async function reportCommand(args: string[]): Promise<number> {
     if (values.json && (format || values.output))
       throw new InputError('--json goes alone, without --format or -o');
     // The file is checked (its format, its folder) before anything is read.
-    const target = values.output
-      ? outputTargets([values.output], format === 'markdown' ? 'markdown' : format)[0]
-      : undefined;
+    const target = values.output ? outputTargets([values.output], format)[0] : undefined;
     const runsDir = values['runs-dir'] ?? '.assay/runs';
     const runDir =
       positionals.length === 1

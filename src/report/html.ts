@@ -14,7 +14,7 @@ import { formatMean, formatRate, percent } from './console.js';
 import { CLIENT_CSS, CLIENT_JS } from './html-client.js';
 import { caseName } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
-import { jobRow, scriptSafeJson } from './report-data.js';
+import { jobRow, reportColumns, scriptSafeJson } from './report-data.js';
 
 /** Text made safe as HTML text or a quoted attribute value. */
 export function escapeHtml(text: string): string {
@@ -22,31 +22,6 @@ export function escapeHtml(text: string): string {
 }
 
 const h = escapeHtml;
-
-/** A report column: one prompt × provider, with the scorecard's figures. */
-export interface ReportColumn {
-  promptId: string;
-  providerId: string;
-  label: string;
-  provider: string;
-  passRate: string;
-  counts: string;
-}
-
-/** The columns in plan order (provider, then prompt, as the manifest lists them). */
-export function reportColumns(manifest: RunManifest, card: Scorecard): ScorecardCell[] {
-  const providers = manifest.providers.map((p) => String(p.key ?? p.id));
-  const prompts = manifest.suite.prompts.map((p) => p.id);
-  const at = (list: string[], id: string): number => {
-    const i = list.indexOf(id);
-    return i < 0 ? list.length : i;
-  };
-  return [...card.cells].sort(
-    (a, b) =>
-      at(providers, a.providerId) - at(providers, b.providerId) ||
-      at(prompts, a.promptId) - at(prompts, b.promptId),
-  );
-}
 
 function duration(manifest: RunManifest): string | undefined {
   if (!manifest.endedAt) return undefined;

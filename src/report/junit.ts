@@ -7,10 +7,9 @@ import type { WriteStream } from 'node:fs';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult, Verdict } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
-import { reportColumns } from './html.js';
 import { caseName } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
-import { sourceText } from './report-data.js';
+import { reportColumns, sourceText } from './report-data.js';
 
 /** Characters XML 1.0 does not allow (C0 controls but tab, LF, CR; U+FFFE/U+FFFF; lone surrogates). */
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;

@@ -8,10 +8,9 @@ import type { FailureNote, Scorecard } from '../core/scorecard.js';
 import { readManifest } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
 import { formatMean, formatRate } from './console.js';
-import { reportColumns } from './html.js';
 import { caseName } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
-import { sourceText } from './report-data.js';
+import { reportColumns, sourceText } from './report-data.js';
 
 /** GitHub refuses comments over 65,536 characters; the summary stays under this, with room to spare. */
 export const MARKDOWN_LIMIT = 60_000;

@@ -1,7 +1,9 @@
 // What the HTML report embeds of each job: its place in the matrix, its name, what was asked,
 // what came back and every verdict, in short keys and with long texts cut, so a 10,000-job report
 // stays a few megabytes. Built from one results line at a time (the run log), never engine state.
+import type { Scorecard, ScorecardCell } from '../core/scorecard.js';
 import type { ContentPart, JobResult, Message, Verdict } from '../core/types.js';
+import type { RunManifest } from '../runlog/types.js';
 import { caseName } from './naming.js';
 
 /** Longest output kept per job; the rest is in results.jsonl (the page says how much was cut). */
@@ -211,5 +213,20 @@ export function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(
     /[<>&\u2028\u2029]/g,
     (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** The columns in plan order (provider, then prompt, as the manifest lists them). */
+export function reportColumns(manifest: RunManifest, card: Scorecard): ScorecardCell[] {
+  const providers = manifest.providers.map((p) => String(p.key ?? p.id));
+  const prompts = manifest.suite.prompts.map((p) => p.id);
+  const at = (list: string[], id: string): number => {
+    const i = list.indexOf(id);
+    return i < 0 ? list.length : i;
+  };
+  return [...card.cells].sort(
+    (a, b) =>
+      at(providers, a.providerId) - at(providers, b.providerId) ||
+      at(prompts, a.promptId) - at(prompts, b.promptId),
   );
 }
