@@ -31,7 +31,7 @@ table{border-collapse:collapse}
 kbd{border:1px solid var(--line);border-radius:3px;padding:0 3px;font-size:11px}
 .summary{margin:4px 0;color:var(--muted)}
 .matrix-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px}
-.matrix{width:100%;table-layout:fixed;min-width:520px}
+.matrix{width:100%;table-layout:fixed;min-width:calc(280px + var(--cols,1) * 220px)}
 .matrix th,.matrix td{border-bottom:1px solid var(--line);border-right:1px solid var(--line);padding:0;vertical-align:top;text-align:left}
 .matrix thead th{background:#f6f8fa;padding:6px 8px;position:sticky;top:0}
 .matrix th.case-col{width:28%}
@@ -75,8 +75,8 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;border:1px so
 .stats{color:var(--muted);font-size:12px}
 .note{color:var(--muted)}
 footer{padding:12px 24px;color:var(--muted);font-size:12px;border-top:1px solid var(--line)}
-@media (max-width:700px){header,main{padding-left:10px;padding-right:10px}.matrix th.case-col{width:40%}.keys{display:none}.figure{min-width:70px}}
-@media print{.controls,.pager,#case-view,.keys{display:none!important}.matrix-wrap{overflow:visible;border:0}.matrix{min-width:0}.matrix thead th{position:static}.cell{min-height:0}td.pass,td.fail,td.error,td.skip,td.flaky{box-shadow:none;border-left:4px solid #888}.cell .first-lines{max-height:none}body{font-size:11px}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}header{background:none}}
+@media (max-width:700px){header,main{padding-left:10px;padding-right:10px}.matrix{min-width:calc(140px + var(--cols,1) * 170px)}.matrix th.case-col{width:140px}.keys{display:none}.figure{min-width:70px}}
+@media print{.controls,.pager,#case-view,.keys{display:none!important}.matrix-wrap{overflow:visible;border:0}.matrix{min-width:0!important}.matrix thead th{position:static}.cell{min-height:0}td.pass,td.fail,td.error,td.skip,td.flaky{box-shadow:none;border-left:4px solid #888}.cell .first-lines{max-height:none}body{font-size:11px}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}header{background:none}}
 `;
 
 /** The report's script: matrix, filters in the URL hash, case view, keyboard navigation. */
@@ -243,6 +243,8 @@ function header() {
   return thead;
 }
 var thead = header();
+// Every column keeps a readable width; many columns scroll sideways inside the matrix's box.
+matrix.style.setProperty('--cols', String(columns.length));
 function firstLines(text) {
   if (text === null || text === undefined) return '(no output)';
   var lines = String(text).split('\n').slice(0, FIRST_LINES).join('\n');

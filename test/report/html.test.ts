@@ -23,6 +23,7 @@ const tmp = tempDir('assay-html-');
 let capitals: { runDir: string; stdout: string; html: string; card: Scorecard };
 let many: { html: string; card: Scorecard };
 let pramana: { html: string; card: Scorecard };
+let json: { html: string };
 let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
 const pageErrors: string[] = [];
 
@@ -66,6 +67,16 @@ before(async () => {
   assert.equal(pr.code, 1, pr.stderr);
   const prRun = /Run written to (.*)/.exec(pr.stdout)?.[1] ?? '';
   pramana = { html: join(p, 'p.html'), card: await scorecard(p, prRun) };
+  // A reply that is JSON (the echo of a JSON var), written compactly by the model.
+  const j = join(tmp.dir, 'json');
+  mkdirSync(j);
+  const jr = await evalSuite(
+    j,
+    `prompts: ['{{payload}}']\nproviders: [echo]\ntests:\n  - vars:\n      payload: '{"b":[1,2],"a":"</pre><b>x</b>"}'\n    assert:\n      - type: is-json\n`,
+    ['-o', 'j.html'],
+  );
+  assert.equal(jr.code, 0, jr.stderr);
+  json = { html: join(j, 'j.html') };
   mkdirSync(ARTIFACTS, { recursive: true });
   if (!missing) browser = await launchBrowser();
 });
@@ -287,6 +298,14 @@ describe('the HTML report', { skip: missing }, () => {
     assert.match(verdict, /judge-yes-no/);
     assert.match(await page.locator('#case-view pre.grader').innerText(), /EVALUATION JUDGE/);
     await page.screenshot({ path: join(ARTIFACTS, 'report-pramana-grader.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('pretty-prints an output that is JSON, still as text', async () => {
+    const page = await open(json.html, '#case=0.0');
+    const out = await page.locator('#case-view pre.output').innerText();
+    assert.equal(out, '{\n  "b": [\n    1,\n    2\n  ],\n  "a": "</pre><b>x</b>"\n}');
+    assert.equal(await page.locator('#case-view b').count(), 0);
     await page.close();
   });
 
