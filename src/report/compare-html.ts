@@ -6,7 +6,7 @@
 import type { Comparison, FlippedCase, MetricComparison } from '../analysis/compare.js';
 import { percent } from './console.js';
 import { escapeHtml as h } from './html.js';
-import { caseName } from './naming.js';
+import { caseName, fullTitle } from './naming.js';
 
 const VERDICT_WORD: Record<string, string> = {
   regressed: 'Regressed',
@@ -64,7 +64,7 @@ function flipped(title: string, list: FlippedCase[]): string {
     const name = caseName({ caseId: f.caseRef, ...f });
     const side = (label: string, s: FlippedCase['baseline']): string =>
       `<div class="side"><div class="muted">${h(label)} · ${h(percent(s.passRate))}% of trials passed</div><pre>${h(s.output ?? '(no output)')}</pre>${s.reason ? `<div class="reason">${h(s.reason)}</div>` : ''}</div>`;
-    return `<article class="flip"><h3>${h(name.title)} <span class="id">${h(name.id)}</span></h3><div class="muted">${h(f.promptLabel)} · ${h(f.providerId)}</div><div class="sides">${side('before', f.baseline)}${side('now', f.candidate)}</div></article>`;
+    return `<article class="flip"><h3>${h(fullTitle(name))} <span class="id">${h(name.id)}</span></h3><div class="muted">${h(f.promptLabel)} · ${h(f.providerId)}</div><div class="sides">${side('before', f.baseline)}${side('now', f.candidate)}</div></article>`;
   });
   return `<section><h2>${h(title)} (${list.length})</h2>${items.join('')}</section>`;
 }

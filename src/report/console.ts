@@ -183,11 +183,11 @@ export function renderSummary(
   return `${lines.join('\n')}\n`;
 }
 
-/** A case's name and id on one printable line: `"capital of France" (fe0b368bc59d)`. */
+/** A case's name and id on one printable line: `"capital of France" (fe0b368bc59d)`, `"Row #2" country=Japan (…)`. */
 export function caseLabel(c: CaseIdentity, max = 60): string {
-  const { title, id } = caseName(c);
+  const { title, id, detail } = caseName(c);
   if (title === `case ${id}`) return `case ${oneLine(id, 40)}`;
-  return `"${oneLine(title, max)}" (${oneLine(id, 40)})`;
+  return `"${oneLine(title, max)}"${detail ? ` ${oneLine(detail, max)}` : ''} (${oneLine(id, 40)})`;
 }
 
 /** Repeated cases: pass@k and pass^k, the flaky share and the flakiest cases. */

@@ -12,7 +12,7 @@ import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
 import { formatMean, formatRate, percent } from './console.js';
 import { CLIENT_CSS, CLIENT_JS } from './html-client.js';
-import { caseName } from './naming.js';
+import { caseName, fullTitle } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
 import { jobRow, reportColumns, scriptSafeJson } from './report-data.js';
 
@@ -168,7 +168,7 @@ function flakyHtml(card: Scorecard): string {
   if (!r || r.flakiest.length === 0) return '';
   const rows = r.flakiest.map((f) => {
     const name = caseName(f);
-    return `<tr><td>${h(name.title)} <span class="id">${h(name.id)}</span></td><td>${h(f.promptLabel)}</td><td>${h(f.providerId)}</td><td class="num">${f.passed}/${f.trials}</td></tr>`;
+    return `<tr><td>${h(fullTitle(name))} <span class="id">${h(name.id)}</span></td><td>${h(f.promptLabel)}</td><td>${h(f.providerId)}</td><td class="num">${f.passed}/${f.trials}</td></tr>`;
   });
   return `<section class="flaky"><h2>Flakiest cases</h2><table><thead><tr><th>case</th><th>prompt</th><th>provider</th><th>passed</th></tr></thead><tbody>${rows.join('')}</tbody></table></section>`;
 }

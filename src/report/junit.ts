@@ -7,7 +7,7 @@ import type { WriteStream } from 'node:fs';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult, Verdict } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
-import { caseName } from './naming.js';
+import { caseName, fullTitle } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
 import { reportColumns, sourceText } from './report-data.js';
 
@@ -54,7 +54,8 @@ function testcase(r: JobResult, suiteName: string, cwd: string, repeat: number):
   const where = r.source
     ? ` file="${xmlAttr(src?.replace(/:\d+$/, '') ?? '')}"${r.source.line ? ` line="${r.source.line}"` : ''}`
     : '';
-  const open = `    <testcase name="${xmlAttr(`${name.title} (${name.id})${trial}`)}" classname="${xmlAttr(suiteName)}"${where} time="${seconds(r.latencyMs)}">`;
+  const title = fullTitle(name);
+  const open = `    <testcase name="${xmlAttr(`${title} (${name.id})${trial}`)}" classname="${xmlAttr(suiteName)}"${where} time="${seconds(r.latencyMs)}">`;
   const body: string[] = [];
   if (r.status === 'fail') {
     const bad = failing(r.verdicts);

@@ -8,7 +8,7 @@ import type { FailureNote, Scorecard } from '../core/scorecard.js';
 import { readManifest } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
 import { formatMean, formatRate } from './console.js';
-import { caseName } from './naming.js';
+import { caseName, fullTitle } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
 import { reportColumns, sourceText } from './report-data.js';
 
@@ -44,7 +44,8 @@ function failureLine(f: FailureNote, manifest: RunManifest): string {
   const what = f.assertion && f.assertion !== 'error' ? `${f.assertion}: ${f.reason}` : f.reason;
   const src = sourceText(f.source, manifest.cwd);
   const trial = manifest.options.repeat > 1 ? ` · trial ${f.trial + 1}` : '';
-  return `| ${f.status === 'error' ? '⚠️ error' : '❌ fail'} | ${mdText(name.title, 80)} <sub>${mdText(name.id, 40)}</sub> | ${mdText(`${f.promptLabel} · ${f.providerId}${trial}`, 80)} | ${mdText(what, 300)} | ${src ? mdText(src, 120) : ''} |`;
+  const title = fullTitle(name);
+  return `| ${f.status === 'error' ? '⚠️ error' : '❌ fail'} | ${mdText(title, 120)} <sub>${mdText(name.id, 40)}</sub> | ${mdText(`${f.promptLabel} · ${f.providerId}${trial}`, 80)} | ${mdText(what, 300)} | ${src ? mdText(src, 120) : ''} |`;
 }
 
 /** The run's summary as Markdown, at most `limit` characters. */
@@ -144,15 +145,16 @@ export function githubAnnotations(manifest: RunManifest, card: Scorecard, max = 
       continue;
     }
     const name = caseName(f);
+    const title = fullTitle(name);
     const src = sourceText(f.source, manifest.cwd);
     const file = src?.replace(/:\d+$/, '');
     const props = [
       ...(file ? [`file=${commandProperty(clean(file))}`] : []),
       ...(f.source?.line ? [`line=${f.source.line}`] : []),
-      `title=${commandProperty(clean(`assay: ${f.status === 'error' ? 'error' : 'failed'}: ${name.title}`.slice(0, 200)))}`,
+      `title=${commandProperty(clean(`assay: ${f.status === 'error' ? 'error' : 'failed'}: ${title}`.slice(0, 200)))}`,
     ];
     const what = f.assertion && f.assertion !== 'error' ? `${f.assertion}: ${f.reason}` : f.reason;
-    const message = `${name.title} (${name.id}) · ${f.promptLabel} · ${f.providerId}: ${what}`;
+    const message = `${title} (${name.id}) · ${f.promptLabel} · ${f.providerId}: ${what}`;
     out.push(`::error ${props.join(',')}::${commandData(clean(message).slice(0, 1000))}`);
   }
   const more = left + (card.failuresOmitted > 0 ? card.failuresOmitted : 0);

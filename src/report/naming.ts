@@ -1,6 +1,7 @@
 // How a person recognises a case: by its description rendered with its vars (`capital of
 // {{country}}` → `capital of France`), else by its most telling vars (`country=France`), never by a
-// hash alone. The case's id stays beside the name, for reference. Every report uses this one rule.
+// hash alone. The case's id stays beside the name, for reference. A description that names no var
+// (`Row #2`, one text for many rows) keeps the telling vars beside it. Every report uses this rule.
 import { hasTemplateSyntax, renderString } from '../template/render.js';
 
 /** What a report knows of a case: the fields every result and failure note carries. */
@@ -17,6 +18,11 @@ export interface CaseName {
   title: string;
   /** The case's stable identity (ref, else its content hash), shortened when it is a long hash. */
   id: string;
+  /**
+   * The telling vars, when the title is a description that names none of them (`Row #2`, a
+   * description written once for many rows): what tells such cases apart.
+   */
+  detail?: string;
 }
 
 /** The longest var value shown in a name; longer ones are the case's material, not its name. */
@@ -66,7 +72,13 @@ export function shortId(id: string): string {
 /** The name of a case (see the file comment). */
 export function caseName(c: CaseIdentity): CaseName {
   const id = shortId(c.caseRef ?? c.caseId);
-  const description = c.description?.trim() ? renderedDescription(c.description, c.vars) : '';
-  const title = description.trim() || tellingVars(c.vars) || `case ${id}`;
-  return { title, id };
+  const description = c.description?.trim() ? renderedDescription(c.description, c.vars).trim() : '';
+  if (!description) return { title: tellingVars(c.vars) || `case ${id}`, id };
+  const detail = c.description && !hasTemplateSyntax(c.description) ? tellingVars(c.vars) : '';
+  return detail ? { title: description, id, detail } : { title: description, id };
+}
+
+/** The title with its detail, on one line: `Row #2 · country=Japan`. */
+export function fullTitle(name: CaseName): string {
+  return name.detail ? `${name.title} · ${name.detail}` : name.title;
 }

@@ -2,7 +2,7 @@
 // never by a hash alone; the id stays beside the name.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { caseName, shortId, tellingVars } from '../../src/report/naming.js';
+import { caseName, fullTitle, shortId, tellingVars } from '../../src/report/naming.js';
 
 describe('case names', () => {
   it('renders the description with the case’s vars', () => {
@@ -26,6 +26,13 @@ describe('case names', () => {
     } finally {
       delete process.env.ASSAY_NAMING_SECRET;
     }
+  });
+
+  it('keeps the telling vars beside a description that names none of them', () => {
+    const name = caseName({ caseId: 'a', description: 'Row #2', vars: { country: 'Japan' } });
+    assert.deepEqual(name, { title: 'Row #2', id: 'a', detail: 'country=Japan' });
+    assert.equal(fullTitle(name), 'Row #2 · country=Japan');
+    assert.equal(caseName({ caseId: 'a', description: 'Row #2' }).detail, undefined);
   });
 
   it('falls back to the short vars, then to the id', () => {
