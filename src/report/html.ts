@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { WriteStream } from 'node:fs';
-import type { Rate, Scorecard, ScorecardCell } from '../core/scorecard.js';
+import { metadataBreakdowns } from '../analysis/metadata.js';
+import type { Breakdown, Rate, Scorecard, ScorecardCell } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
@@ -128,9 +129,9 @@ function chart(title: string, bars: { label: string; value: Rate; text: string }
 }
 
 /** Per-metadata breakdowns and the weighted score's groups, as bar charts with interval whiskers. */
-function breakdownsHtml(card: Scorecard): string {
+function breakdownsHtml(card: Scorecard, breakdowns: Breakdown[]): string {
   const charts: string[] = [];
-  for (const b of card.breakdowns ?? [])
+  for (const b of breakdowns)
     charts.push(
       chart(
         `Pass rate by ${b.by} (95% CI)`,
@@ -195,6 +196,8 @@ const SCRIPT_HASH = createHash('sha256').update(CLIENT_JS).digest('base64');
 export async function writeHtmlReport(runDir: string, card: Scorecard, out: WriteStream): Promise<void> {
   const { outputsPending: _pending, ...manifest } = readManifest(runDir);
   const columns = reportColumns(manifest, card);
+  // The suite's own breakdowns; for a suite that declares none, its cases' metadata.
+  const breakdowns = card.breakdowns?.length ? card.breakdowns : await metadataBreakdowns(runDir);
   const columnIndex = new Map(columns.map((c, i) => [`${c.promptId}\u0000${c.providerId}`, i]));
   const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-${SCRIPT_HASH}'`;
   await put(
@@ -212,7 +215,7 @@ export async function writeHtmlReport(runDir: string, card: Scorecard, out: Writ
 <body>
 ${headerHtml(manifest, card)}
 <main>
-${breakdownsHtml(card)}
+${breakdownsHtml(card, breakdowns)}
 ${metricsHtml(card, columns)}
 ${flakyHtml(card)}
 <section class="results" aria-label="Results">

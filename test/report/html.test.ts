@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { Scorecard } from '../../src/core/scorecard.js';
+import { wilson } from '../../src/analysis/stats.js';
 import { formatRate } from '../../src/report/console.js';
 import { browserMissing, launchBrowser } from '../support/browser.js';
 import { runCli } from '../support/cli.js';
@@ -254,9 +255,16 @@ describe('the HTML report', { skip: missing }, () => {
     assert.equal(await page.locator('.matrix .case-name').first().innerText(), 'item 50');
     await page.getByLabel('failures').check();
     assert.equal(await page.locator('.matrix tbody tr').count(), many.card.counts.fail);
-    // The breakdown chart is drawn from the scorecard's groups (pramana-style breakdowns are
-    // generic scorecard data; this promptfoo run has none, so none is drawn).
-    assert.equal(await page.locator('.breakdowns').count(), many.card.breakdowns ? 1 : 0);
+    // The suite declares no breakdown: its cases' metadata (category c0–c2) is broken down.
+    assert.equal(many.card.breakdowns, undefined);
+    const chart = page.locator('.breakdowns figure.chart');
+    assert.equal(await chart.locator('figcaption').innerText(), 'Pass rate by category (95% CI)');
+    const expected = [0, 1, 2].map((c) => {
+      const items = [...Array(130).keys()].filter((i) => i % 3 === c);
+      const passed = items.filter((i) => i % 4 !== 0).length;
+      return `c${c}: ${formatRate(wilson(passed, items.length))} · ${passed}/${items.length}`;
+    });
+    assert.deepEqual(await chart.locator('svg g > title').allTextContents(), expected);
     await page.close();
   });
 
