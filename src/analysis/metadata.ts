@@ -43,5 +43,7 @@ export async function metadataBreakdowns(runDir: string): Promise<Breakdown[]> {
       manifest.options.repeat,
     ),
   );
-  return (card.breakdowns ?? []).filter((b) => b.groups.length >= 2 && b.groups.length <= MAX_METADATA_GROUPS);
+  return (card.breakdowns ?? []).filter(
+    (b) => b.groups.length >= 2 && b.groups.length <= MAX_METADATA_GROUPS,
+  );
 }
