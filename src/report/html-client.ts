@@ -126,7 +126,18 @@ function el(tag, cls, text) {
   return e;
 }
 
-// ---- state in the URL hash: #status=fail&q=paris&meta=category%3Dmath&page=2&case=3.1
+/** The metadata filter of the hash, [key, value], or null when absent or not of that shape. */
+function parseMeta(text) {
+  if (!text) return null;
+  try {
+    var kv = JSON.parse(text);
+    return Array.isArray(kv) && kv.length === 2 && typeof kv[0] === 'string' && typeof kv[1] === 'string' ? kv : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+// ---- state in the URL hash: #status=fail&q=paris&meta=%5B%22category%22%2C%22math%22%5D&page=2&case=3.1
 var state = readState();
 function readState() {
   var p = new URLSearchParams(location.hash.replace(/^#/, ''));
@@ -157,16 +168,18 @@ var form = document.getElementById('controls');
 var search = document.getElementById('search');
 var metaSelect = document.getElementById('meta');
 form.addEventListener('submit', function (e) { e.preventDefault(); });
+// Each option's value is [key, value] as JSON: keys and values may hold any character, '=' too.
 var metaValues = new Map();
 rows.forEach(function (row) {
   if (!row.m) return;
   Object.keys(row.m).forEach(function (k) {
-    var key = k + '=' + row.m[k];
+    var key = JSON.stringify([k, row.m[k]]);
     metaValues.set(key, (metaValues.get(key) || 0) + 1);
   });
 });
 Array.from(metaValues.keys()).sort().slice(0, 500).forEach(function (key) {
-  var o = el('option', '', key + ' (' + metaValues.get(key) + ')');
+  var kv = JSON.parse(key);
+  var o = el('option', '', kv[0] + '=' + kv[1] + ' (' + metaValues.get(key) + ')');
   o.value = key;
   metaSelect.appendChild(o);
 });
@@ -205,17 +218,13 @@ function matchesText(row, q) {
 }
 function filtered() {
   var q = state.q.trim().toLowerCase();
-  var meta = state.meta;
+  var meta = parseMeta(state.meta);
   return rows.filter(function (row) {
     if (state.status === 'fail' && !row.fail) return false;
     if (state.status === 'error' && !row.error) return false;
     if (state.status === 'flaky' && !row.flaky) return false;
     if (state.status === 'pass' && (row.fail || row.error || !row.pass)) return false;
-    if (meta) {
-      var at = meta.indexOf('=');
-      var k = meta.slice(0, at);
-      if (!row.m || row.m[k] !== meta.slice(at + 1)) return false;
-    }
+    if (meta && (!row.m || !Object.prototype.hasOwnProperty.call(row.m, meta[0]) || row.m[meta[0]] !== meta[1])) return false;
     return !q || matchesText(row, q);
   });
 }

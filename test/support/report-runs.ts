@@ -19,7 +19,7 @@ providers:
 tests:
   - description: capital of {{country}}
     vars: { country: France }
-    metadata: { region: europe }
+    metadata: { region: europe, 'a=b': 'c=d' }
     assert:
       - type: contains
         value: France
