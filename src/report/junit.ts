@@ -11,8 +11,12 @@ import { caseName, fullTitle } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
 import { reportColumns, sourceText } from './report-data.js';
 
-/** Characters XML 1.0 does not allow (C0 controls but tab, LF, CR; U+FFFE/U+FFFF; lone surrogates). */
-const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+/**
+ * Characters XML 1.0 does not allow (C0 controls but tab, LF, CR; U+FFFE/U+FFFF; lone surrogates),
+ * and the ones it discourages that a terminal would act on (DEL and the C1 controls, CSI among
+ * them), since `assay report --format junit` may print to one.
+ */
+const NOT_XML = /[^\t\n\r\u0020-\u007e\u00a0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 /** Text with every character XML 1.0 forbids removed. */
 export function xmlChars(text: string): string {

@@ -165,9 +165,9 @@ export function githubAnnotations(manifest: RunManifest, card: Scorecard, max = 
   return out;
 }
 
-/** Control characters out (a workflow command is one line; `::` sequences stay inside the message). */
+/** Control characters and bidi overrides out (a workflow command is one printable line; `::` stays inside the message). */
 function clean(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, ' ');
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, ' ');
 }
 
 registerOutputFormat({

@@ -69,6 +69,7 @@ function xpath(expr: string): string {
 describe('JUnit XML', () => {
   it('escapes attributes, removes forbidden characters and splits CDATA', () => {
     assert.equal(xmlChars('a\u0001b\u0008c\uFFFEd\uD800e\tf\ng'), 'abcde\tf\ng');
+    assert.equal(xmlChars('csi\u009b2J del\u007f nbsp\u00a0 é 日本 😀'), 'csi2J del nbsp\u00a0 é 日本 😀');
     assert.equal(xmlAttr('<a href="x">&\n'), '&#60;a href=&#34;x&#34;&#62;&#38;&#10;');
     assert.equal(cdata('x]]>y'), '<![CDATA[x]]]]><![CDATA[>y]]>');
   });
