@@ -1,5 +1,6 @@
 /** The benchmark table (console and Markdown) and bench/RESULTS.md. */
 import { existsSync, readFileSync } from 'node:fs';
+import { type HtmlReportRow, htmlReportTable } from './html-report.js';
 import type { Environment } from './machine.js';
 import { PEER_ENV_TEXT } from './peer.js';
 import type { ToolSummary } from './summary.js';
@@ -37,6 +38,8 @@ export interface Report {
   profiles: ProfileSection[];
   /** One generated suite (YAML, then the head of its CSV), shown as an example. */
   suiteSample: string | undefined;
+  /** The HTML report rows (bench/html-report.ts). */
+  htmlReports?: HtmlReportRow[];
 }
 
 const HEADER = [
@@ -196,7 +199,7 @@ default concurrency (assay 8, promptfoo 4); the mock rows use \`-j 50\` for both
 cached row uses a cache: assay \`--cache-path bench/.work/cache.sqlite\`, promptfoo its own
 (\`PROMPTFOO_CACHE_PATH\`); one untimed run fills it, then the timed runs read it.
 
-## Targets (assay, medians)
+${rep.htmlReports?.length ? `## HTML reports\n\nA run of N echo tests (every tenth fails) rendered by \`assay report -o report.html\`, then opened in Debian's Chromium (headless, through playwright-core): time until the first page of the matrix is drawn, then until a click on "failures" and a search have redrawn it. The page draws 50 tests at a time, so only parsing the embedded data grows with the run.\n\n${htmlReportTable(rep.htmlReports)}\n\n` : ''}## Targets (assay, medians)
 
 ${targetLines(rep.targets)}
 

@@ -5,6 +5,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeSuite } from './generate.js';
+import { type HtmlReportRow, htmlReportTable, runHtmlWorkload } from './html-report.js';
 import { environment } from './machine.js';
 import { killRunning, measure, rssMethod } from './measure.js';
 import { type MockHandle, startMock } from './mock.js';
@@ -95,9 +96,14 @@ async function main(argv: string[]): Promise<number> {
   const ctx: RunContext = { workDir: WORK_DIR, mock, timeoutMs: opts.timeoutS * 1000, longRunS: 150, say };
 
   const rows: Row[] = [];
+  const htmlRows: HtmlReportRow[] = [];
   const noise = { busyS: 0, capacityS: 0, max: 0 };
   for (const w of list) {
     say(`${w.name}: ${w.title}${w.tests ? `, ${w.tests} tests` : ''}`);
+    if (w.kind === 'html') {
+      htmlRows.push(await runHtmlWorkload(w, snapshot.bin, ctx));
+      continue;
+    }
     const config =
       w.kind === 'version'
         ? undefined
@@ -136,6 +142,7 @@ async function main(argv: string[]): Promise<number> {
   mock = undefined;
 
   process.stdout.write(`\n${consoleTable(rows, peerNote)}\n\nTargets:\n${targetLines(targets)}\n`);
+  if (htmlRows.length) process.stdout.write(`\nHTML reports:\n${htmlReportTable(htmlRows)}\n`);
   const partial = opts.quick || opts.only !== undefined;
   const file = partial ? join(WORK_DIR, 'RESULTS-partial.md') : RESULTS_MD;
   const report = resultsMarkdown(
@@ -153,6 +160,7 @@ async function main(argv: string[]): Promise<number> {
       argv,
       profiles,
       suiteSample: suiteSample(join(WORK_DIR, 'suites'), list),
+      htmlReports: htmlRows,
     },
     preservedAnalysis(RESULTS_MD),
   );
@@ -165,7 +173,9 @@ async function main(argv: string[]): Promise<number> {
 
 /** The YAML of one generated mock suite plus the first lines of its CSV, for RESULTS.md. */
 function suiteSample(dir: string, list: Workload[]): string | undefined {
-  const w = list.find((x) => x.provider === 'mock' && !x.faults) ?? list.find((x) => x.kind !== 'version');
+  const w =
+    list.find((x) => x.provider === 'mock' && !x.faults) ??
+    list.find((x) => x.kind !== 'version' && x.kind !== 'html');
   if (!w) return undefined;
   const yaml = readFileSync(join(dir, `${w.name}.yaml`), 'utf8').trimEnd();
   const csvName = /file:\/\/([^"]+)/.exec(yaml)?.[1];

@@ -9,8 +9,11 @@ export interface Workload {
   name: string;
   /** What the row measures, as shown in the table. */
   title: string;
-  /** `version`: the cold start (`--version`); `eval`: one eval per run; `cached`: fill once, then timed reruns. */
-  kind: 'version' | 'eval' | 'cached';
+  /**
+   * `version`: the cold start (`--version`); `eval`: one eval per run; `cached`: fill once, then
+   * timed reruns; `html`: the HTML report of a run, written and opened in Chromium (assay only).
+   */
+  kind: 'version' | 'eval' | 'cached' | 'html';
   tests: number;
   provider: ProviderKind;
   /** The mock's path-prefix fault settings (`latency_ms=200`), '' for none. */
@@ -42,6 +45,8 @@ export const WORKLOAD_NAMES = [
   'cached-10k',
   'faults-1k',
   'hang-1k',
+  'html-10k',
+  'html-100k',
 ];
 
 /** Builds the workload list; `runs` overrides every default run count. */
@@ -168,6 +173,30 @@ export function workloads(quick: boolean, runs: number | undefined): Workload[] 
       warmup: false,
       assayArgs: ['--request-timeout', '10000'],
     },
+    {
+      // The HTML report of a 10,000-job run (every tenth fails): its size, and how fast Chromium
+      // opens it and redraws after a filter or a search (bench/html-report.ts).
+      name: 'html-10k',
+      title: 'HTML report of a run, opened in Chromium',
+      kind: 'html',
+      tests: quick ? 1000 : 10_000,
+      provider: 'echo',
+      faults: '',
+      concurrency: undefined,
+      runs: { assay: 1, peer: 0 },
+      warmup: false,
+    },
+    {
+      name: 'html-100k',
+      title: 'HTML report of a run, opened in Chromium',
+      kind: 'html',
+      tests: 100_000,
+      provider: 'echo',
+      faults: '',
+      concurrency: undefined,
+      runs: { assay: 1, peer: 0 },
+      warmup: false,
+    },
   ];
-  return quick ? list.filter((w) => w.name !== 'echo-100k') : list;
+  return quick ? list.filter((w) => w.name !== 'echo-100k' && w.name !== 'html-100k') : list;
 }

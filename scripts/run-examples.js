@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Runs `assay eval` on every bundled example and writes reports under .assay/examples/.
+// Runs `assay eval` on every bundled example and writes reports under .assay/examples/: the
+// results files, and for each example an HTML report (its path printed), JUnit XML and Markdown.
 // With no OPENAI_API_KEY and no OPENAI_BASE_URL, the examples are answered by assay's offline
 // mock model (an OpenAI-compatible server on 127.0.0.1 with the scripted answers in
 // examples/offline-model.json); otherwise by the real OpenAI-compatible endpoint. ASSAY_MODEL
 // picks the model (e.g. llama3.2 on Ollama).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,6 +52,7 @@ const suites = readdirSync(examplesDir)
   .sort();
 
 let worst = 0;
+const htmlReports = [];
 try {
   for (const name of suites) {
     console.log(`── examples/${name}`);
@@ -89,11 +91,33 @@ try {
     const child = spawn(process.execPath, args, { env, stdio: 'inherit', cwd: root });
     const [status] = await once(child, 'exit');
     const code = status ?? 3;
-    console.log(`examples/${name}: exit code ${code}\n`);
+    console.log(`examples/${name}: exit code ${code}`);
+    // Every example also gets the HTML report a person opens to see what failed and why, and the
+    // same run's JUnit XML and Markdown summary, rendered from the run just made (the newest under
+    // .assay/runs) by `assay report`.
+    const html = join(reportsDir, `${name}.html`);
+    for (const ext of ['html', 'xml', 'md']) rmSync(join(reportsDir, `${name}.${ext}`), { force: true });
+    if (code !== 2) {
+      for (const ext of ['html', 'xml', 'md']) {
+        const report = spawn(
+          process.execPath,
+          [join(root, 'bin', 'assay.js'), 'report', '-o', join(reportsDir, `${name}.${ext}`)],
+          { env, stdio: ['ignore', 'ignore', 'inherit'], cwd: root },
+        );
+        const [reportStatus] = await once(report, 'exit');
+        worst = Math.max(worst, reportStatus ?? 3);
+      }
+    }
+    if (existsSync(html)) {
+      htmlReports.push(html);
+      console.log(`examples/${name}: open the report: file://${html}`);
+    }
+    console.log('');
     worst = Math.max(worst, code);
   }
 } finally {
   await mock?.close();
 }
 console.log(`Reports: ${reportsDir}`);
+for (const html of htmlReports) console.log(`  file://${html}`);
 process.exitCode = worst;

@@ -28,6 +28,19 @@ export function groupValue(r: JobResult, key: string): string {
 }
 
 const MAX_FAILURES_LISTED = 50;
+/** A var value kept in a failure note longer than this is cut: the note names the case, it does not hold it. */
+const NOTE_VAR_CHARS = 200;
+
+/** A case's vars as a scorecard note keeps them: enough to name the case, long texts cut. */
+function namingVars(vars: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(vars ?? {})) {
+    const text = typeof v === 'string' ? v : typeof v === 'object' && v !== null ? JSON.stringify(v) : v;
+    out[k] =
+      typeof text === 'string' && text.length > NOTE_VAR_CHARS ? `${text.slice(0, NOTE_VAR_CHARS)}…` : text;
+  }
+  return out;
+}
 const MAX_FLAKY_LISTED = 10;
 
 /** Who a case is, for the flaky list. */
@@ -166,6 +179,7 @@ export class ScorecardBuilder {
           caseId: r.caseId,
           ...(r.caseRef !== undefined ? { caseRef: r.caseRef } : {}),
           ...(r.description !== undefined ? { description: r.description } : {}),
+          vars: namingVars(r.vars),
           promptLabel: r.promptLabel,
           providerId: r.providerId,
         },
@@ -200,7 +214,10 @@ export class ScorecardBuilder {
     this.failures.push({
       key: r.key,
       caseId: r.caseId,
+      ...(r.caseRef !== undefined ? { caseRef: r.caseRef } : {}),
       description: r.description,
+      vars: namingVars(r.vars),
+      ...(r.source ? { source: r.source } : {}),
       promptLabel: r.promptLabel,
       providerId: r.providerId,
       trial: r.trial,

@@ -6,6 +6,7 @@ import { type CompareOptions, type Comparison, compareRuns, compareViews } from 
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import { renderComparison } from '../report/compare.js';
+import { renderComparisonHtml } from '../report/compare-html.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { guard, intFlag, parseFlags } from './common.js';
 
@@ -84,7 +85,8 @@ Options:
                              apastra's regression report; two assay runs add paired statistics.
                              Exit 1 when the report's status is fail or warning.
       --json                 print the comparison as JSON
-  -o, --output FILE          also write the comparison as JSON to FILE
+  -o, --output FILE          also write the comparison to FILE: a page to open in a browser
+                             when FILE ends in .html, else JSON
       --runs-dir DIR         where run ids are found (default .assay/runs)
       --baselines-dir DIR    where baseline names are found (default .assay/baselines)
 
@@ -180,7 +182,13 @@ export async function compareCommand(args: string[]): Promise<number> {
     const [baselineDir, candidateDir] = positionals.map((ref) => resolveRun(ref, dirs));
     const comparison = await compareDirs(baselineDir, candidateDir, options, ks);
     const json = `${JSON.stringify({ baseline: baselineDir, candidate: candidateDir, ...comparison }, null, 2)}\n`;
-    if (values.output) writeFileSync(resolve(values.output), json);
+    if (values.output)
+      writeFileSync(
+        resolve(values.output),
+        /\.html?$/i.test(values.output)
+          ? renderComparisonHtml(comparison, { baseline: positionals[0], candidate: positionals[1] })
+          : json,
+      );
     process.stdout.write(
       values.json
         ? json

@@ -41,12 +41,15 @@ ${SUITE_FLAGS_USAGE}${FILTER_FLAGS_USAGE}Running:
       --cache-path FILE      the response cache (default .assay/cache.sqlite, or ASSAY_CACHE_PATH)
       --cache-ttl S          cached responses older than S seconds are ignored (default 14 days; 0: never expire)
 Output:
-  -o, --output FILE          also write results to FILE: .json, .jsonl or .csv (repeatable)
+  -o, --output FILE          also write results to FILE, by extension: .html (a report to open in
+                             a browser), .xml (JUnit), .md (Markdown), .json, .jsonl, .csv (repeatable)
       --output-format NAME   the format of the -o files (default: from each file's extension);
                              promptfoo writes promptfoo's results JSON
       --record NAME.jsonl    LVE: append each result as a TestInstance (as lve record writes it)
                              to instances/NAME.jsonl of its own LVE folder; -o DIR/
                              --output-format lve writes the same tree under DIR
+      --reporter github      also append the summary to $GITHUB_STEP_SUMMARY and annotate each
+                             failing test's line (default when GITHUB_ACTIONS=true; none: off)
       --no-progress          no progress line
       --no-color             no colours
       --verbose              print every result as it completes
@@ -80,6 +83,7 @@ export const EVAL_FLAGS = {
   output: { type: 'string', short: 'o', multiple: true },
   'output-format': { type: 'string' },
   record: { type: 'string' },
+  reporter: { type: 'string' },
   'max-errors': { type: 'string' },
   resume: { type: 'string' },
   'retry-errors': { type: 'boolean' },

@@ -19,6 +19,7 @@ import { loadEnvFiles } from './env.js';
 import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
+import { githubReporterOn, writeGithubReport } from './github.js';
 import { outputTargets, recordTarget, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
@@ -70,6 +71,9 @@ export async function evalCommand(args: string[]): Promise<number> {
             baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
           })
         : undefined;
+    if (values.reporter !== undefined && values.reporter !== 'github' && values.reporter !== 'none')
+      throw new InputError(`--reporter ${values.reporter}: expected github or none`);
+    const github = githubReporterOn(values.reporter, process.env);
     // Output targets are checked before anything runs: a typo in -o must not cost a run.
     let outputs = outputTargets(values.output ?? [], values['output-format']);
 
@@ -249,7 +253,8 @@ export async function evalCommand(args: string[]): Promise<number> {
         );
       }
       const judgements: OutputJudgement[] = [];
-      const written = await writeOutputs(runDir, scorecard, outputs, judgements);
+      let written = await writeOutputs(runDir, scorecard, outputs, { judgements });
+      if (github) written = writeGithubReport(manifest, scorecard, process.env) && written;
       let code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
       // A native output whose tool judges its own runs (apastra's thresholds and regression
       // policy) decides a run that completed: its gate, not the count of failing cases.

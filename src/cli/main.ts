@@ -12,7 +12,8 @@ Usage:
   assay merge RUN_DIR…             combine the runs of a sharded evaluation into one
   assay rescore RUN [SUITE]        score a run's recorded answers again with the suite's
                                    current assertions; no model is called
-  assay report [RUN] [--json]      a run's scorecard, recomputed from its log
+  assay report [RUN]               a run rendered from its log: the summary, --json, or a
+                                   report file (--format html|junit|markdown|github, -o FILE)
   assay compare BASELINE CANDIDATE pair two runs case by case: regressed, improved,
                                    unchanged or inconclusive, with paired statistics
   assay baseline save RUN | list   pin a run as a baseline to compare with

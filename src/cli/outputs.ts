@@ -53,7 +53,12 @@ export async function writeOutputs(
   runDir: string,
   scorecard: Parameters<typeof writeOutput>[1],
   outputs: OutputTarget[],
-  judgements: OutputJudgement[] = [],
+  opts: {
+    /** Collects the judgements of formats whose tool judges its own runs (apastra). */
+    judgements?: OutputJudgement[];
+    /** `assay report`: a file written later does not settle the run's own pending -o files. */
+    keepPending?: boolean;
+  } = {},
 ): Promise<boolean> {
   let ok = true;
   for (const o of outputs) {
@@ -70,7 +75,7 @@ export async function writeOutputs(
       }
       if (o.folder && o.format.fileName) path = join(o.path, o.format.fileName(runDir));
       const judgement = await writeOutput(runDir, scorecard, path, o.format);
-      if (judgement) judgements.push(judgement);
+      if (judgement) opts.judgements?.push(judgement);
       process.stdout.write(`Wrote ${path}\n`);
     } catch (err) {
       ok = false;
@@ -78,7 +83,7 @@ export async function writeOutputs(
     }
   }
   // Only now is the run whole: until here its manifest said which files were still to be written.
-  if (ok) clearOutputsPending(runDir);
+  if (ok && !opts.keepPending) clearOutputsPending(runDir);
   return ok;
 }
 

@@ -44,7 +44,12 @@ export interface MetricSummary {
 export interface FailureNote {
   key: string;
   caseId: string;
+  caseRef?: string;
   description?: string;
+  /** The case's vars (long texts cut), so a report can name the case (report/naming.ts). */
+  vars?: Record<string, unknown>;
+  /** Where the case is written (an annotation's file and line). */
+  source?: { file: string; line?: number };
   promptLabel: string;
   providerId: string;
   trial: number;
@@ -139,6 +144,7 @@ export interface RepeatSummary {
     caseId: string;
     caseRef?: string;
     description?: string;
+    vars?: Record<string, unknown>;
     promptLabel: string;
     providerId: string;
     passed: number;

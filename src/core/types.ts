@@ -501,6 +501,8 @@ export interface JobResult {
   namedScores?: Record<string, number>;
   /** The total assertion weight behind each named score (absent: 1 each). */
   namedScoreWeights?: Record<string, number>;
+  /** Where the case is written in the suite's files (Case.source, without the column). */
+  source?: { file: string; line?: number };
   startedAt: string;
   attempts?: number;
 }

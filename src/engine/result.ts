@@ -19,6 +19,15 @@ export function identity(job: Job, testCase: Case, prompt: PromptTemplate, start
     vars: testCase.vars,
     ...(testCase.threshold !== undefined ? { threshold: testCase.threshold } : {}),
     ...(options ? { caseOptions: options } : {}),
+    // Where the test is written, so reports can point at it (JUnit file/line, GitHub annotations).
+    ...(testCase.source
+      ? {
+          source: {
+            file: testCase.source.file,
+            ...(testCase.source.line !== undefined ? { line: testCase.source.line } : {}),
+          },
+        }
+      : {}),
     startedAt,
   };
 }

@@ -1,7 +1,7 @@
 // The console view of a comparison: the verdict per prompt × provider and metric with its interval,
 // p-value and the smallest change the suite could have seen, then the cases that flipped.
 import type { Comparison, ComparisonViews, FlippedCase, MetricComparison } from '../analysis/compare.js';
-import { oneLine, percent, plural } from './console.js';
+import { caseLabel, oneLine, percent, plural } from './console.js';
 
 const VERDICT_WORD: Record<string, string> = {
   regressed: 'REGRESSED',
@@ -124,9 +124,7 @@ function flips(title: string, list: FlippedCase[]): string[] {
   if (list.length === 0) return [];
   const lines = ['', `${title} (${list.length})`];
   for (const f of list.slice(0, MAX_FLIPS_SHOWN)) {
-    const name = f.description
-      ? `"${oneLine(f.description, 60)}"`
-      : oneLine(varsLabel(f.vars) || f.caseRef, 60);
+    const name = caseLabel({ caseId: f.caseRef, ...f });
     lines.push(`  ${name} · ${oneLine(f.promptLabel, 30)} · ${oneLine(f.providerId, 30)}`);
     lines.push(
       `    before (${percent(f.baseline.passRate)}%): ${oneLine(f.baseline.output ?? f.baseline.reason, 100)}`,
@@ -138,11 +136,4 @@ function flips(title: string, list: FlippedCase[]): string[] {
   if (list.length > MAX_FLIPS_SHOWN)
     lines.push(`  … and ${list.length - MAX_FLIPS_SHOWN} more (--json lists all)`);
   return lines;
-}
-
-/** The case's vars as `k=v, …`, short: how a person recognises a case that has no description. */
-function varsLabel(vars: Record<string, unknown>): string {
-  return Object.entries(vars)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    .join(', ');
 }

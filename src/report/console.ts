@@ -2,6 +2,7 @@ import { printable } from '../core/printable.js';
 import type { Rate, RepeatSummary, Scorecard, WeightedScore } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
+import { type CaseIdentity, caseName } from './naming.js';
 
 export interface ConsoleStyle {
   color: boolean;
@@ -157,7 +158,7 @@ export function renderSummary(
     lines.push(paint(style, 'bold', `Failures and errors (${total})`));
     for (const f of card.failures) {
       const mark = f.status === 'error' ? paint(style, 'yellow', '! error') : paint(style, 'red', '✗ fail ');
-      const what = f.description ? `"${oneLine(f.description, 50)}"` : `case ${oneLine(f.caseId, 40)}`;
+      const what = caseLabel(f);
       const trial = manifest.options.repeat > 1 ? ` · trial ${f.trial + 1}` : '';
       lines.push(`  ${mark} ${what} · ${oneLine(f.promptLabel, 30)} · ${oneLine(f.providerId, 30)}${trial}`);
       const assertion = f.assertion && f.assertion !== 'error' ? `${f.assertion}: ` : '';
@@ -189,6 +190,13 @@ export function renderSummary(
   return `${lines.join('\n')}\n`;
 }
 
+/** A case's name and id on one printable line: `"capital of France" (fe0b368bc59d)`, `"Row #2" country=Japan (…)`. */
+export function caseLabel(c: CaseIdentity, max = 60): string {
+  const { title, id, detail } = caseName(c);
+  if (title === `case ${id}`) return `case ${oneLine(id, 40)}`;
+  return `"${oneLine(title, max)}"${detail ? ` ${oneLine(detail, max)}` : ''} (${oneLine(id, 40)})`;
+}
+
 /** Repeated cases: pass@k and pass^k, the flaky share and the flakiest cases. */
 function renderRepeats(r: RepeatSummary, style: ConsoleStyle): string[] {
   const lines = [
@@ -201,9 +209,7 @@ function renderRepeats(r: RepeatSummary, style: ConsoleStyle): string[] {
     `  flaky (trials disagree): ${r.flaky} of ${r.cases} cases (${r.cases > 0 ? percent(r.flaky / r.cases) : '0.0'}%)`,
   );
   for (const f of r.flakiest) {
-    const what = f.description
-      ? `"${oneLine(f.description, 50)}"`
-      : `case ${oneLine(f.caseRef ?? f.caseId, 40)}`;
+    const what = caseLabel(f);
     lines.push(
       `    ${f.passed}/${f.trials} passed · ${what} · ${oneLine(f.promptLabel, 30)} · ${oneLine(f.providerId, 30)}`,
     );
@@ -271,7 +277,7 @@ export function renderResultLine(r: JobResult, style: ConsoleStyle): string {
         : r.status === 'error'
           ? paint(style, 'yellow', 'ERROR')
           : 'SKIP ';
-  const what = r.description ? oneLine(r.description, 40) : oneLine(r.caseId, 40);
+  const what = caseLabel(r, 40);
   const why = r.status === 'pass' ? '' : ` — ${oneLine(r.reason, 100)}`;
   return `${mark} ${what} · ${oneLine(r.promptLabel, 24)} · ${oneLine(r.providerId, 30)} · ${r.score.toFixed(2)} · ${Math.round(r.latencyMs)}ms${why}\n`;
 }

@@ -1,5 +1,6 @@
-// Every output format `-o` can write: assay's own (outputs.ts) and each input format's native
-// results file. A native writer registers itself with registerOutputFormat when imported here.
+// Every output format `-o` can write: assay's own (outputs.ts, html.ts, junit.ts, markdown.ts)
+// and each input format's native results file. A writer registers itself with
+// registerOutputFormat when imported here.
 export {
   type OutputFormat,
   type OutputJudgement,
@@ -8,4 +9,7 @@ export {
   writeOutput,
 } from './outputs.js';
 
+import './html.js';
+import './junit.js';
+import './markdown.js';
 import '../formats/reports.js';

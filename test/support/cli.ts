@@ -16,6 +16,9 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
     ...process.env,
     NO_COLOR: '1',
     ASSAY_CACHE_PATH: join(cacheDir, `cache-${cacheCount++}.sqlite`),
+    // A test run inside GitHub Actions must not turn on the GitHub reporter of every child.
+    GITHUB_ACTIONS: undefined,
+    GITHUB_STEP_SUMMARY: undefined,
     ...extra,
   };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
