@@ -71,12 +71,43 @@ export interface PromptTemplate {
   raw: string;
   /** Extra provider parameters carried by the prompt. */
   config?: Record<string, unknown>;
+  /**
+   * The variable this template reads the earlier turns of a case's thread from (a list of
+   * {@link ThreadTurn}, oldest first); absent, the template sees no thread.
+   */
+  threadVar?: string;
+}
+
+/** One earlier turn of a thread, as a template sees it. */
+export interface ThreadTurn {
+  /** The prompt sent: its value when the text sent was JSON (chat messages), else the text. */
+  prompt: unknown;
+  /** The last message's content (the prompt text for a plain prompt). */
+  input: unknown;
+  /** The provider's answer before any transform ('' when it gave none). */
+  output: unknown;
+}
+
+/**
+ * Cases sharing a thread are turns of one conversation: per provider and prompt, each job of the
+ * thread runs after the thread's jobs before it in plan order and, when its prompt has a
+ * `threadVar`, sees their turns.
+ */
+export interface CaseThread {
+  id: string;
+  /** The case's turn is recorded for the turns after it, but it is not shown the earlier ones. */
+  hidden?: boolean;
 }
 
 /** How a suite asks for a provider. Resolved into a Provider by the provider registry. */
 export interface ProviderSpec {
   /** Provider id, e.g. `echo`, `openai:chat:gpt-4o-mini`. */
   id: string;
+  /**
+   * The provider to build when `id` is only the name it runs under (promptfoo's
+   * `{echo: {id: my-echo}}`); absent, `id` names the provider.
+   */
+  kind?: string;
   /** Display label; defaults to the id. Job keys use label ?? id. */
   label?: string;
   config?: Record<string, unknown>;
@@ -172,6 +203,8 @@ export interface Case {
   vars: Record<string, unknown>;
   /** Conversations of their own (formats without prompt templates). */
   conversations?: Conversation[];
+  /** The thread this case is a turn of (see {@link CaseThread}). */
+  thread?: CaseThread;
   asserts: AssertionSpec[];
   metadata: Record<string, unknown>;
   /** Restricts which providers / prompts run this case (refs, as in promptfoo). */

@@ -23,6 +23,7 @@ import { judge } from './judge.js';
 import { type PlanOptions, plannedJobs, providerKey } from './plan.js';
 import { errorResult } from './result.js';
 import { recordedSpec } from './score.js';
+import { Threads, threadKeyOf, withTurns } from './threads.js';
 import { timeLimit, withTimeLimit } from './time-limit.js';
 
 /** A suite's provider spec with the provider built from it. */
@@ -138,8 +139,22 @@ async function schedule(
   let interrupted = false;
 
   const deadline = options.maxRunMs ? performance.now() + options.maxRunMs : undefined;
+  const threads = new Threads();
+  // A turn of a thread its prompt reads waits for the thread's turns before it, then sees them.
   const runJob = async (job: Job, testCase: Case): Promise<JobOutcome> => {
     const prompt = prompts.get(job.promptId)!;
+    const threadKey = prompt.threadVar !== undefined ? threadKeyOf(job, testCase) : undefined;
+    if (threadKey === undefined) return runTurn(job, testCase, prompt);
+    const slot = await threads.enter(threadKey);
+    let outcome: JobOutcome | undefined;
+    try {
+      outcome = await runTurn(job, withTurns(testCase, prompt, slot.turns), prompt);
+      return outcome;
+    } finally {
+      slot.leave(outcome?.result);
+    }
+  };
+  const runTurn = async (job: Job, testCase: Case, prompt: PromptTemplate): Promise<JobOutcome> => {
     const startedAt = new Date().toISOString();
     const override = testCase.options?.provider;
     try {

@@ -13,7 +13,7 @@ import { parseDerivedMetrics } from './derivedMetrics.js';
 import { envFlag, envRunDefaults, warnUnhonouredEnv } from './envFlags.js';
 import { expandVars } from './expand.js';
 import { mergeDefaultTest } from './merge.js';
-import { defaultPrompt, loadPrompts } from './prompts.js';
+import { defaultPrompt, loadPrompts, markConversationPrompts } from './prompts.js';
 import { loadProviders } from './providers.js';
 import {
   missingPromptMessage,
@@ -132,8 +132,16 @@ function expandTest(
   test: ParsedTest,
   defaultTest: ParsedTest | undefined,
   entry: number,
+  threaded = false,
 ): { cases: Omit<Case, 'id'>[]; at: VarLocator } {
   const merged = mergeDefaultTest(test, defaultTest);
+  if (threaded) {
+    // promptfoo keeps one history per provider, prompt and conversationId (tests without one
+    // share a history), so every test is a turn once a prompt reads `_conversation`.
+    const id = merged.case.metadata.conversationId;
+    merged.case.thread = { id: JSON.stringify(id ?? null) };
+    if (merged.disableConversationVar) merged.case.thread.hidden = true;
+  }
   const at = varLocator(test, defaultTest);
   const cases = expandVars(
     ctx,
@@ -155,6 +163,8 @@ function testOwner(test: ParsedTest, index: number): string {
 interface TestRefs {
   prompts?: PromptTemplate[];
   providers?: ProviderSpec[];
+  /** A prompt reads `_conversation`: every test is a turn of a thread. */
+  threaded?: boolean;
 }
 
 /** A suite's cases, held or streamed, and whether any sets the `prompt` var. */
@@ -201,7 +211,7 @@ async function casesInMemory(
   const unexpanded: Omit<Case, 'id'>[] = [];
   const varLocators: VarLocator[] = [];
   for (const [entry, test] of sources.entries()) {
-    const { cases: expanded, at } = expandTest(ctx, test, defaultTest, entry);
+    const { cases: expanded, at } = expandTest(ctx, test, defaultTest, entry, refs.threaded);
     unexpanded.push(...expanded);
     for (const _ of expanded) varLocators.push(at);
   }
@@ -300,7 +310,7 @@ function* casesOfRows(
       const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
       if (test) {
         if (first) validateRefs(ctx, test, testOwner(test, index), refs.providers, refs.prompts);
-        const { cases, at } = expandTest(ctx, test, defaultTest, index);
+        const { cases, at } = expandTest(ctx, test, defaultTest, index, refs.threaded);
         for (const c of cases) yield { c, at };
       }
       index++;
@@ -370,6 +380,7 @@ export async function loadPromptfooSuite(
   const refs: TestRefs = {
     prompts: promptsOk ? prompts : undefined,
     providers: providersOk ? providers : undefined,
+    threaded: markConversationPrompts(ctx, prompts),
   };
   if (defaultTest) validateRefs(ctx, defaultTest, 'defaultTest', refs.providers, refs.prompts);
   if (refs.prompts) {

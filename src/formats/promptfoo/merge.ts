@@ -6,6 +6,7 @@ import type { ParsedTest } from './testCase.js';
 export interface MergedCase {
   case: Omit<Case, 'id'>;
   disableVarExpansion: boolean;
+  disableConversationVar: boolean;
 }
 
 function withGrading(
@@ -68,5 +69,9 @@ export function mergeDefaultTest(test: ParsedTest, def: ParsedTest | undefined):
   if (test.providerOutput !== undefined) c.providerOutput = test.providerOutput;
   const where = test.at();
   c.source = { file: where.file, line: where.line, col: where.col };
-  return { case: c, disableVarExpansion: test.disableVarExpansion ?? d.disableVarExpansion ?? false };
+  return {
+    case: c,
+    disableVarExpansion: test.disableVarExpansion ?? d.disableVarExpansion ?? false,
+    disableConversationVar: test.disableConversationVar ?? d.disableConversationVar ?? false,
+  };
 }

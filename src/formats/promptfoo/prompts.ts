@@ -2,11 +2,14 @@
 // `{path: label}` map, and prompt files (.txt, .json, .jsonl, .md, .j2, .yaml), with promptfoo's
 // rule for when a string is a file path and its labels.
 import { extname, resolve } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { parse as parseYaml } from 'yaml';
 import { shortHash } from '../../core/hash.js';
 import type { PromptTemplate } from '../../core/types.js';
+import { templateVariableRoots } from '../../template/references.js';
 import { checkPromptTemplate, openTag } from '../../template/render.js';
 import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet, warnAt } from './context.js';
+import { envFlag } from './envFlags.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
 
@@ -155,8 +158,8 @@ function fromFile(
     return undefined;
   }
   if (ext === '.csv') {
-    errorAt(ctx, where, notYet(`a CSV prompt file (${shown})`));
-    return undefined;
+    const text = readPromptFile(ctx, abs, where);
+    return text === undefined ? undefined : csvPrompts(ctx, text, entry);
   }
   if (!['.txt', '.json', '.jsonl', '.md', '.j2', '.yaml', '.yml'].includes(ext)) return [];
   const text = readPromptFile(ctx, abs, where);
@@ -319,4 +322,70 @@ function assignPromptIds(ctx: LoadContext, loaded: LoadedPrompt[], at: Locate): 
 /** promptfoo's default when `prompts` is missing: the single prompt `{{prompt}}`. */
 export function defaultPrompt(): PromptTemplate {
   return { id: shortHash('{{prompt}}'), label: '{{prompt}}', raw: '{{prompt}}' };
+}
+
+/** The var promptfoo gives a prompt the earlier turns of its conversation under. */
+const CONVERSATION_VAR = '_conversation';
+
+/**
+ * Marks the prompts that read `_conversation` (promptfoo's chat threads) and says whether any
+ * does; `PROMPTFOO_DISABLE_CONVERSATION_VAR` turns the var off, as in promptfoo.
+ */
+export function markConversationPrompts(ctx: LoadContext, prompts: PromptTemplate[]): boolean {
+  if (envFlag(ctx.env, 'PROMPTFOO_DISABLE_CONVERSATION_VAR')) return false;
+  let any = false;
+  for (const prompt of prompts) {
+    if (!prompt.raw.includes(CONVERSATION_VAR)) continue;
+    if (!templateVariableRoots(prompt.raw).includes(CONVERSATION_VAR)) continue;
+    prompt.threadVar = CONVERSATION_VAR;
+    any = true;
+  }
+  return any;
+}
+
+/**
+ * The prompts of a CSV file, as promptfoo reads them: a `prompt` column (rows without one are
+ * skipped) and an optional `label` column; a file without the delimiter, or that does not parse,
+ * is one prompt per non-empty line (a first line `prompt` is a header). Rows without a label are
+ * `Prompt N - text`, or `<label>: text` under the entry's label.
+ */
+function csvPrompts(ctx: LoadContext, text: string, entry: PromptEntry): LoadedPrompt[] {
+  const delimiter = ctx.env.PROMPTFOO_CSV_DELIMITER || ',';
+  let rows: { raw: string; label?: string }[] | undefined;
+  if (text.includes(delimiter)) {
+    try {
+      const records = parseCsv(text, {
+        columns: true,
+        bom: true,
+        delimiter,
+        relax_quotes: !envFlag(ctx.env, 'PROMPTFOO_CSV_STRICT'),
+        skip_empty_lines: true,
+        trim: true,
+      }) as Record<string, string>[];
+      rows = records.filter((r) => r.prompt).map((r) => ({ raw: r.prompt, label: r.label || undefined }));
+    } catch {
+      rows = undefined;
+    }
+  }
+  if (rows === undefined) {
+    const lines = text.split(/\r?\n/).filter((line) => line.trim());
+    const start = lines[0]?.toLowerCase().trim() === 'prompt' ? 1 : 0;
+    rows = lines.slice(start).map((raw) => ({ raw }));
+  }
+  const many = rows.length > 1;
+  const used = new Set(rows.flatMap((r) => (r.label ? [r.label] : [])));
+  return rows.map((row, index) => {
+    let label = row.label;
+    if (!label) {
+      const first = entry.label
+        ? many
+          ? `${entry.label}: ${row.raw}`
+          : entry.label
+        : `Prompt ${index + 1} - ${row.raw}`;
+      label = first;
+      for (let n = 1; used.has(label); n++) label = `${first} (row ${index + 1}${n > 1 ? `.${n}` : ''})`;
+      used.add(label);
+    }
+    return { raw: row.raw, label, config: entry.config };
+  });
 }

@@ -34,6 +34,8 @@ export interface ParsedTest {
   suffix?: string;
   disableVarExpansion?: boolean;
   disableDefaultAsserts?: boolean;
+  /** `options.disableConversationVar`: the test is not shown `_conversation` (its turn still counts). */
+  disableConversationVar?: boolean;
   /** The test's own grader (`options.provider`). */
   grader?: ProviderSpec;
   /** Grader settings applied to assertions that do not set their own. */
@@ -104,9 +106,8 @@ function parseOptions(ctx: LoadContext, value: unknown, at: Locate, out: ParsedT
         where,
         '`runSerially` is ignored by assay: it changes only when calls overlap, never a verdict; use -j 1 to run every call one at a time',
       );
-    else if (key === 'disableConversationVar') {
-      // assay has no `_conversation` var, so there is nothing to disable.
-    } else out.options[key] = v;
+    else if (key === 'disableConversationVar') out.disableConversationVar = v === true;
+    else out.options[key] = v;
   }
 }
 

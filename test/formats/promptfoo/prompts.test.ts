@@ -135,7 +135,7 @@ tests: [{vars: {q: a}}]
     ]);
   });
 
-  it('refuses executable and remote prompts', async () => {
+  it('refuses executable and remote prompts; a missing CSV prompt file is an error', async () => {
     const diags = await errorsOf(`
 prompts:
   - exec:./make.sh
@@ -150,7 +150,8 @@ providers: [echo]
         'an executable prompt (exec:) is not supported by assay yet (it comes in a later version)',
         'an executable prompt (make.sh) is not supported by assay yet (it comes in a later version)',
         'a prompt from langfuse is not supported by assay yet (it comes in a later version)',
-        'a CSV prompt file (prompts.csv) is not supported by assay yet (it comes in a later version)',
+        // A CSV prompt file is read now (test/fixtures/promptfoo/last-mile/csv-prompts); a missing one is an error.
+        'prompt file prompts.csv: file not found',
       ],
     );
   });
