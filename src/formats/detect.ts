@@ -13,6 +13,7 @@ const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes'
   categories: '--category',
   mode: '--mode',
   vars: '--var',
+  combine: 'a second -c',
 };
 
 /** Each format module exports `format: SuiteFormat`; modules load on first use. */

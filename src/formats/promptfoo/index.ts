@@ -7,6 +7,7 @@ import { shortHash } from '../../core/hash.js';
 import { assignCaseIds, CaseIdentities } from '../../core/ids.js';
 import type { Case, CaseStream, PromptTemplate, ProviderSpec, Suite } from '../../core/types.js';
 import '../../scorers/index.js';
+import { type ConfigPart, combineConfigs } from './combine.js';
 import { parseConfig } from './config.js';
 import { errorAt, isFileRef, isRecord, type LoadContext, warnAt } from './context.js';
 import { parseDerivedMetrics } from './derivedMetrics.js';
@@ -37,6 +38,8 @@ export interface LoadPromptfooOptions {
   vars?: Record<string, string>;
   /** See LoadOptions.streamAboveBytes. */
   streamAboveBytes?: number;
+  /** Further configs combined with this one (`-c a.yaml -c b.yaml`), as promptfoo combines them. */
+  combine?: string[];
 }
 
 function validateRefs(
@@ -322,6 +325,28 @@ function* casesOfRows(
     errorAt(ctx, opts.tests, 'no test cases: every source in `tests` is empty');
 }
 
+/** One config file read and parsed, with the files it read (itself and its `$ref` targets). */
+function readPart(
+  ctx: LoadContext,
+  abs: string,
+  processEnv: Record<string, string | undefined>,
+): (ConfigPart & { files: string[] }) | undefined {
+  const file = displayPath(abs);
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    ctx.bag.error(file, code === 'ENOENT' ? 'config file not found' : `cannot read config: ${String(err)}`);
+    return undefined;
+  }
+  const parsed = parseConfig(ctx, file, text, processEnv);
+  if (!parsed) return undefined;
+  const dir = dirname(abs);
+  const files = [abs, ...ctx.files.files.map((rel) => resolve(dir, rel))];
+  return { ...parsed, dir, files };
+}
+
 /**
  * Reads a promptfoo config and everything it references into a Suite. Throws InputError with
  * every problem found (each positioned where the parser allows) if the config cannot be run.
@@ -334,30 +359,28 @@ export async function loadPromptfooSuite(
   const file = displayPath(abs);
   const processEnv = opts.env ?? process.env;
   const bag = new DiagnosticBag();
-  let text: string;
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError({
-      file,
-      severity: 'error',
-      message: code === 'ENOENT' ? 'config file not found' : `cannot read config: ${String(err)}`,
-    });
-  }
   const configDir = dirname(abs);
   const ctx: LoadContext = { bag, files: new SuiteFiles(configDir), env: processEnv };
-  const parsed = parseConfig(ctx, file, text, processEnv);
-  if (!parsed) throw new InputError(bag.errors);
+  const first = readPart(ctx, abs, processEnv);
+  if (!first) throw new InputError(bag.errors);
+  const parts = [first];
+  for (const other of opts.combine ?? []) {
+    const partCtx: LoadContext = { bag, files: new SuiteFiles(dirname(resolve(other))), env: processEnv };
+    const part = readPart(partCtx, resolve(other), processEnv);
+    if (part) parts.push(part);
+  }
+  if (parts.length !== 1 + (opts.combine?.length ?? 0)) throw new InputError(bag.errors);
+  const parsed =
+    parts.length === 1 ? first : { ...combineConfigs(ctx, parts), files: parts.flatMap((p) => p.files) };
   const { yaml, config } = parsed;
+  ctx.env = { ...processEnv, ...parsed.env };
 
   let basePath = configDir;
-  if (typeof config.basePath === 'string') basePath = resolve(configDir, config.basePath);
-  const configFiles = ctx.files;
+  if (parts.length === 1 && typeof config.basePath === 'string')
+    basePath = resolve(configDir, config.basePath);
   ctx.files = new SuiteFiles(basePath);
-  // The config and the files its `$ref`s read count in the hash, now relative to the base path.
-  ctx.files.read(abs);
-  for (const rel of configFiles.files) ctx.files.read(resolve(configDir, rel));
+  // The configs and the files their `$ref`s read count in the hash, now relative to the base path.
+  for (const f of parsed.files) ctx.files.read(f);
 
   const derivedMetrics = parseDerivedMetrics(ctx, config.derivedMetrics, yaml);
   const runOptions = parseRunOptions(ctx, config, yaml);
