@@ -243,19 +243,16 @@ tests: [{vars: {q: a}}]
     });
     const r = await evalIn(dir, ['-c', 'promptfooconfig.yaml', '-c', 'b/promptfooconfig.yaml']);
     assert.equal(r.code, 1, r.stderr);
-    assert.deepEqual(
-      r.results.map((x) => `${x.description} ${x.prompt.text} ${x.status}`).sort(),
-      [
-        'alpha B a pass',
-        'alpha a pass',
-        'beta B b pass',
-        'beta b pass',
-        'delta B d pass',
-        'delta d fail',
-        'gamma B c pass',
-        'gamma c pass',
-      ],
-    );
+    assert.deepEqual(r.results.map((x) => `${x.description} ${x.prompt.text} ${x.status}`).sort(), [
+      'alpha B a pass',
+      'alpha a pass',
+      'beta B b pass',
+      'beta b pass',
+      'delta B d pass',
+      'delta d fail',
+      'gamma B c pass',
+      'gamma c pass',
+    ]);
   });
 
   it('reports a problem in the second -c config at its own file and line (exit 2)', async () => {

@@ -81,8 +81,8 @@ export function combineConfigs(
   });
   const lists = new Map<string, Origin[]>();
   const listOf = (key: string): Origin[] => {
-    let list = lists.get(key);
-    if (!list) lists.set(key, (list = []));
+    const list = lists.get(key) ?? [];
+    lists.set(key, list);
     return list;
   };
   const combined: Record<string, unknown> = {};
@@ -187,9 +187,8 @@ export function combineConfigs(
       const cur = isRecord(current) ? current : {};
       const asserts = [...((prev.assert as unknown[]) ?? []), ...((cur.assert as unknown[]) ?? [])];
       if (Array.isArray(cur.assert))
-        cur.assert.forEach((_, i) =>
-          listOf('defaultTest\u0000assert').push([p, ['defaultTest', 'assert', i]]),
-        );
+        for (let i = 0; i < cur.assert.length; i++)
+          listOf('defaultTest\u0000assert').push([p, ['defaultTest', 'assert', i]]);
       defaultTest = {
         ...prev,
         ...cur,
