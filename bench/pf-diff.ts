@@ -24,9 +24,9 @@ async function tryRun(file: string, args: string[], opts: { cwd: string; env: No
   try {
     await run(file, args, { ...opts, maxBuffer: 64 * 1024 * 1024 });
   } catch (err) {
-    // Exit code 100 is promptfoo's "some tests failed"; 1 is assay's. The output file says the rest.
+    // Exit code 100 is promptfoo's "some tests failed"; 1 and 3 (errors) are assay's. The output file says the rest.
     const code = (err as { code?: number }).code;
-    if (code !== 100 && code !== 1) throw err;
+    if (code !== 100 && code !== 1 && code !== 3) throw err;
   }
 }
 

@@ -157,6 +157,12 @@ export interface AssertionSpec {
   children?: AssertionSpec[];
   /** The value is used as written, never rendered as a template (formats whose values are plain text). */
   literal?: boolean;
+  /**
+   * The expected value is computed for each output by this script (`file://x.js[:fn]`,
+   * `file://x.py[:fn]`, Python's default function `get_assert`), called as a script assertion is
+   * (output, context); what it returns is the value.
+   */
+  valueScript?: string;
   source?: SourceRef;
 }
 

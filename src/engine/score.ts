@@ -3,6 +3,7 @@ import '../scorers/index.js';
 import { combineVerdicts } from '../core/aggregate.js';
 import { redactObject } from '../core/redact.js';
 import type { AssertionSpec, Case, JobStatus, RunTranscript, Verdict } from '../core/types.js';
+import { scriptValue } from '../scorers/code/script-value.js';
 import { runTransform, TransformError } from '../scorers/code/transform.js';
 import { getScorer } from '../scorers/registry.js';
 import { type Grader, GraderError, type ScoreInput, ScorerInputError } from '../scorers/types.js';
@@ -121,11 +122,11 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   const children = scorer.group
     ? await scoreAll(spec.children ?? [], { ...ctx, output, outputValue })
     : undefined;
-  const value = spec.literal ? spec.value : renderAssertionValue(spec.value, ctx.vars, ctx.env);
+  let value = spec.literal ? spec.value : renderAssertionValue(spec.value, ctx.vars, ctx.env);
   const grader = scorer.graded || scorer.usesGrader ? await ctx.grader?.(spec) : undefined;
   if (scorer.graded && !grader)
     throw new ScorerInputError('no grader configured (give --grader, or a provider for this assertion)');
-  const result = await scorer.score({
+  const input: ScoreInput = {
     output: output ?? '',
     outputValue,
     providerOutput: 'providerOutput' in ctx ? ctx.providerOutput : ctx.outputValue,
@@ -147,7 +148,13 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     },
     grader,
     ...(children ? { children } : {}),
-  });
+  };
+  if (spec.valueScript !== undefined) {
+    const computed = await scriptValue(spec, input);
+    if ('failure' in computed) return failedVerdict(spec, computed.failure);
+    value = input.value = computed.value;
+  }
+  const result = await scorer.score(input);
   const weight = spec.weight ?? 1;
   const verdict: Verdict = {
     type: spec.negate ? `not-${spec.type}` : spec.type,
@@ -210,4 +217,18 @@ export function aggregate(
   if (c.namedScores) outcome.namedScores = c.namedScores;
   if (c.namedScoreWeights) outcome.namedScoreWeights = c.namedScoreWeights;
   return outcome;
+}
+
+/** The verdict of an assertion whose expected value could not be computed (its script failed). */
+function failedVerdict(spec: AssertionSpec, reason: string): Verdict {
+  const weight = spec.weight ?? 1;
+  const verdict: Verdict = {
+    type: spec.negate ? `not-${spec.type}` : spec.type,
+    pass: weight === 0,
+    score: 0,
+    reason,
+    weight,
+  };
+  verdict.assertion = recordedSpec(spec);
+  return verdict;
 }
