@@ -13,6 +13,7 @@ import { errorAt, isFileRef, isRecord, type LoadContext, warnAt } from './contex
 import { parseDerivedMetrics } from './derivedMetrics.js';
 import { envFlag, envRunDefaults, warnUnhonouredEnv } from './envFlags.js';
 import { expandVars } from './expand.js';
+import { loadNunjucksFilters } from './filters.js';
 import { mergeDefaultTest } from './merge.js';
 import { defaultPrompt, loadPrompts, markConversationPrompts } from './prompts.js';
 import { loadProviders } from './providers.js';
@@ -382,6 +383,8 @@ export async function loadPromptfooSuite(
   // The configs and the files their `$ref`s read count in the hash, now relative to the base path.
   for (const f of parsed.files) ctx.files.read(f);
 
+  // Custom filters first: prompts, vars and assertion values are checked with them.
+  await loadNunjucksFilters(ctx, config.nunjucksFilters, yaml);
   const derivedMetrics = parseDerivedMetrics(ctx, config.derivedMetrics, yaml);
   const runOptions = parseRunOptions(ctx, config, yaml);
   warnUnhonouredEnv(ctx, file);

@@ -1,0 +1,43 @@
+// Issue 15's features where assay goes beyond promptfoo 0.123.1 on purpose, or refuses before a
+// run; the verdicts that match promptfoo are pinned in last-mile.test.ts.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { tempDir } from '../../support/tmp.js';
+import { errorsOf } from './helpers.js';
+import { runConfig } from './run-config.js';
+
+const tmp = tempDir('assay-last-mile-features-');
+after(tmp.cleanup);
+
+const ALLCAPS = 'module.exports = (s) => String(s).toUpperCase();\n';
+
+describe('nunjucksFilters', () => {
+  it('takes the file:// form the docs show, and works in assertion values (promptfoo 0.123.1 errors on both)', async () => {
+    const { results } = await runConfig(
+      tmp.dir,
+      `nunjucksFilters: {shout: file://shout.js}
+prompts: ['{{ word | shout }}']
+providers: [echo]
+tests:
+  - vars: {word: hey}
+    assert:
+      - {type: equals, value: '{{ "hey" | shout }}'}
+`,
+      { files: { 'shout.js': ALLCAPS } },
+    );
+    assert.deepEqual(
+      results.map((r) => [r.output, r.status]),
+      [['HEY', 'pass']],
+    );
+  });
+
+  it('refuses a filter file that does not exist, at its line (exit 2)', async () => {
+    const diags = await errorsOf(
+      `nunjucksFilters:\n  shout: ./nowhere.js\nprompts: ['{{ w | shout }}']\nproviders: [echo]\n`,
+    );
+    assert.deepEqual(
+      diags.map((d) => [d.line, d.message]),
+      [[2, 'filter "shout": nowhere.js: file not found']],
+    );
+  });
+});
