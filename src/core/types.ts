@@ -223,6 +223,13 @@ export interface Case {
    * stays unrounded.
    */
   thresholdDigits?: number;
+  /**
+   * A scoring function that replaces the weighted average (`file://x.js[:fn]`, `file://x.py[:fn]`;
+   * default function: the module's default, else `func`): called with the named scores and
+   * `{threshold, componentResults, tokensUsed}`, it returns `{pass, score, reason, namedScores?}`.
+   * Anything else, or a throw, fails the case with score 0 ("Scoring function error: …").
+   */
+  scoreScript?: string;
   options?: CaseOptions;
   /** A fixed output: no provider is called. */
   providerOutput?: unknown;

@@ -3,6 +3,7 @@ import '../scorers/index.js';
 import { combineVerdicts } from '../core/aggregate.js';
 import { redactObject } from '../core/redact.js';
 import type { AssertionSpec, Case, JobStatus, RunTranscript, Verdict } from '../core/types.js';
+import { runScoringScript } from '../scorers/code/scoring-script.js';
 import { scriptValue } from '../scorers/code/script-value.js';
 import { runTransform, TransformError } from '../scorers/code/transform.js';
 import { getScorer } from '../scorers/registry.js';
@@ -67,7 +68,23 @@ export async function scoreCase(testCase: Case, ctx: ScoringContext): Promise<Ca
     const reason = err instanceof AssertionError ? err.message : `assertion threw: ${errorMessage(err)}`;
     return { status: 'error', score: 0, reason, verdicts, error: reason };
   }
-  return aggregate(verdicts, testCase.threshold, testCase.thresholdDigits);
+  const outcome = aggregate(verdicts, testCase.threshold, testCase.thresholdDigits);
+  if (testCase.scoreScript === undefined || outcome.status === 'skip') return outcome;
+  // The case's own scoring function replaces the weighted average (its verdicts stay as they are).
+  const decided = await runScoringScript(testCase.scoreScript, {
+    namedScores: outcome.namedScores ?? {},
+    threshold: testCase.threshold,
+    verdicts,
+    basePath: ctx.basePath,
+  });
+  const scored: CaseOutcome = {
+    ...outcome,
+    status: decided.pass ? 'pass' : 'fail',
+    score: decided.score,
+    reason: decided.reason,
+  };
+  if (decided.namedScores) scored.namedScores = decided.namedScores;
+  return scored;
 }
 
 /** An assertion could not be judged; the message already names it. */

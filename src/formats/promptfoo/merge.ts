@@ -56,6 +56,8 @@ export function mergeDefaultTest(test: ParsedTest, def: ParsedTest | undefined):
     metadata: { ...d.metadata, ...test.metadata },
   };
   if (test.description !== undefined) c.description = test.description;
+  const scoreScript = test.scoreScript || d.scoreScript;
+  if (scoreScript) c.scoreScript = scoreScript;
   const threshold = test.threshold ?? d.threshold;
   if (threshold !== undefined) c.threshold = threshold;
   const providers = test.providers ?? d.providers;
