@@ -209,6 +209,13 @@ export interface Case {
   vars: Record<string, unknown>;
   /** Conversations of their own (formats without prompt templates). */
   conversations?: Conversation[];
+  /**
+   * Vars computed for each job by a script, name → `file://x.js` / `file://x.py`, in order: a
+   * JavaScript module's default export is called with (name, prompt template, vars, provider), a
+   * Python file's `get_var(name, prompt, vars)`; either returns `{output}` (the var's value) or
+   * `{error}`. Each script sees the vars computed before it. A failure makes the job an error.
+   */
+  varScripts?: Record<string, string>;
   /** The thread this case is a turn of (see {@link CaseThread}). */
   thread?: CaseThread;
   asserts: AssertionSpec[];

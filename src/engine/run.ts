@@ -12,6 +12,7 @@ import type {
   Suite,
 } from '../core/types.js';
 import type { Provider } from '../providers/types.js';
+import { withComputedVars } from '../scorers/code/var-script.js';
 import type { ResponseCache } from './cache.js';
 import { type Caller, callerFor } from './call.js';
 import { caseProviderKey } from './case-providers.js';
@@ -143,6 +144,17 @@ async function schedule(
   // A turn of a thread its prompt reads waits for the thread's turns before it, then sees them.
   const runJob = async (job: Job, testCase: Case): Promise<JobOutcome> => {
     const prompt = prompts.get(job.promptId)!;
+    if (testCase.varScripts) {
+      // Vars computed for this job (they may read the provider), before anything is rendered.
+      const ctx = contexts.get(job.providerId)!;
+      try {
+        testCase = await withComputedVars(testCase, prompt.raw, ctx.providerInfo, suite.basePath);
+      } catch (err) {
+        const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
+        const result = errorResult(job, testCase, prompt, new Date().toISOString(), message);
+        return { result: { ...result, errorStage: 'generation' } };
+      }
+    }
     const threadKey = prompt.threadVar !== undefined ? threadKeyOf(job, testCase) : undefined;
     if (threadKey === undefined) return runTurn(job, testCase, prompt);
     const slot = await threads.enter(threadKey);

@@ -29,7 +29,7 @@ import { scenarioTests } from './scenarios.js';
 import { displayPath, SuiteFiles, UnreadableFile, type Where, type YamlFile } from './source.js';
 import { type ParsedTest, parseTest, type TestWarnings } from './testCase.js';
 import { loadDefaultTestFile, loadTestSources, type RawTest } from './testFiles.js';
-import { VarFileLoader, type VarLocator } from './varFiles.js';
+import { VarFileLoader, type VarLocator, varScriptsOf } from './varFiles.js';
 
 /** Options for {@link loadPromptfooSuite}. */
 export interface LoadPromptfooOptions {
@@ -224,7 +224,11 @@ async function casesInMemory(
   // the case it feeds (the content hash still changes). So ids come before the files are read.
   const cases = assignCaseIds(unexpanded);
   const varFiles = new VarFileLoader(ctx);
-  for (const [i, c] of cases.entries()) c.vars = await varFiles.load(c.vars, varLocators[i]);
+  for (const [i, c] of cases.entries()) {
+    c.vars = await varFiles.load(c.vars, varLocators[i]);
+    const scripts = varScriptsOf(c.vars);
+    if (scripts) c.varScripts = scripts;
+  }
   return { cases, anyPromptVar };
 }
 
