@@ -211,10 +211,8 @@ export function combineConfigs(
     for (const x of metrics) listOf('derivedMetrics').push(x.o);
   }
   for (const key of MERGED_MAPS) {
-    const merged = configs.reduce<Record<string, unknown>>(
-      (acc, c) => ({ ...acc, ...(isRecord(c[key]) ? c[key] : {}) }),
-      {},
-    );
+    const merged: Record<string, unknown> = {};
+    for (const c of configs) if (isRecord(c[key])) Object.assign(merged, c[key]);
     if (Object.keys(merged).length > 0 || configs.some((c) => c[key] !== undefined)) combined[key] = merged;
   }
   const outputs = configs.flatMap((c) =>

@@ -10,7 +10,7 @@ import { brief, errorAt, isRecord, type LoadContext } from './context.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { UnreadableFile, type YamlFile } from './source.js';
 
-const JS_FILE = /\.(?:[cm]?js)$/i;
+const JS_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/i;
 
 /** Loads the config's `nunjucksFilters` and adds them to the template environment. */
 export async function loadNunjucksFilters(ctx: LoadContext, value: unknown, yaml: YamlFile): Promise<void> {
@@ -40,7 +40,7 @@ export async function loadNunjucksFilters(ctx: LoadContext, value: unknown, yaml
       errorAt(
         ctx,
         where,
-        `filter "${name}": ${ctx.files.relative(abs)} is not a JavaScript file (.js, .cjs, .mjs)`,
+        `filter "${name}": ${ctx.files.relative(abs)} is not a JavaScript or TypeScript file`,
       );
       continue;
     }

@@ -11,7 +11,7 @@ import { type PathPart, UnreadableFile, type Where } from './source.js';
 import { parseDataFile } from './testFiles.js';
 
 /** A var file that is a script computing the var (JavaScript, or Python's `get_var`). */
-export const VAR_SCRIPT = /\.(?:[cm]?js|py)$/i;
+export const VAR_SCRIPT = /\.(?:[cm]?[jt]s|py)$/i;
 
 /** The vars of a case that scripts compute, name → `file://` reference (see Case.varScripts). */
 export function varScriptsOf(vars: Record<string, unknown>): Record<string, string> | undefined {
