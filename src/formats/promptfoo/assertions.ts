@@ -31,8 +31,26 @@ const MISSING_TYPE_HINT =
   "      value: file://script.py   # no '-' before 'value'";
 
 const SCRIPT_TYPES = new Set(['javascript', 'python', 'ruby']);
-/** Script types assay runs (ruby is refused as an unsupported type). */
+/** Script types whose file:// value is checked as a JavaScript or Python script. */
 const RUNNABLE_SCRIPT_TYPES = new Set(['javascript', 'python']);
+
+function isRubyRef(value: unknown): value is string {
+  return typeof value === 'string' && /^file:\/\/.*\.rb(?::[\w.]+)?$/.test(value.trim());
+}
+
+/** A Ruby file named by a value must exist; it joins the suite's hash. */
+function checkRubyFile(ctx: LoadContext, written: string, value: unknown, where: Where): void {
+  if (!isRubyRef(value)) return;
+  const ref = parseScriptRef(value.trim());
+  if (!ref) return;
+  const abs = ctx.files.resolve(ref.path);
+  try {
+    ctx.files.read(abs);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    errorAt(ctx, where, `${written} script file ${ctx.files.relative(abs)}: ${err.message}`);
+  }
+}
 
 /** A whole value naming a script whose result is the expected value (`file://compute.js[:fn]`). */
 function isValueScript(value: unknown): value is string {
@@ -108,11 +126,12 @@ function expectedValue(
   where: Where,
 ): unknown {
   if (RUNNABLE_SCRIPT_TYPES.has(type)) checkScriptFile(ctx, written, value, where);
+  if (type === 'ruby' || isRubyRef(value)) checkRubyFile(ctx, written, value, where);
   if (SCRIPT_TYPES.has(type)) return value;
   if (isValueScript(value)) {
     // Run for each output (AssertionSpec.valueScript); here only checked and hashed.
     const ref = parseScriptRef(value);
-    const problem = ref && scriptFileProblem(ref, written);
+    const problem = ref && !isRubyRef(value) && scriptFileProblem(ref, written);
     if (problem) errorAt(ctx, where, problem);
     else checkScriptFile(ctx, written, value, where);
     return value;

@@ -41,3 +41,46 @@ tests:
     );
   });
 });
+
+describe('ruby assertions', () => {
+  it('without a Ruby interpreter: that job is an error naming it, the other tests run (promptfoo: a failure)', async () => {
+    // The interpreter is looked up in the process's environment, as python's is.
+    const before = process.env.PROMPTFOO_RUBY;
+    process.env.PROMPTFOO_RUBY = '/nonexistent/ruby';
+    after(() => {
+      if (before === undefined) delete process.env.PROMPTFOO_RUBY;
+      else process.env.PROMPTFOO_RUBY = before;
+    });
+    const { results } = await runConfig(
+      tmp.dir,
+      `prompts: ['Hello {{name}}']
+providers: [echo]
+tests:
+  - vars: {name: ann}
+    assert:
+      - {type: ruby, value: "output.include?('ann')"}
+  - vars: {name: bob}
+    assert:
+      - {type: contains, value: bob}
+`,
+    );
+    assert.deepEqual(
+      results.map((r) => [r.vars.name, r.status]),
+      [
+        ['ann', 'error'],
+        ['bob', 'pass'],
+      ],
+    );
+    assert.match(results[0].reason, /Ruby is not installed: "\/nonexistent\/ruby" was not found/);
+  });
+
+  it('refuses a missing Ruby file at load, at the assertion', async () => {
+    const diags = await errorsOf(
+      `prompts: ['{{q}}']\nproviders: [echo]\ntests:\n  - vars: {q: a}\n    assert:\n      - {type: ruby, value: 'file://gone.rb'}\n`,
+    );
+    assert.deepEqual(
+      diags.map((d) => d.message),
+      ['ruby script file gone.rb: file not found'],
+    );
+  });
+});
