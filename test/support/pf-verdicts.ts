@@ -33,6 +33,8 @@ export interface Fixture {
   env: Record<string, string>;
   /** Where the config came from. */
   source?: string;
+  /** Optional packages the fixture needs (a TypeScript fixture needs tsx). */
+  needs: string[];
   expected?: VerdictRow[];
 }
 
@@ -79,6 +81,7 @@ export function fixtures(root: string): Fixture[] {
         fields: spec.fields ?? [],
         env: spec.env ?? {},
         source: spec.source,
+        needs: spec.needs ?? [],
         expected: existsSync(expectedPath) ? JSON.parse(readFileSync(expectedPath, 'utf8')) : undefined,
       };
     })

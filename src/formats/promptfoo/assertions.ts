@@ -126,7 +126,8 @@ function expectedValue(
   where: Where,
 ): unknown {
   if (RUNNABLE_SCRIPT_TYPES.has(type)) checkScriptFile(ctx, written, value, where);
-  if (type === 'ruby' || isRubyRef(value)) checkRubyFile(ctx, written, value, where);
+  if (type === 'ruby' || (!SCRIPT_TYPES.has(type) && isRubyRef(value)))
+    checkRubyFile(ctx, written, value, where);
   if (SCRIPT_TYPES.has(type)) return value;
   if (isValueScript(value)) {
     // Run for each output (AssertionSpec.valueScript); here only checked and hashed.

@@ -160,11 +160,11 @@ describe('code assertions in promptfoo configs', () => {
     );
   });
 
-  it('keeps refusing ruby, which assay does not run', async () => {
-    const diags = await withAsserts('      - type: ruby\n        value: output == "one"\n');
-    assert.deepEqual(at(diags), [
-      '6:15 tests[0].assert[0]: assertion type "ruby" is a promptfoo type assay does not support yet',
-    ]);
+  it('loads ruby assertions (run when Ruby is installed; last-mile-features.test.ts)', async () => {
+    const suite = await loadText(
+      'prompts: ["{{q}}"]\nproviders: [echo]\ntests:\n  - vars: {q: one}\n    assert:\n      - type: ruby\n        value: output == "one"\n',
+    );
+    assert.deepEqual(plain(suite.cases[0].asserts), [{ type: 'ruby', value: 'output == "one"' }]);
   });
 
   it('renders templates in inline code before it runs, as promptfoo does', async () => {

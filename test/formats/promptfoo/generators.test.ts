@@ -59,14 +59,12 @@ describe('JavaScript test generators (§1.4)', () => {
 
   it('reports a generator that throws, returns a non-list, lacks the function or will not load', async () => {
     const diags = await errorsOf(
-      `${HEAD}tests:\n  - file://throws.mjs\n  - file://object.mjs\n  - file://named.mjs:nope\n  - file://broken.mjs\n  - file://gen.ts\n`,
+      `${HEAD}tests:\n  - file://throws.mjs\n  - file://object.mjs\n  - file://named.mjs:nope\n  - file://broken.mjs\n`,
       {
         'throws.mjs': 'export default () => { throw new TypeError("no data"); };\n',
         'object.mjs': 'export default () => ({ vars: { q: 1 } });\n',
         'named.mjs': 'export const yes = () => [];\n',
         'broken.mjs': '// a generator\nexport default () => [\n  { vars: { q: 1 } ;\n];\n',
-        // TypeScript loads (through tsx); this one returns no list.
-        'gen.ts': 'export default (): number => 3;\n',
       },
     );
     const messages = diags.map((d) => `${d.line} ${d.message}`);
