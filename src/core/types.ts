@@ -76,6 +76,26 @@ export interface PromptTemplate {
    * {@link ThreadTurn}, oldest first); absent, the template sees no thread.
    */
   threadVar?: string;
+  /** The prompt is made for each job by a program (see {@link PromptProgram}); `raw` is its source. */
+  program?: PromptProgram;
+}
+
+/**
+ * A program that makes a prompt for each job from `{vars, provider: {id, label}, config}` (the
+ * prompt's config): a JavaScript function (its result: text, `{prompt, config}` whose config is
+ * merged into the prompt's, or any other value as JSON), a Python function (`fn`) or script run
+ * with the context as its argument (`python-script`, its printed text), or an executable (`command`
+ * and `args`, the context JSON appended; its standard output). What it makes is then rendered
+ * with the vars as any prompt is. A failure makes the job an error.
+ */
+export interface PromptProgram {
+  kind: 'javascript' | 'python' | 'python-script' | 'executable';
+  /** The module, script or executable (absolute path). */
+  path: string;
+  fn?: string;
+  args?: string[];
+  /** The folder the program runs in (the suite's). */
+  cwd?: string;
 }
 
 /** One earlier turn of a thread, as a template sees it. */

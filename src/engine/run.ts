@@ -12,6 +12,7 @@ import type {
   Suite,
 } from '../core/types.js';
 import type { Provider } from '../providers/types.js';
+import { programPrompt } from '../scorers/code/prompt-program.js';
 import { withComputedVars } from '../scorers/code/var-script.js';
 import type { ResponseCache } from './cache.js';
 import { type Caller, callerFor } from './call.js';
@@ -143,12 +144,15 @@ async function schedule(
   const threads = new Threads();
   // A turn of a thread its prompt reads waits for the thread's turns before it, then sees them.
   const runJob = async (job: Job, testCase: Case): Promise<JobOutcome> => {
-    const prompt = prompts.get(job.promptId)!;
-    if (testCase.varScripts) {
-      // Vars computed for this job (they may read the provider), before anything is rendered.
+    let prompt = prompts.get(job.promptId)!;
+    if (testCase.varScripts || prompt.program) {
+      // Vars computed for this job (they may read the provider), then a prompt made by a program,
+      // before anything is rendered.
       const ctx = contexts.get(job.providerId)!;
       try {
         testCase = await withComputedVars(testCase, prompt.raw, ctx.providerInfo, suite.basePath);
+        const label = job.providerId !== ctx.providerInfo.id ? job.providerId : undefined;
+        prompt = await programPrompt(prompt, testCase.vars, { id: ctx.providerInfo.id, label });
       } catch (err) {
         const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
         const result = errorResult(job, testCase, prompt, new Date().toISOString(), message);

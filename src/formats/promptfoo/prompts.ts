@@ -5,7 +5,7 @@ import { extname, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parse as parseYaml } from 'yaml';
 import { shortHash } from '../../core/hash.js';
-import type { PromptTemplate } from '../../core/types.js';
+import type { PromptProgram, PromptTemplate } from '../../core/types.js';
 import { templateVariableRoots } from '../../template/references.js';
 import { checkPromptTemplate, openTag } from '../../template/render.js';
 import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet, warnAt } from './context.js';
@@ -18,6 +18,8 @@ interface PromptEntry {
   id?: string;
   label?: string;
   config?: Record<string, unknown>;
+  /** The function a `file://x.js:fn` / `x.py:fn` names. */
+  fn?: string;
 }
 
 interface LoadedPrompt {
@@ -25,6 +27,7 @@ interface LoadedPrompt {
   id?: string;
   label: string;
   config?: Record<string, unknown>;
+  program?: PromptProgram;
 }
 
 const FILE_EXTENSIONS = [
@@ -149,13 +152,19 @@ function fromFile(
   const ext = extname(abs).toLowerCase();
   const shown = ctx.files.relative(abs);
   const { label, config } = entry;
-  if (SCRIPT_EXTENSIONS.test(ext)) {
-    errorAt(ctx, where, notYet(`a prompt function (${shown})`));
-    return undefined;
-  }
-  if (EXECUTABLE_EXTENSIONS.has(ext)) {
-    errorAt(ctx, where, notYet(`an executable prompt (${shown})`));
-    return undefined;
+  if (SCRIPT_EXTENSIONS.test(ext) || EXECUTABLE_EXTENSIONS.has(ext)) {
+    // A program that makes the prompt for each job (PromptTemplate.program); its source is `raw`.
+    const text = readPromptFile(ctx, abs, where);
+    if (text === undefined) return undefined;
+    const fn = entry.fn;
+    let program: PromptProgram;
+    if (ext === '.py')
+      program = fn ? { kind: 'python', path: abs, fn } : { kind: 'python-script', path: abs };
+    else if (SCRIPT_EXTENSIONS.test(ext)) program = { kind: 'javascript', path: abs, ...(fn ? { fn } : {}) };
+    else program = { kind: 'executable', path: abs, cwd: ctx.files.basePath };
+    const named = fn ? `${abs}:${fn}` : abs;
+    const shownLabel = label ?? (ext === '.py' && !fn ? `${abs}: ${text}` : named);
+    return [{ raw: text, label: shownLabel, config, program }];
   }
   if (ext === '.csv') {
     const text = readPromptFile(ctx, abs, where);
@@ -225,18 +234,53 @@ function processEntry(ctx: LoadContext, entry: PromptEntry, at: Locate): LoadedP
   const raw = entry.raw;
   const where = at();
   if (raw.startsWith('exec:')) {
-    errorAt(ctx, where, notYet('an executable prompt (exec:)'));
-    return undefined;
+    const [command, ...args] = raw.slice('exec:'.length).trim().split(/\s+/);
+    // A path (`./make.sh`, `bin/make`) is the suite's file; a bare name (`python3`) is a command
+    // on the PATH. Either runs in the suite's folder.
+    let path = command;
+    if (command.includes('/') || command.includes('\\')) {
+      path = ctx.files.resolve(command);
+      try {
+        ctx.files.read(path);
+      } catch (err) {
+        if (!(err instanceof UnreadableFile)) throw err;
+        errorAt(ctx, where, `executable prompt ${ctx.files.relative(path)}: ${err.message}`);
+        return undefined;
+      }
+    }
+    const program: PromptProgram = {
+      kind: 'executable',
+      path,
+      cwd: ctx.files.basePath,
+      ...(args.length > 0 ? { args } : {}),
+    };
+    return [
+      {
+        raw,
+        id: entry.id,
+        label: entry.label ?? raw.slice('exec:'.length).trim(),
+        config: entry.config,
+        program,
+      },
+    ];
   }
   if (/^(?:portkey|langfuse|helicone):\/\//.test(raw)) {
-    errorAt(ctx, where, notYet(`a prompt from ${raw.split(':')[0]}`));
+    // These live in a prompt-management service: fetching them needs the network and an account.
+    errorAt(
+      ctx,
+      where,
+      `a prompt from ${raw.split(':')[0]} is fetched from that service's cloud with your credentials, which assay does not do (it loads suites offline); export the prompt to a file and use file://`,
+    );
     return undefined;
   }
   if (!maybeFilePath(raw)) return literal(entry);
 
   let path = raw.startsWith('file://') ? raw.slice('file://'.length) : raw;
   const fn = /^(.*\.(?:[cm]?[jt]sx?|py|go|rb)):(\w+)$/.exec(path);
-  if (fn) path = fn[1];
+  if (fn) {
+    path = fn[1];
+    entry = { ...entry, fn: fn[2] };
+  }
   // An id that only stood in for `raw` (`{id: file://p.txt}`) is not the prompts' id.
   const ownId = entry.id !== undefined && entry.id !== entry.raw ? entry.id : undefined;
   const withIds = (batch: LoadedPrompt[], id: string | undefined) =>
@@ -314,6 +358,7 @@ function assignPromptIds(ctx: LoadContext, loaded: LoadedPrompt[], at: Locate): 
     }
     const template: PromptTemplate = { id, label: p.label, raw: p.raw };
     if (p.config) template.config = p.config;
+    if (p.program) template.program = p.program;
     out.push(template);
   }
   return out;

@@ -84,3 +84,29 @@ tests:
     );
   });
 });
+
+describe('executable prompts', () => {
+  it('runs exec:./script and file://script.sh from the config folder, with the context JSON last (promptfoo 0.123.1 drops the ./ and finds no such command)', async () => {
+    const script =
+      '#!/bin/sh\necho "made by $1 for $(echo "$2" | sed \'s/.*"topic":"\\([^"]*\\)".*/\\1/\')"\n';
+    const { results } = await runConfig(
+      tmp.dir,
+      `prompts:
+  - exec:sh make.sh first
+  - exec:./make.sh second
+providers: [echo]
+tests:
+  - vars: {topic: tea}
+`,
+      { files: { 'make.sh': script } },
+    );
+    assert.deepEqual(
+      results.map((r) => [r.output, r.status]),
+      [
+        ['made by first for tea', 'pass'],
+        // Not executable (the test writes it 0644): an error naming the program.
+        [null, 'error'],
+      ],
+    );
+  });
+});
