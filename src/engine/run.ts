@@ -10,6 +10,7 @@ import type {
   PromptTemplate,
   ProviderSpec,
   Suite,
+  ThreadTurn,
 } from '../core/types.js';
 import type { Provider } from '../providers/types.js';
 import { programPrompt } from '../scorers/code/prompt-program.js';
@@ -48,6 +49,11 @@ export interface RunOptions extends PlanOptions {
   hardSignal?: AbortSignal;
   /** Only jobs for which this holds run (resume skips done jobs; a shard keeps its share). */
   include?: (job: Job, testCase: Case) => boolean;
+  /**
+   * The turn a job left out by `include` made in an earlier run (a resume), so the turns of its
+   * thread after it still see it.
+   */
+  earlierTurn?: (job: Job) => ThreadTurn | undefined;
   /** Checked after each result: a reason to stop scheduling (e.g. the error budget is spent). */
   stopWhen?: () => string | undefined;
   /** Response cache: a hit replaces the provider call; successful answers are stored. */
@@ -270,7 +276,15 @@ async function schedule(
           break;
         }
         const { job, testCase } = next.value;
-        if (options.include && !options.include(job, testCase)) continue;
+        if (options.include && !options.include(job, testCase)) {
+          const key = options.earlierTurn && threadKeyOf(job, testCase);
+          const turn =
+            key && prompts.get(job.promptId)?.threadVar !== undefined
+              ? options.earlierTurn?.(job)
+              : undefined;
+          if (key && turn) threads.replay(key, turn);
+          continue;
+        }
         if (groups.openGroup !== undefined && groups.openGroup !== job.group) {
           const ready = groups.close();
           if (ready) finalize(ready);

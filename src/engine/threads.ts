@@ -46,6 +46,21 @@ export function turnOf(result: JobResult): ThreadTurn | undefined {
 export class Threads {
   private readonly threads = new Map<string, Thread>();
 
+  /** Adds a turn made in an earlier run (a resumed job that does not run again), in plan order. */
+  replay(key: string, turn: ThreadTurn): void {
+    let thread = this.threads.get(key);
+    if (!thread) {
+      thread = { turns: [], tail: Promise.resolve() };
+      this.threads.set(key, thread);
+    }
+    const own = thread;
+    // After the turns entered before it: it takes its place in the queue like a job that ran.
+    const before = own.tail;
+    own.tail = before.then(() => {
+      own.turns.push(turn);
+    });
+  }
+
   /** Waits until the thread's earlier jobs are done, then gives this job its turns. */
   async enter(key: string): Promise<ThreadSlot> {
     let thread = this.threads.get(key);

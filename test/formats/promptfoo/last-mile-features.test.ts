@@ -1,10 +1,13 @@
 // Issue 15's features where assay goes beyond promptfoo 0.123.1 on purpose, or refuses before a
 // run; the verdicts that match promptfoo are pinned in last-mile.test.ts.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { evaluate } from '../../../src/evaluate.js';
 import { tempDir } from '../../support/tmp.js';
 import { errorsOf } from './helpers.js';
-import { runConfig } from './run-config.js';
+import { readResults, runConfig } from './run-config.js';
 
 const tmp = tempDir('assay-last-mile-features-');
 after(tmp.cleanup);
@@ -107,6 +110,37 @@ tests:
         // Not executable (the test writes it 0644): an error naming the program.
         [null, 'error'],
       ],
+    );
+  });
+});
+
+describe('_conversation on --resume', () => {
+  it('a resumed thread still sees the turns the first run made', async () => {
+    const config = `prompts:
+  - "{% for t in _conversation %}[{{ t.input }}]{% endfor %} {{ q }}"
+providers: [echo]
+tests:
+  - vars: {q: one}
+  - vars: {q: two}
+  - vars: {q: three}
+`;
+    const whole = await runConfig(tmp.dir, config);
+    const expected = whole.results.map((r) => r.output);
+    assert.deepEqual(expected, [' one', '[ one] two', '[ one][[ one] two] three']);
+    // The run stopped after the first turn: the log keeps it alone, and a resume runs the rest.
+    const log = join(whole.run.runDir, 'results.jsonl');
+    const lines = readFileSync(log, 'utf8').trim().split('\n');
+    const first = lines.filter((l) => JSON.parse(l).caseIndex === 0);
+    writeFileSync(log, `${first.join('\n')}\n`);
+    const resumed = await evaluate({
+      suitePath: join(dirname(whole.run.runDir), '..', 'promptfooconfig.yaml'),
+      resume: whole.run.runDir,
+      cache: false,
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    assert.deepEqual(
+      readResults(resumed.runDir, resumed).map((r) => r.output),
+      expected,
     );
   });
 });
