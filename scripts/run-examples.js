@@ -36,11 +36,14 @@ if (!env.OPENAI_API_KEY && !env.OPENAI_BASE_URL) {
 // An ÈwéBench example (a tests/ folder) names no model: the model under test is given with -p,
 // as the ÈwéBench tool takes --model, and its native results file is written too.
 const isEweBench = (name) => existsSync(join(examplesDir, name, 'tests'));
+// An LVE repository (.lverepo) runs each LVE on the model its test.json names.
+const isLve = (name) => existsSync(join(examplesDir, name, '.lverepo'));
 const suites = readdirSync(examplesDir)
   .filter((name) => statSync(join(examplesDir, name)).isDirectory())
   .filter(
     (name) =>
       isEweBench(name) ||
+      isLve(name) ||
       ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json', 'example.json'].some((f) =>
         existsSync(join(examplesDir, name, f)),
       ),
@@ -62,6 +65,9 @@ try {
         '--output-format',
         'ewebench',
       );
+    } else if (isLve(name)) {
+      args.push('-o', join(reportsDir, `${name}.json`));
+      if (env.ASSAY_MODEL) args.push('-p', `openai:chat:${env.ASSAY_MODEL}`);
     } else {
       // example.json: how to run a suite whose format names no model or has reports of its own.
       const spec = existsSync(join(examplesDir, name, 'example.json'))

@@ -198,7 +198,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   }
   for (const g of [suite.grader, options.grader, options.embedder])
     secrets.push(...secretConfigValues(g?.config));
-  const providerContext = { env: providerEnv, maxConcurrency, retry };
+  const providerContext = { env: providerEnv, maxConcurrency, retry, basePath: suite.basePath };
   // A provider's own `env` overrides the run's for that provider only.
   const contextFor = (spec: ProviderSpec) =>
     spec.env ? { ...providerContext, env: { ...providerEnv, ...spec.env } } : providerContext;

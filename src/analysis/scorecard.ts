@@ -16,6 +16,8 @@ import { WeightedScoreBuilder } from './weighted.js';
 
 interface GroupAcc extends Counts {
   scores: MeanAccumulator;
+  /** Each named score's sum over the group (e.g. LVE's disagreements with the recorded verdicts). */
+  named?: Map<string, number>;
 }
 
 /** The group a result falls in for a metadata key (`(none)` when the case has no such key). */
@@ -101,6 +103,10 @@ export class ScorecardBuilder {
         groups.set(value, g);
       }
       count(g, r.status);
+      for (const [name, v] of Object.entries(r.namedScores ?? {})) {
+        g.named ??= new Map();
+        g.named.set(name, (g.named.get(name) ?? 0) + v);
+      }
       if (r.status !== 'skip') {
         g.scores.n++;
         g.scores.sum += r.score;
@@ -293,6 +299,7 @@ export class ScorecardBuilder {
             skip: g.skip,
             passRate: clusters ? clusteredMean(clusters, 'pass') : wilson(g.pass, g.total - g.skip),
             meanScore: clusters ? clusteredMean(clusters, 'score') : meanInterval(g.scores),
+            ...(g.named ? { namedTotals: Object.fromEntries(g.named) } : {}),
           };
         }),
     }));

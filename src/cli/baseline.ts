@@ -10,6 +10,9 @@ const USAGE = `Usage: assay baseline save RUN [--name NAME] [--dir DIR]
 
 save copies a finished run (its results.jsonl, manifest.json and scorecard.json) to DIR/NAME
 (default .assay/baselines/<NAME>; NAME defaults to the run id), replacing a baseline of that name.
+A run of an apastra suite also becomes its active apastra baseline,
+derived-index/baselines/<suite-id>.json in the workspace (the previous one is renamed
+<suite-id>-<timestamp>.json).
 RUN is a run directory or a run id under --runs-dir. A baseline is a run directory: assay compare,
 report and rescore read it as any run.
 list shows the saved baselines, newest first.
@@ -37,6 +40,20 @@ export async function baselineCommand(args: string[]): Promise<number> {
       const name = values.name ?? basename(runDir);
       const target = saveBaseline(runDir, name, baselinesDir);
       process.stdout.write(`Saved baseline ${name}: ${target}\n`);
+      // A run of an apastra suite also becomes the suite's active baseline where apastra looks.
+      const apastra = await (await import('../formats/apastra/compare.js')).saveApastraBaseline(
+        runDir,
+        target,
+      );
+      if (apastra) {
+        if (apastra.archived)
+          process.stdout.write(`Archived the previous apastra baseline: ${apastra.archived}\n`);
+        process.stdout.write(`Saved apastra baseline: ${apastra.path}\n`);
+        if (apastra.thresholdsFailed.length > 0)
+          process.stderr.write(
+            `assay: warning: this run fails its thresholds (${apastra.thresholdsFailed.join(', ')}); apastra's baseline skill baselines only passing runs\n`,
+          );
+      }
       return 0;
     }
     if (action === 'list') {

@@ -1,5 +1,5 @@
 // `assay compare BASELINE CANDIDATE`: did the change make things better, worse, or is it noise?
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readCaseRecords } from '../analysis/cases.js';
 import { type CompareOptions, type Comparison, compareRuns, compareViews } from '../analysis/compare.js';
@@ -18,6 +18,44 @@ export const COMPARE_FLAGS = {
   'fail-on': { type: 'string' },
   'baselines-dir': { type: 'string' },
 } as const;
+
+/** A side given to `compare --policy`: a file or folder as given, else a run id or baseline name. */
+function policySidePath(ref: string, dirs: { runsDir: string; baselinesDir: string }): string {
+  return existsSync(ref) ? ref : resolveRun(ref, dirs);
+}
+
+/** `assay compare BASELINE CANDIDATE --policy FILE`: apastra's regression policy (compare.py). */
+async function policyCompare(
+  positionals: string[],
+  values: { policy?: string; output?: string; json?: boolean },
+  dirs: { runsDir: string; baselinesDir: string },
+  stats: ReturnType<typeof compareOptionsFrom>,
+): Promise<number> {
+  const apastra = await import('../formats/apastra/compare.js');
+  const policy = apastra.readPolicy(values.policy as string);
+  const [baseline, candidate] = await Promise.all(
+    positionals.map((p) => apastra.readSide(policySidePath(p, dirs))),
+  );
+  const outcome = apastra.policyOutcome(baseline, candidate, policy);
+  // Beyond apastra: two assay runs are also paired case by case, so a delta within the noise is
+  // said to be noise.
+  let comparison: Comparison | undefined;
+  if (baseline.runDir && candidate.runDir)
+    comparison = await compareDirs(baseline.runDir, candidate.runDir, stats.options, stats.ks);
+  const extra = comparison ? { paired_statistics: comparison } : undefined;
+  if (values.output) apastra.writeReport(values.output, outcome.report, extra);
+  if (values.json) process.stdout.write(`${apastra.reportText(outcome.report, extra)}\n`);
+  else {
+    process.stdout.write(apastra.renderRegression(outcome));
+    if (comparison)
+      process.stdout.write(
+        `\n${renderComparison(comparison, { baseline: positionals[0], candidate: positionals[1] })}`,
+      );
+    if (values.output) process.stdout.write(`Wrote ${resolve(values.output)}\n`);
+  }
+  // apastra's CI gate: pass passes; warning and fail both fail.
+  return outcome.status === 'pass' ? 0 : 1;
+}
 
 const USAGE = `Usage: assay compare BASELINE CANDIDATE [options]
 
@@ -40,6 +78,11 @@ Options:
       --mid-p                mid-p McNemar (less conservative)
       --pass-at K[,K…]       pass@k and pass^k for these k (repeated runs; default: the trials)
       --fail-on regressed|inconclusive   exit 1 on a regression (default), or also when inconclusive
+      --policy FILE          judge by an apastra regression policy (promptops/policies/regression.yaml)
+                             as apastra's compare.py does; BASELINE and CANDIDATE may then also be
+                             apastra scorecard.json files, baselines or run folders. -o writes
+                             apastra's regression report; two assay runs add paired statistics.
+                             Exit 1 when the report's status is fail or warning.
       --json                 print the comparison as JSON
   -o, --output FILE          also write the comparison as JSON to FILE
       --runs-dir DIR         where run ids are found (default .assay/runs)
@@ -119,6 +162,7 @@ export async function compareCommand(args: string[]): Promise<number> {
       json: { type: 'boolean' },
       output: { type: 'string', short: 'o' },
       'runs-dir': { type: 'string' },
+      policy: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -132,6 +176,7 @@ export async function compareCommand(args: string[]): Promise<number> {
       runsDir: values['runs-dir'] ?? '.assay/runs',
       baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
     };
+    if (values.policy !== undefined) return policyCompare(positionals, values, dirs, { options, ks, failOn });
     const [baselineDir, candidateDir] = positionals.map((ref) => resolveRun(ref, dirs));
     const comparison = await compareDirs(baselineDir, candidateDir, options, ks);
     const json = `${JSON.stringify({ baseline: baselineDir, candidate: candidateDir, ...comparison }, null, 2)}\n`;

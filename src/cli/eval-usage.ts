@@ -45,6 +45,9 @@ Output:
   -o, --output FILE          also write results to FILE: .json, .jsonl or .csv (repeatable)
       --output-format NAME   the format of the -o files (default: from each file's extension);
                              promptfoo writes promptfoo's results JSON
+      --record NAME.jsonl    LVE: append each result as a TestInstance (as lve record writes it)
+                             to instances/NAME.jsonl of its own LVE folder; -o DIR/
+                             --output-format lve writes the same tree under DIR
       --no-progress          no progress line
       --no-color             no colours
       --verbose              print every result as it completes
@@ -77,6 +80,7 @@ export const EVAL_FLAGS = {
   repeat: { type: 'string' },
   output: { type: 'string', short: 'o', multiple: true },
   'output-format': { type: 'string' },
+  record: { type: 'string' },
   'max-errors': { type: 'string' },
   resume: { type: 'string' },
   'retry-errors': { type: 'boolean' },

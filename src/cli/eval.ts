@@ -10,6 +10,7 @@ import { evaluate } from '../evaluate.js';
 import { loadSuite } from '../formats/detect.js';
 import { renderComparison } from '../report/compare.js';
 import { renderResultLine, renderSummary } from '../report/console.js';
+import type { OutputJudgement } from '../report/formats.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { guard, intFlag, parseFlags, useColor } from './common.js';
@@ -18,7 +19,7 @@ import { loadEnvFiles } from './env.js';
 import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
-import { outputTargets, writeOutputs } from './outputs.js';
+import { outputTargets, recordTarget, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
 import { checkExpectedHash, graderFrom, loadOptionsFrom } from './suite-flags.js';
@@ -76,10 +77,15 @@ export async function evalCommand(args: string[]): Promise<number> {
       process.stderr.write(
         `assay: environment from ${envLoad.files.join(', ')} (${envLoad.names.join(', ')})\n`,
       );
-    const loadOptions = loadOptionsFrom(values);
+    const loadOptions = {
+      ...loadOptionsFrom(values),
+      ...(values.provider?.length ? { providers: values.provider } : {}),
+    };
     if (configs.length > 1) loadOptions.combine = configs.slice(1);
     let suite = await loadSuite(suitePath, { ...loadOptions, vars });
     checkExpectedHash(suite, values['expect-hash']);
+    // LVE's own recording: the one output format that appends into the suite's folders.
+    if (values.record !== undefined) outputs.push(recordTarget(values.record, 'lve'));
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     // The suite's own run settings are defaults: each flag given replaces the one it names.
     const defaults = suite.runDefaults ?? {};
@@ -147,7 +153,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       if (inputs.has(o.path))
         throw new InputError(`-o ${o.path}: is one of the suite's own files; write the results elsewhere`);
       const problem = o.format.check?.(shape);
-      if (problem) throw new InputError(`-o ${o.path}: ${problem}`);
+      if (problem) throw new InputError(`${o.inPlace ? '--record' : '-o'} ${o.path}: ${problem}`);
     }
 
     const color = useColor(process.stdout, values['no-color'] === true);
@@ -240,8 +246,15 @@ export async function evalCommand(args: string[]): Promise<number> {
           `To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}${retry}\n`,
         );
       }
-      const written = await writeOutputs(runDir, scorecard, outputs);
+      const judgements: OutputJudgement[] = [];
+      const written = await writeOutputs(runDir, scorecard, outputs, judgements);
       let code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
+      // A native output whose tool judges its own runs (apastra's thresholds and regression
+      // policy) decides a run that completed: its gate, not the count of failing cases.
+      if (judgements.length > 0) {
+        for (const j of judgements) process.stdout.write(`\n${j.text}`);
+        if (code !== 3) code = judgements.some((j) => j.failed) ? 1 : 0;
+      }
       if (baselineDir && gate && manifest.status === 'complete' && code !== 3) {
         // The regression gate: the run is judged against the baseline, not by its own failures.
         const comparison = await compareDirs(baselineDir, runDir, gate.options, gate.ks);

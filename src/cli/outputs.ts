@@ -1,8 +1,13 @@
 // `-o` targets: checked before a run starts, written after it ends.
 import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
-import { type OutputFormat, resolveOutputFormat, writeOutput } from '../report/formats.js';
+import {
+  type OutputFormat,
+  type OutputJudgement,
+  resolveOutputFormat,
+  writeOutput,
+} from '../report/formats.js';
 import { ensureDir } from '../runlog/dirs.js';
 import { clearOutputsPending } from '../runlog/writer.js';
 
@@ -15,7 +20,11 @@ export function outputTargets(paths: string[], formatName: string | undefined): 
     folder: /[\\/]$/.test(path) || (existsSync(path) && statSync(path).isDirectory()),
   }));
   for (const o of outputs) {
-    if (o.folder && !o.format.fileName)
+    if (!o.folder && o.format.treeOnly)
+      throw new InputError(
+        `-o ${o.path}: the ${o.format.name} format writes a folder of files; give a folder (-o DIR/)`,
+      );
+    if (o.folder && !o.format.fileName && !o.format.writeTree)
       throw new InputError(
         `-o ${o.path}: is a folder, not a file (only formats that name their files take a folder)`,
       );
@@ -44,13 +53,24 @@ export async function writeOutputs(
   runDir: string,
   scorecard: Parameters<typeof writeOutput>[1],
   outputs: OutputTarget[],
+  judgements: OutputJudgement[] = [],
 ): Promise<boolean> {
   let ok = true;
   for (const o of outputs) {
     let path = o.path;
     try {
+      if (o.format.writeTree && (o.folder || o.inPlace)) {
+        // A tree of files (one per test folder), appended to as the format's own tool does.
+        const fileName = o.inPlace ?? `assay-${basename(runDir)}.jsonl`;
+        const files = await o.format.writeTree(runDir, { dir: o.inPlace ? undefined : o.path, fileName });
+        for (const f of files) process.stdout.write(`Wrote ${f}\n`);
+        if (files.length === 0)
+          process.stdout.write(`Wrote nothing for ${o.inPlace ?? o.path}: no result could be recorded\n`);
+        continue;
+      }
       if (o.folder && o.format.fileName) path = join(o.path, o.format.fileName(runDir));
-      await writeOutput(runDir, scorecard, path, o.format);
+      const judgement = await writeOutput(runDir, scorecard, path, o.format);
+      if (judgement) judgements.push(judgement);
       process.stdout.write(`Wrote ${path}\n`);
     } catch (err) {
       ok = false;
@@ -67,4 +87,18 @@ export interface OutputTarget {
   path: string;
   format: OutputFormat;
   folder?: boolean;
+  /** `--record NAME`: the format appends NAME in the suite's own folders (a tree format). */
+  inPlace?: string;
+}
+
+/** `--record NAME`: a tree format's files appended in the suite's own folders, named NAME. */
+export function recordTarget(name: string, formatName: string): OutputTarget {
+  if (!/^[^/\\]+\.jsonl?$/.test(name) || name.startsWith('.'))
+    throw new InputError(
+      `--record ${name}: expected a file name ending in .jsonl (no folder), e.g. --record new.jsonl`,
+    );
+  const format = resolveOutputFormat(name, formatName);
+  if (!format.writeTree)
+    throw new InputError(`--record: the ${format.name} format does not write into the suite's folders`);
+  return { path: name, format, inPlace: name };
 }

@@ -60,6 +60,7 @@ export function caseContent(c: Omit<Case, 'id'>): string {
     c.conversations ?? null,
     c.options ?? null,
     c.providerOutput ?? null,
+    ...(c.recordedRuns !== undefined ? [c.recordedRuns] : []),
   ]) as string;
 }
 

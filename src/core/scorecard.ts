@@ -61,6 +61,8 @@ export interface GroupSummary extends Counts {
   passRate: Rate;
   /** Mean job score with a 95% t interval. */
   meanScore: Rate;
+  /** Each named score summed over the group's results (absent when none has one). */
+  namedTotals?: Record<string, number>;
 }
 
 /** Results broken down by one case metadata key. */

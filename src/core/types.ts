@@ -261,6 +261,13 @@ export interface Case {
   /** A fixed output: no provider is called. */
   providerOutput?: unknown;
   /**
+   * Fixed completions for a case of several holes or runs (a recorded answer replayed): for each
+   * run of `conversations` in order (conversation × repetition), the completion of each hole in
+   * order. No provider is called; scorers see the conversations filled with them, as after a live
+   * run. A plain case uses `providerOutput` instead.
+   */
+  recordedRuns?: string[][];
+  /**
    * The case cannot be run as written (its format's own tool would stop here): the engine records
    * an error result with this reason and calls no provider.
    */

@@ -156,11 +156,71 @@ export async function generate(
       prompt: text,
       messages,
       params,
+      vars: testCase.vars,
       signal: caller.hardSignal,
     });
     return fromResponse({ text, messages }, response);
   }
+  if (testCase.recordedRuns !== undefined) return recordedRuns(testCase);
   return generateRuns(testCase, trial, caller, params);
+}
+
+/** A case's recorded completions standing in for its provider: the runs as a live run would record them. */
+function recordedRuns(testCase: Case): Generation {
+  const conversations = testCase.conversations ?? [];
+  const recorded = testCase.recordedRuns ?? [];
+  const runs: ConversationRun[] = [];
+  const transcripts: RunTranscript[] = [];
+  let lastPrompt: Generation['prompt'] = { text: '', messages: [] };
+  const slots = runSlots(testCase);
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i];
+    const { messages, holes } = holesOf(conversations[slot.conversation].messages);
+    const completions = recorded[i] ?? [];
+    if (completions.length !== holes.length)
+      return {
+        prompt: lastPrompt,
+        output: null,
+        outputValue: null,
+        transcripts,
+        runs,
+        latencyMs: 0,
+        error: `the recorded answers do not fit the case: run ${i + 1} has ${holes.length} hole(s) and ${completions.length} recorded completion(s)`,
+      };
+    const context = fill(messages, holes, completions).slice(0, holes[holes.length - 1]);
+    lastPrompt = { text: promptText(context), messages: context };
+    const run: ConversationRun = {
+      conversation: slot.conversation,
+      repetition: slot.repetition,
+      completions,
+    };
+    const outputs = namedOutputs(messages, holes, completions);
+    if (Object.keys(outputs).length > 0) run.outputs = outputs;
+    runs.push(run);
+    transcripts.push(transcriptOf(slot, messages, holes, completions));
+  }
+  if (recorded.length !== slots.length)
+    return {
+      prompt: lastPrompt,
+      output: null,
+      outputValue: null,
+      transcripts,
+      runs,
+      latencyMs: 0,
+      error: `the recorded answers do not fit the case: ${slots.length} run(s), ${recorded.length} recorded`,
+    };
+  const last = runs[runs.length - 1];
+  const output = last ? last.completions[last.completions.length - 1] : null;
+  const generation: Generation = {
+    prompt: lastPrompt,
+    output,
+    outputValue: output,
+    runs,
+    transcripts,
+    latencyMs: 0,
+  };
+  if (last?.outputs) generation.outputs = last.outputs;
+  return generation;
 }
 
 function fromResponse(prompt: Generation['prompt'], r: ProviderResponse): Generation {
@@ -204,7 +264,7 @@ async function generateRuns(
       const response = await callWithCache(
         caller,
         trial,
-        { prompt: text, messages: context, params, signal: caller.hardSignal },
+        { prompt: text, messages: context, params, vars: testCase.vars, signal: caller.hardSignal },
         slot.repetition,
       );
       totals.add(response);

@@ -8,11 +8,16 @@ import type { LoadOptions, SuiteFormat } from './types.js';
 export type { LoadOptions, SuiteFormat } from './types.js';
 
 /** The option names of LoadOptions that select or change what a format loads, with their flags. */
-const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes'>, string> = {
+const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes' | 'providers'>, string> = {
   tiers: '--tier',
   categories: '--category',
   mode: '--mode',
   vars: '--var',
+  suiteId: '--suite',
+  evalId: '--eval',
+  modelMap: '--model-map',
+  replay: '--replay',
+  argsFile: '--args',
   combine: 'a second -c',
 };
 
@@ -21,6 +26,8 @@ const FORMATS: (() => Promise<SuiteFormat>)[] = [
   async () => (await import('./promptfoo/format.js')).format,
   async () => (await import('./pramana/format.js')).format,
   async () => (await import('./ewebench/format.js')).format,
+  async () => (await import('./apastra/format.js')).format,
+  async () => (await import('./lve/format.js')).format,
 ];
 
 let formats: SuiteFormat[] | undefined;

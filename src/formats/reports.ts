@@ -4,3 +4,5 @@
 import './promptfoo/report.js';
 import './ewebench/report.js';
 import './pramana/report.js';
+import './apastra/report.js';
+import './lve/report.js';

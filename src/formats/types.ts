@@ -21,6 +21,21 @@ export interface LoadOptions {
   mode?: string;
   /** `--var`: values for every case's vars, merged the way the format merges its own defaults. */
   vars?: Record<string, string>;
+  /** `--suite`: the suite of a workspace to run (apastra). */
+  suiteId?: string;
+  /** `--eval`: the quick eval of a workspace to run (apastra). */
+  evalId?: string;
+  /**
+   * `-p`: the providers the command line names, which replace the suite's for every case (a format
+   * that ties each case to a model of its own, as LVE does, then lets every case run on these).
+   */
+  providers?: string[];
+  /** `--model-map ID=PROVIDER`: the provider for a model id the suite names (LVE's `test.json:model`). */
+  modelMap?: Record<string, string>;
+  /** `--replay`: check the suite's recorded answers again instead of asking a model (LVE's unit-test). */
+  replay?: boolean;
+  /** `--args FILE`: a JSON Lines file of new inputs to run instead of the recorded ones (LVE instances). */
+  argsFile?: string;
   /**
    * Test files larger than this many bytes in all are streamed (read again on each pass, never
    * held whole) by formats that can; default 4 MiB. 0 streams every suite that can be.
@@ -39,7 +54,7 @@ export interface SuiteFormat {
   /** What a user should have given, for "not a suite" messages. */
   expects: string;
   /** LoadOptions (besides env) this format understands; others are refused with exit 2. */
-  options: Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes'>[];
+  options: Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes' | 'providers'>[];
   /** The file (or the folder itself) to load when `dir` is a suite of this format. */
   detectDir?(dir: string): string | undefined;
   /** Whether this file is a suite of this format. */

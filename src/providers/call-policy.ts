@@ -142,11 +142,13 @@ class AttemptRequest implements ProviderRequest {
   readonly prompt: string;
   readonly messages: ProviderRequest['messages'];
   readonly params: ProviderRequest['params'];
+  readonly vars: ProviderRequest['vars'];
   readonly #signalOf: () => AbortSignal;
   constructor(request: ProviderRequest, signalOf: () => AbortSignal) {
     this.prompt = request.prompt;
     this.messages = request.messages;
     this.params = request.params;
+    this.vars = request.vars;
     this.#signalOf = signalOf;
   }
   get signal(): AbortSignal {

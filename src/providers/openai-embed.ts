@@ -1,6 +1,7 @@
 // Reading an OpenAI-compatible `/embeddings` reply: one vector per input, put back in input order
 // by each item's `index` (servers may answer out of order).
 import type { TokenUsage } from '../core/types.js';
+import { jsonReply } from './http-kit.js';
 import { excerpt } from './http-transport.js';
 import type { EmbeddingResponse } from './types.js';
 
@@ -10,12 +11,9 @@ export function parseEmbeddings(
   count: number,
   redact: (s: string) => string,
 ): Omit<EmbeddingResponse, 'latencyMs'> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { error: redact(`malformed embeddings response (not JSON): ${excerpt(text)}`) };
-  }
+  const reply = jsonReply(text, redact, 'embeddings response');
+  if ('error' in reply) return reply;
+  const parsed = reply.value;
   const data = isRecord(parsed) ? parsed.data : undefined;
   if (!Array.isArray(data))
     return { error: redact(`malformed embeddings response (no data): ${excerpt(text)}`) };

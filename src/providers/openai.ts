@@ -4,20 +4,30 @@
  * `openai:embedding:<model>` / `openai:embeddings:<model>`: embeddings (`POST {base}/embeddings`),
  * as promptfoo names them; such a provider embeds texts but answers no chat.
  */
-import { performance } from 'node:perf_hooks';
-import { InputError } from '../core/errors.js';
-import type { Message, ProviderSpec, TokenUsage } from '../core/types.js';
+import type { Message, ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
 import {
-  attemptFailure,
-  describeFailure,
-  excerpt,
-  type HttpAttempt,
-  type HttpFailure,
-  type HttpRequest,
-  type RetryOptions,
-  sendOnce,
-} from './http-transport.js';
+  attemptDescriber,
+  type Config,
+  configError,
+  configHeaders,
+  configuredPricing,
+  credentialHeaderValues,
+  endpointAt,
+  finite,
+  isRecord,
+  jsonReply,
+  keyedHeaders,
+  keySourceOf,
+  nonEmpty,
+  type Pricing,
+  poolSize,
+  postJson,
+  redactor,
+  routePath,
+  usageOf,
+} from './http-kit.js';
+import { excerpt, type RetryOptions } from './http-transport.js';
 import { parseEmbeddings } from './openai-embed.js';
 import { costOf, priceFor } from './prices.js';
 import type {
@@ -52,15 +62,6 @@ const PARAM_KEYS = [
   'user',
 ] as const;
 
-type Config = Record<string, unknown>;
-
-interface Pricing {
-  /** USD per prompt token. */
-  input: number;
-  /** USD per completion token. */
-  output: number;
-}
-
 /** Builds an OpenAI-compatible provider under the call policy; `hooks` lets tests observe retry waits. */
 export function createOpenAiProvider(
   spec: ProviderSpec,
@@ -85,45 +86,21 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
     nonEmpty(config.apiKey) ??
     (typeof config.apiKeyEnvar === 'string' ? nonEmpty(ctx.env[config.apiKeyEnvar]) : undefined) ??
     nonEmpty(ctx.env.OPENAI_API_KEY);
-  // Where the key came from, for the message when it is refused: the user checks that place.
-  const keySource = nonEmpty(config.apiKey)
-    ? `the provider's config.apiKey${spec.source ? ` (${spec.source.file}${spec.source.line ? `:${spec.source.line}` : ''})` : ''}`
-    : keyEnvar;
+  const keySource = keySourceOf(spec, nonEmpty(config.apiKey) !== undefined, keyEnvar);
   const params = pickParams(config);
   const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
-  // More connections than -j: the limiter bounds healthy requests to -j, and the spare ones serve
-  // while stalled (hung) requests, which give their limiter slot back, still hold theirs.
-  const sendOptions = { now, connections: Math.max(1, ctx.maxConcurrency) * 2 + 4 };
+  const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
 
   // The key, and any credential passed as an extra header, must never reach an error message.
-  const secrets = [apiKey, ...credentialHeaderValues(config.headers)].filter(
-    (s): s is string => typeof s === 'string' && s.length >= 4,
-  );
-  const redact = (text: string): string => {
-    let out = text;
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
-    return out;
-  };
+  const redact = redactor([apiKey, ...credentialHeaderValues(config.headers)]);
 
   // A malformed config is the user's mistake, knowable before anything runs: refuse it now (exit 2).
   // A missing key is not: validation must work without secrets, so it is reported when called.
-  const invalid = (message: string): InputError =>
-    new InputError({ ...(spec.source ?? { file: '' }), severity: 'error', message });
-  if (!model) throw invalid(`provider id "${spec.id}" names no model (expected openai:chat:<model>)`);
-  let endpoint: { origin: string; path: string };
-  let embeddingsPath: string;
-  try {
-    const url = new URL(`${baseUrl}/chat/completions`);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
-    endpoint = { origin: url.origin, path: url.pathname + url.search };
-    const embeddingsUrl = new URL(`${baseUrl}/embeddings`);
-    embeddingsPath = embeddingsUrl.pathname + embeddingsUrl.search;
-  } catch {
-    throw invalid(
-      `invalid base URL "${redact(baseUrl)}" for ${spec.id}: expected http(s)://host[:port]/path`,
-    );
-  }
-  const shownBaseUrl = withoutCredentials(baseUrl);
+  if (!model)
+    throw configError(spec, `provider id "${spec.id}" names no model (expected openai:chat:<model>)`);
+  const endpoint = endpointAt(spec, baseUrl, '/chat/completions', redact);
+  const embeddingsPath = routePath(baseUrl, '/embeddings');
+  const shownBaseUrl = endpoint.shown;
   let setupError: string | undefined;
   if (!apiKey && new URL(endpoint.origin).hostname === 'api.openai.com') {
     setupError = `no API key for ${shownBaseUrl}: set ${keyEnvar}, or set OPENAI_BASE_URL to use a local OpenAI-compatible server`;
@@ -131,11 +108,7 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
 
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  if (isRecord(config.headers)) {
-    for (const [name, value] of Object.entries(config.headers)) {
-      if (value !== undefined && value !== null) headers[name.toLowerCase()] = String(value);
-    }
-  }
+  Object.assign(headers, configHeaders(config));
   const pricing = resolvePricing(config, model, endpoint.origin);
 
   /** The body of a chat request, exactly as sent. */
@@ -148,10 +121,7 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
     if (passthrough) Object.assign(body, passthrough);
     return body;
   };
-  // The headers that shape the answer (not the credentials, which never reach the cache's keys).
-  const keyedHeaders = Object.fromEntries(
-    Object.entries(headers).filter(([name]) => name !== 'authorization' && !CREDENTIAL_HEADER.test(name)),
-  );
+  const describeAttempt = attemptDescriber(shownBaseUrl, keySource, redact);
 
   const provider: Provider = {
     id: spec.id,
@@ -160,12 +130,11 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
     // One adaptive limiter per origin, shared by every provider that calls it.
     endpoint: { key: endpoint.origin, shown: shownBaseUrl },
     requestKey: (request) => ({
-      url: `${withoutCredentials(endpoint.origin)}${endpoint.path}`,
-      headers: keyedHeaders,
+      url: `${endpoint.origin}${endpoint.path}`,
+      headers: keyedHeaders(headers),
       body: chatBody(request),
     }),
     async call(request: ProviderRequest): Promise<ProviderResponse> {
-      const started = performance.now();
       if (embeddingModel) {
         return {
           output: null,
@@ -183,26 +152,16 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
           attempts: 0,
         };
       }
-      const body = chatBody(request);
-      const httpRequest: HttpRequest = {
-        origin: endpoint.origin,
-        path: endpoint.path,
-        method: 'POST',
+      const sent = await postJson(
+        endpoint,
         headers,
-        body: JSON.stringify(body),
-        signal: request.signal,
-      };
-      const outcome = await sendOnce(httpRequest, sendOptions);
-      const latencyMs = performance.now() - started;
-      if (!outcome.ok) {
-        return {
-          output: null,
-          ...describeAttempt(outcome),
-          fatal: isAuthFailure(outcome) || isUnreachable(outcome),
-          latencyMs,
-        };
-      }
-      return { ...parseCompletion(outcome.body, pricing, redact), latencyMs };
+        chatBody(request),
+        request.signal,
+        sendOptions,
+        describeAttempt,
+      );
+      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
+      return { ...parseCompletion(sent.text, pricing, redact), latencyMs: sent.latencyMs };
     },
     async close(): Promise<void> {
       // Pools are shared per origin across providers; closeAllPools() releases them.
@@ -211,53 +170,14 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
   if (embeddingModel) {
     provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
       if (setupError) return { error: setupError, latencyMs: 0 };
-      const started = performance.now();
-      const outcome = await sendOnce(
-        {
-          origin: endpoint.origin,
-          path: embeddingsPath,
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ model, input: request.texts, ...passthrough }),
-          signal: request.signal,
-        },
-        sendOptions,
-      );
-      const latencyMs = performance.now() - started;
-      if (!outcome.ok) return { ...describeAttempt(outcome), latencyMs };
-      return { ...parseEmbeddings(outcome.body, request.texts.length, redact), latencyMs };
+      const target = { origin: endpoint.origin, path: embeddingsPath };
+      const body = { model, input: request.texts, ...passthrough };
+      const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
+      if ('failed' in sent) return sent.failed;
+      return { ...parseEmbeddings(sent.text, request.texts.length, redact), latencyMs: sent.latencyMs };
     };
   }
   return provider;
-
-  /** A failed attempt as the call policy reads it, with the error worded once the attempts are known. */
-  function describeAttempt(attempt: Exclude<HttpAttempt, { ok: true }>) {
-    const { retryAfterMs: _ignored, ...failure } = attempt;
-    const explain = (attempts: number): string => redact(failureMessage({ ...failure, attempts }));
-    return { error: explain(1), failure: { ...attemptFailure(attempt)!, explain } };
-  }
-
-  function failureMessage(f: HttpFailure): string {
-    if (isAuthFailure(f)) {
-      return `authentication failed (${f.status}) at ${shownBaseUrl}: ${f.message || 'no message'}; check ${keySource}`;
-    }
-    const text = describeFailure(f);
-    return f.kind === 'network' || f.kind === 'timeout' ? `${text} (${shownBaseUrl})` : text;
-  }
-}
-
-/**
- * Nothing listens at the endpoint, or its name does not resolve, even after every retry: every
- * other job would fail the same way, so the run stops instead of collecting identical errors.
- */
-function isUnreachable(f: Pick<HttpFailure, 'kind' | 'code'>): boolean {
-  return (
-    f.kind === 'network' && (f.code === 'ECONNREFUSED' || f.code === 'ENOTFOUND' || f.code === 'EAI_AGAIN')
-  );
-}
-
-function isAuthFailure(f: Pick<HttpFailure, 'kind' | 'status'>): boolean {
-  return f.kind === 'http' && (f.status === 401 || f.status === 403);
 }
 
 function parseCompletion(
@@ -265,12 +185,9 @@ function parseCompletion(
   pricing: Pricing | undefined,
   redact: (s: string) => string,
 ): Omit<ProviderResponse, 'latencyMs' | 'attempts'> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return { output: null, error: redact(`malformed response (not JSON): ${excerpt(text)}`) };
-  }
+  const reply = jsonReply(text, redact);
+  if ('error' in reply) return { output: null, error: reply.error };
+  const parsed = reply.value;
   const choices = isRecord(parsed) ? parsed.choices : undefined;
   const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
   if (!isRecord(choice)) {
@@ -293,24 +210,16 @@ function parseCompletion(
   const response: Omit<ProviderResponse, 'latencyMs' | 'attempts'> = { output };
   if (nonText !== undefined) response.nonText = nonText;
   if (typeof choice.finish_reason === 'string') response.finishReason = choice.finish_reason;
-  const usage = readUsage(isRecord(parsed) ? parsed.usage : undefined);
-  if (usage) {
-    response.usage = usage;
-    if (pricing)
-      response.cost = (usage.prompt ?? 0) * pricing.input + (usage.completion ?? 0) * pricing.output;
-  }
-  return response;
-}
-
-function readUsage(raw: unknown): TokenUsage | undefined {
-  if (!isRecord(raw)) return undefined;
-  const prompt = finite(raw.prompt_tokens);
-  const completion = finite(raw.completion_tokens);
-  const total =
-    finite(raw.total_tokens) ??
-    (prompt !== undefined || completion !== undefined ? (prompt ?? 0) + (completion ?? 0) : undefined);
-  if (prompt === undefined && completion === undefined && total === undefined) return undefined;
-  return { prompt, completion, total };
+  const usage = isRecord(parsed) && isRecord(parsed.usage) ? parsed.usage : {};
+  return {
+    ...response,
+    ...usageOf(
+      finite(usage.prompt_tokens),
+      finite(usage.completion_tokens),
+      finite(usage.total_tokens),
+      pricing,
+    ),
+  };
 }
 
 /** Chat API messages: the `variable` annotation is assay's, and a trailing hole is what the model fills. */
@@ -356,57 +265,7 @@ export function resolvePricing(
   return configuredPricing(config) ?? (origin === 'https://api.openai.com' ? tablePricing(model) : undefined);
 }
 
-/** Per-token prices from the config (promptfoo's `cost`, or `inputCost`/`outputCost`). */
-function configuredPricing(config: Config): Pricing | undefined {
-  const both = finite(config.cost);
-  const input = finite(config.inputCost) ?? both;
-  const output = finite(config.outputCost) ?? both;
-  if (input === undefined && output === undefined) return undefined;
-  return { input: input ?? 0, output: output ?? 0 };
-}
-
 function tablePricing(model: string): Pricing | undefined {
   const price = priceFor(model);
   return price ? { input: costOf(price, 1, 0), output: costOf(price, 0, 1) } : undefined;
-}
-
-/** Header names that carry credentials: kept out of error messages and cache keys. */
-const CREDENTIAL_HEADER = /auth|key|token|secret|cookie/i;
-
-function credentialHeaderValues(headers: unknown): string[] {
-  if (!isRecord(headers)) return [];
-  const values: string[] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    if (!CREDENTIAL_HEADER.test(name) || value === undefined || value === null) continue;
-    const text = String(value);
-    values.push(text);
-    // `Bearer <token>`: the token alone may be echoed too.
-    const token = /^\s*\S+\s+(\S{4,})\s*$/.exec(text)?.[1];
-    if (token) values.push(token);
-  }
-  return values;
-}
-
-function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.username && !parsed.password) return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString().replace(/\/+$/, '');
-  } catch {
-    return url;
-  }
-}
-
-function nonEmpty(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-function finite(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -29,6 +29,25 @@ const entries: ProviderEntry[] = [
     embeds: (id) => /^openai:embeddings?:/.test(id),
     load: async () => (await import('./openai.js')).createOpenAiAttempts,
   },
+  {
+    pattern: 'anthropic:messages:<model> | anthropic:<model>',
+    matches: (id) => /^anthropic:(?:messages:)?[^:\s][^\s]*$/.test(id) && !/^anthropic:messages:?$/.test(id),
+    embeds: () => false,
+    load: async () => (await import('./anthropic.js')).createAnthropicAttempts,
+  },
+  {
+    // Also `ollama:completion:<model>` and `ollama:embeddings:<model>`.
+    pattern: 'ollama:chat:<model> | ollama:<model>',
+    matches: (id) => /^ollama:(?:(?:chat|completion|embeddings?):)?[^:\s][^\s]*$/.test(id),
+    embeds: (id) => /^ollama:embeddings?:/.test(id),
+    load: async () => (await import('./ollama.js')).createOllamaAttempts,
+  },
+  {
+    pattern: 'exec:<command>',
+    matches: (id) => /^exec:\s*\S/.test(id),
+    embeds: () => false,
+    load: async () => (await import('./exec.js')).createExecAttempts,
+  },
 ];
 
 /** Registers another provider kind (used by plugins and tests). */

@@ -8,6 +8,8 @@ export interface ProviderRequest {
   messages: Message[];
   /** Per-job generation parameters (prompt config and case params), merged over the provider config. */
   params: Record<string, unknown>;
+  /** The case's vars (a provider that runs user code passes them on, as promptfoo's context does). */
+  vars?: Record<string, unknown>;
   /**
    * Aborts the attempt (its deadline passed, or the run stopped hard). Under the call policy it is
    * made when first read, so read `request.signal` itself: a copy made by spreading lacks it.
@@ -131,6 +133,8 @@ export interface ProviderContext {
   /** Upper bound of concurrent requests (sizes connection pools). */
   maxConcurrency: number;
   retry: RetryPolicy;
+  /** The suite's folder: where a provider that runs a program runs it. */
+  basePath?: string;
 }
 
 export type ProviderFactory = (spec: ProviderSpec, ctx: ProviderContext) => Provider;

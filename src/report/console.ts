@@ -105,6 +105,8 @@ export function renderSummary(
   for (const b of card.breakdowns ?? []) {
     lines.push('');
     lines.push(paint(style, 'bold', `By ${printable(b.by)}`));
+    // Named scores summed per group (a count when each result scores 0 or 1), as extra columns.
+    const named = [...new Set(b.groups.flatMap((g) => Object.keys(g.namedTotals ?? {})))];
     const header = [
       oneLine(b.by, 40),
       'pass',
@@ -113,7 +115,10 @@ export function renderSummary(
       'skip',
       'pass rate (95% CI)',
       'mean score (95% CI)',
+      ...named.map((n) => `Σ ${oneLine(n, 30)}`),
     ];
+    const total = (v: number | undefined): string =>
+      v === undefined ? '' : Number.isInteger(v) ? String(v) : v.toFixed(3);
     const rows = b.groups.map((g) => [
       oneLine(g.value, 40),
       String(g.pass),
@@ -122,8 +127,10 @@ export function renderSummary(
       String(g.skip),
       formatRate(g.passRate),
       formatMean(g.meanScore, 1),
+      ...named.map((n) => total(g.namedTotals?.[n])),
     ]);
-    lines.push(...table(header, rows, new Set([1, 2, 3, 4]), style));
+    const numeric = new Set([1, 2, 3, 4, ...named.map((_, i) => 7 + i)]);
+    lines.push(...table(header, rows, numeric, style));
   }
 
   if (card.weightedScore) lines.push(...renderWeightedScore(card.weightedScore, style));

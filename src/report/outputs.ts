@@ -20,7 +20,31 @@ export interface OutputFormat {
    * the run starts, so a results file that could never be written does not cost a run.
    */
   check?(run: RunShape): string | undefined;
-  write(runDir: string, scorecard: Scorecard, out: WriteStream): Promise<void>;
+  /** Writes the output file (formats that write one file). */
+  write?(runDir: string, scorecard: Scorecard, out: WriteStream): Promise<void>;
+  /**
+   * Writes a folder of files instead (a tool's own run folder), creating `dir`; may return the
+   * format's own judgement of the run (a tool's thresholds and regression policy).
+   */
+  writeFolder?(runDir: string, scorecard: Scorecard, dir: string): Promise<OutputJudgement | undefined>;
+  /**
+   * For a format whose tool keeps results as many files (LVE: an instances file in each test's
+   * folder): appends them under `dir`, each named `fileName`, or into the suite's own folders when
+   * `dir` is undefined. Returns the files written. `-o DIR/` (or `--record NAME`) uses this.
+   */
+  writeTree?(runDir: string, target: { dir?: string; fileName: string }): Promise<string[]>;
+  /** Writes only a tree (writeTree): a single-file target is refused before the run. */
+  treeOnly?: boolean;
+}
+
+/**
+ * A format's own verdict on a run, from the results it wrote (apastra's thresholds and regression
+ * policy): shown to the user, and when `failed`, the run's exit code is 1 (it replaces the verdict
+ * of failing cases, as the tool's own gate would).
+ */
+export interface OutputJudgement {
+  text: string;
+  failed: boolean;
 }
 
 /** What an output format may need to know of a run before it starts. */
@@ -81,8 +105,11 @@ export async function writeOutput(
   scorecard: Scorecard,
   path: string,
   format: OutputFormat,
-): Promise<void> {
+): Promise<OutputJudgement | undefined> {
   ensureDir(dirname(path));
+  if (format.writeFolder) return format.writeFolder(runDir, scorecard, path);
+  const write = format.write;
+  if (!write) throw new Error(`output format ${format.name} writes nothing`);
   // Written whole to a temporary file beside it, then renamed over it: a kill or a full disk
   // mid-write leaves the previous file as it was, never a truncated one that looks valid.
   const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}`);
@@ -93,7 +120,7 @@ export async function writeOutput(
   failed.catch(() => {});
   let done = false;
   try {
-    await Promise.race([format.write(runDir, scorecard, out), failed]);
+    await Promise.race([write(runDir, scorecard, out), failed]);
     out.end();
     await Promise.race([closed, failed]);
     renameSync(tmp, path);
@@ -103,6 +130,7 @@ export async function writeOutput(
     await closed;
     if (!done) rmSync(tmp, { force: true });
   }
+  return undefined;
 }
 
 /** Writes a chunk, waiting when the stream's buffer is full, so memory stays bounded. */

@@ -83,6 +83,33 @@ describe('weightedMeanInterval', () => {
   });
 });
 
+describe('named scores summed per breakdown group', () => {
+  it('adds each named score over the group, absent where no result has one, and shows it as a column', async () => {
+    const named = (status: JobStatus, group: string, disagree?: number): JobResult => ({
+      ...r(status, status === 'pass' ? 1 : 0, { lve: group }),
+      ...(disagree !== undefined ? { namedScores: { disagree } } : {}),
+    });
+    const card = await computeScorecard(
+      [
+        named('pass', 'a', 1),
+        named('fail', 'a', 1),
+        named('pass', 'a', 0),
+        named('pass', 'b'),
+        named('error', 'c', 0),
+      ],
+      { breakdowns: ['lve'] },
+    );
+    assert.deepEqual(
+      card.breakdowns?.[0].groups.map((g) => [g.value, g.namedTotals]),
+      [
+        ['a', { disagree: 2 }],
+        ['b', undefined],
+        ['c', { disagree: 0 }],
+      ],
+    );
+  });
+});
+
 describe('scorecard breakdowns and weighted score', () => {
   const results = [
     r('pass', 1, { category: 'math', difficulty: 'easy' }),

@@ -252,10 +252,23 @@ describe('resume', () => {
       '--resume',
       manifestOf(runDir).runId,
     ];
-    const [a, b] = await Promise.all([runCli(args, { env: cleanEnv }), runCli(args, { env: cleanEnv })]);
-    const codes = [a.code, b.code].sort();
-    assert.deepEqual(codes, [1, 2], `${a.stderr}\n${b.stderr}`);
-    assert.match(a.code === 2 ? a.stderr : b.stderr, /this run is in use by process \d+/);
+    // Both start at once while the server holds every request, so whichever takes the lock is
+    // still running when the other looks: the loser must be refused however late it starts.
+    const release = mock.hold();
+    const both = [runCli(args, { env: cleanEnv }), runCli(args, { env: cleanEnv })];
+    let loser: Awaited<(typeof both)[0]>;
+    let winner: (typeof both)[0];
+    try {
+      const first = await Promise.race(both.map((p, i) => p.then((r) => ({ r, i }))));
+      loser = first.r;
+      winner = both[1 - first.i];
+    } finally {
+      release();
+    }
+    assert.equal(loser.code, 2, loser.stderr);
+    assert.match(loser.stderr, /this run is in use by process \d+/);
+    const won = await winner;
+    assert.equal(won.code, 1, won.stderr);
     const keys = readLog(runDir).map((r) => r.key);
     assert.equal(keys.length, 40);
     assert.equal(new Set(keys).size, 40, 'no job ran twice');

@@ -273,4 +273,58 @@ describe('conversations with holes and repetitions', () => {
     assert.equal(result.errorStage, 'generation');
     assert.equal(mock.stats().requests, 1, 'generation stops at the first failed hole');
   });
+
+  it('recorded completions stand in for the provider: no request, scorers see the filled runs', async () => {
+    mock.resetStats();
+    const suite = buildSuite({
+      providers: [provider()],
+      cases: [
+        {
+          ref: 'recorded',
+          vars: { ref: 'recorded' },
+          conversations: [
+            {
+              messages: [
+                user('Name a colour.'),
+                hole('colour'),
+                user('Name a fruit of that colour.'),
+                hole('fruit'),
+              ],
+            },
+            { messages: [user('Say hi')], repetitions: 2 },
+          ],
+          recordedRuns: [['blue', 'blueberry'], ['hi'], ['hello']],
+          asserts: [{ type: 'test:sees-conversation' }, { type: 'equals', value: 'hello' }],
+        },
+        {
+          ref: 'short',
+          vars: { ref: 'short' },
+          conversations: [
+            { messages: [user('Name a colour.'), hole('colour'), user('And a fruit?'), hole('fruit')] },
+          ],
+          recordedRuns: [['blue']],
+          asserts: [{ type: 'test:sees-conversation' }],
+        },
+      ],
+    });
+    const results = await run(suite, join(tmp.dir, 'runs-recorded'));
+    const result = results.find((r) => r.caseRef === 'recorded')!;
+    const short = results.find((r) => r.caseRef === 'short')!;
+    assert.equal(mock.requests.length, 0);
+    assert.equal(result.status, 'pass', result.reason);
+    assert.deepEqual(
+      result.runs?.map((r) => r.completions),
+      [['blue', 'blueberry'], ['hi'], ['hello']],
+    );
+    const input = seen.get('recorded')!;
+    assert.deepEqual(input.runs?.[0].outputs, { colour: 'blue', fruit: 'blueberry' });
+    assert.deepEqual(
+      input.runs?.[0].messages.map((m) => m.content),
+      ['Name a colour.', 'blue', 'Name a fruit of that colour.', 'blueberry'],
+    );
+    assert.equal(input.runs?.[2].output, 'hello');
+    // Recorded answers that do not fit the conversation are an error, not a guess.
+    assert.equal(short.status, 'error');
+    assert.match(short.reason, /run 1 has 2 hole\(s\) and 1 recorded completion/);
+  });
 });

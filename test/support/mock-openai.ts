@@ -11,6 +11,11 @@
  * conversation without one, such as promptfoo's system-only grading prompts, the last message):
  * that is how tests make the mock answer as a grader would (a JSON verdict, a `Y`, a category).
  *
+ * The same answers and faults are served in two other APIs' shapes, for their providers' tests:
+ * Anthropic's Messages API (`POST /v1/messages`: `max_tokens` required, the system prompt apart,
+ * content blocks back) and Ollama's native API (`/api/chat`, `/api/generate`, `/api/embed`, with
+ * `stream: false`).
+ *
  * Embeddings (`/v1/embeddings`) are a hashed bag of words: each lower-cased word adds ±1 to one of
  * 256 dimensions chosen by its hash, and the vector is normalised. Texts sharing most words have a
  * cosine near 1, texts sharing none near 0, so `similar` thresholds behave as with a real model.
@@ -50,7 +55,7 @@ export interface FaultSettings {
   retryAfter: number | 'none';
   /** When set, a 429 also carries `retry-after-ms`. */
   retryAfterMs?: number;
-  /** Answer 401 unless `Authorization: Bearer <requireKey>`. */
+  /** Answer 401 unless `Authorization: Bearer <requireKey>` (or Anthropic's `x-api-key: <requireKey>`). */
   requireKey?: string;
   /** Always answer this status with a JSON error. */
   status?: number;
@@ -101,6 +106,12 @@ export interface MockServer {
   resetStats(): void;
   /** The last 1000 API requests, oldest first. */
   readonly requests: RecordedRequest[];
+  /**
+   * Holds every API request that arrives from now on (its body read, no answer) until the returned
+   * function is called; then they are answered as usual. Lets a test keep a client busy for as long
+   * as it needs, instead of guessing a latency.
+   */
+  hold(): () => void;
   /** Destroys every open socket (hanging ones too) and stops listening. */
   close(): Promise<void>;
 }
@@ -306,7 +317,11 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       sendError(res, 400, faults.message, 'invalid_request_error');
       return;
     }
-    if (faults.requireKey !== undefined && req.headers.authorization !== `Bearer ${faults.requireKey}`) {
+    if (
+      faults.requireKey !== undefined &&
+      req.headers.authorization !== `Bearer ${faults.requireKey}` &&
+      req.headers['x-api-key'] !== faults.requireKey
+    ) {
       sendError(res, 401, 'Incorrect API key provided (mock).', 'invalid_api_key');
       return;
     }
@@ -372,6 +387,18 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       embeddings(res, body);
       return;
     }
+    if (method === 'POST' && path === '/v1/messages') {
+      anthropicMessages(res, body, hash);
+      return;
+    }
+    if (method === 'POST' && (path === '/api/chat' || path === '/api/generate')) {
+      ollama(res, body, path === '/api/chat' ? 'chat' : 'generate');
+      return;
+    }
+    if (method === 'POST' && path === '/api/embed') {
+      ollamaEmbed(res, body);
+      return;
+    }
     if (method === 'GET' && path === '/v1/models') {
       const models = [{ id: 'mock-model', object: 'model', created: CREATED, owned_by: 'assay-mock' }];
       send(res, 200, JSON.stringify({ object: 'list', data: models }));
@@ -380,40 +407,34 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     sendError(res, 404, `no route for ${method} ${path}`, 'not_found');
   }
 
-  function chat(res: ServerResponse, body: unknown, hash: number): void {
-    const messages = isRecord(body) ? body.messages : undefined;
-    if (!isRecord(body) || !Array.isArray(messages) || messages.length === 0) {
-      sendError(res, 400, "'messages' must be a non-empty array", 'invalid_request_error');
-      return;
-    }
+  /** The scripted answer to a conversation (every message's text, roles), whatever the API's shape. */
+  function answer(
+    turns: { role: unknown; text: string }[],
+    limit: number | undefined,
+  ): {
+    content: string | null;
+    toolCall?: { name: string; arguments: string };
+    truncated: boolean;
+    promptTokens: number;
+    completionTokens: number;
+  } {
     let promptTokens = 0;
     let lastUser: string | undefined;
     let last = '';
-    const texts: string[] = [];
-    for (const m of messages) {
-      if (!isRecord(m)) {
-        sendError(res, 400, 'each message must be an object', 'invalid_request_error');
-        return;
-      }
-      const text = contentText(m.content);
-      promptTokens += wordCount(text);
-      if (m.role === 'user') lastUser = text;
-      last = text;
-      texts.push(text);
+    for (const t of turns) {
+      promptTokens += wordCount(t.text);
+      if (t.role === 'user') lastUser = t.text;
+      last = t.text;
     }
     const asked = lastUser ?? last;
-    const model = typeof body.model === 'string' ? body.model : 'mock-model';
     let content: string | null = lastUser ?? '';
-    let toolCalls: unknown[] | undefined;
+    let toolCall: { name: string; arguments: string } | undefined;
     for (const { re, conversation, rule } of rules) {
       const m = re.exec(asked);
-      if (!m || (conversation && !conversation.test(texts.join('\n')))) continue;
+      if (!m || (conversation && !conversation.test(turns.map((t) => t.text).join('\n')))) continue;
       if (rule.toolCall) {
         content = null;
-        const args = substitute(rule.toolCall.arguments, m);
-        toolCalls = [
-          { id: 'call_mock_0', type: 'function', function: { name: rule.toolCall.name, arguments: args } },
-        ];
+        toolCall = { name: rule.toolCall.name, arguments: substitute(rule.toolCall.arguments, m) };
       } else if (rule.empty) {
         content = null;
       } else {
@@ -421,32 +442,171 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       }
       break;
     }
-    let finishReason = toolCalls ? 'tool_calls' : 'stop';
+    let truncated = false;
     let completionTokens = 0;
     if (content !== null) {
-      const limit = maxTokens(body);
       completionTokens = wordCount(content);
       if (limit !== undefined && limit < completionTokens) {
         content = firstWords(content, limit);
         completionTokens = limit;
-        finishReason = 'length';
+        truncated = true;
       }
     }
-    const message: Record<string, unknown> = { role: 'assistant', content };
-    if (toolCalls) message.tool_calls = toolCalls;
+    return { content, toolCall, truncated, promptTokens, completionTokens };
+  }
+
+  /** The turns of a request's `messages` array, or an error message for a malformed one. */
+  function turnsOf(messages: unknown): { role: unknown; text: string }[] | string {
+    if (!Array.isArray(messages) || messages.length === 0) return "'messages' must be a non-empty array";
+    const turns: { role: unknown; text: string }[] = [];
+    for (const m of messages) {
+      if (!isRecord(m)) return 'each message must be an object';
+      turns.push({ role: m.role, text: contentText(m.content) });
+    }
+    return turns;
+  }
+
+  function chat(res: ServerResponse, body: unknown, hash: number): void {
+    const turns = isRecord(body) ? turnsOf(body.messages) : "'messages' must be a non-empty array";
+    if (!isRecord(body) || typeof turns === 'string') {
+      sendError(
+        res,
+        400,
+        typeof turns === 'string' ? turns : 'body must be an object',
+        'invalid_request_error',
+      );
+      return;
+    }
+    const model = typeof body.model === 'string' ? body.model : 'mock-model';
+    const a = answer(turns, maxTokens(body));
+    const message: Record<string, unknown> = { role: 'assistant', content: a.content };
+    if (a.toolCall) message.tool_calls = [{ id: 'call_mock_0', type: 'function', function: a.toolCall }];
     const reply = {
       id: `chatcmpl-mock-${hash.toString(36)}`,
       object: 'chat.completion',
       created: CREATED,
       model,
-      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+      choices: [
+        {
+          index: 0,
+          message,
+          logprobs: null,
+          finish_reason: a.toolCall ? 'tool_calls' : a.truncated ? 'length' : 'stop',
+        },
+      ],
       usage: {
-        prompt_tokens: promptTokens,
-        completion_tokens: completionTokens,
-        total_tokens: promptTokens + completionTokens,
+        prompt_tokens: a.promptTokens,
+        completion_tokens: a.completionTokens,
+        total_tokens: a.promptTokens + a.completionTokens,
       },
     };
     send(res, 200, JSON.stringify(reply));
+  }
+
+  /** Anthropic's Messages API (`POST /v1/messages`): the system prompt apart, content blocks back. */
+  function anthropicMessages(res: ServerResponse, body: unknown, hash: number): void {
+    const turns = isRecord(body) ? turnsOf(body.messages) : "'messages' must be a non-empty array";
+    if (!isRecord(body) || typeof turns === 'string') {
+      sendError(
+        res,
+        400,
+        typeof turns === 'string' ? turns : 'body must be an object',
+        'invalid_request_error',
+      );
+      return;
+    }
+    if (typeof body.max_tokens !== 'number') {
+      sendError(res, 400, 'max_tokens: Field required', 'invalid_request_error');
+      return;
+    }
+    if (turns.some((t) => t.role === 'system')) {
+      sendError(
+        res,
+        400,
+        'messages: system messages go in the top-level `system` parameter',
+        'invalid_request_error',
+      );
+      return;
+    }
+    const system = typeof body.system === 'string' ? body.system : contentText(body.system);
+    const a = answer(system ? [{ role: 'system', text: system }, ...turns] : turns, body.max_tokens);
+    const content: unknown[] = [];
+    if (a.content !== null && a.content !== '') content.push({ type: 'text', text: a.content });
+    if (a.toolCall)
+      content.push({
+        type: 'tool_use',
+        id: 'toolu_mock_0',
+        name: a.toolCall.name,
+        input: JSON.parse(a.toolCall.arguments),
+      });
+    const reply = {
+      id: `msg_mock_${hash.toString(36)}`,
+      type: 'message',
+      role: 'assistant',
+      model: typeof body.model === 'string' ? body.model : 'mock-model',
+      content,
+      stop_reason: a.toolCall ? 'tool_use' : a.truncated ? 'max_tokens' : 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: a.promptTokens, output_tokens: a.completionTokens },
+    };
+    send(res, 200, JSON.stringify(reply));
+  }
+
+  /** Ollama's native API: `/api/chat` (messages) and `/api/generate` (a prompt), never streamed here. */
+  function ollama(res: ServerResponse, body: unknown, route: 'chat' | 'generate'): void {
+    if (!isRecord(body) || typeof body.model !== 'string') {
+      send(res, 400, JSON.stringify({ error: 'model is required' }));
+      return;
+    }
+    if (body.stream !== false) {
+      send(res, 400, JSON.stringify({ error: 'this mock answers only stream: false' }));
+      return;
+    }
+    let turns: { role: unknown; text: string }[] | string;
+    if (route === 'chat') turns = turnsOf(body.messages);
+    else if (typeof body.prompt !== 'string') turns = 'prompt must be a string';
+    else
+      turns = [
+        ...(typeof body.system === 'string' ? [{ role: 'system', text: body.system }] : []),
+        { role: 'user', text: body.prompt },
+      ];
+    if (typeof turns === 'string') {
+      send(res, 400, JSON.stringify({ error: turns }));
+      return;
+    }
+    const options = isRecord(body.options) ? body.options : {};
+    const limit = typeof options.num_predict === 'number' ? options.num_predict : undefined;
+    const a = answer(turns, limit);
+    const common = {
+      model: body.model,
+      created_at: new Date(CREATED * 1000).toISOString(),
+      done: true,
+      done_reason: a.truncated ? 'length' : 'stop',
+      prompt_eval_count: a.promptTokens,
+      eval_count: a.completionTokens,
+    };
+    if (route === 'generate') {
+      send(res, 200, JSON.stringify({ ...common, response: a.content ?? '' }));
+      return;
+    }
+    const message: Record<string, unknown> = { role: 'assistant', content: a.content ?? '' };
+    if (a.toolCall)
+      message.tool_calls = [
+        { function: { name: a.toolCall.name, arguments: JSON.parse(a.toolCall.arguments) } },
+      ];
+    send(res, 200, JSON.stringify({ ...common, message }));
+  }
+
+  /** Ollama's `/api/embed`: `input` a text or a list of texts. */
+  function ollamaEmbed(res: ServerResponse, body: unknown): void {
+    const input = isRecord(body) ? body.input : undefined;
+    const inputs = typeof input === 'string' ? [input] : input;
+    if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((x) => typeof x !== 'string')) {
+      send(res, 400, JSON.stringify({ error: 'input must be a string or a list of strings' }));
+      return;
+    }
+    const embeddings = inputs.map((x) => bagOfWordsVector(x as string, EMBEDDING_DIM));
+    send(res, 200, JSON.stringify({ model: isRecord(body) ? body.model : 'mock', embeddings }));
   }
 
   function embeddings(res: ServerResponse, body: unknown): void {
@@ -485,6 +645,16 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       byStatus: { ...stats.byStatus },
       connections: n,
       requestsPerConnection: { min, max, mean: n > 0 ? sum / n : 0 },
+    };
+  }
+
+  let held: (() => void)[] | undefined;
+  function hold(): () => void {
+    held ??= [];
+    return () => {
+      const queued = held ?? [];
+      held = undefined;
+      for (const answer of queued) answer();
     };
   }
 
@@ -530,7 +700,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      handleApi(req, res, path, prefix, text);
+      if (held) held.push(() => handleApi(req, res, path, prefix, text));
+      else handleApi(req, res, path, prefix, text);
     });
   });
   // Undici reads this hint; a long idle window keeps benchmark connections warm.
@@ -558,6 +729,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     port,
     stats: currentStats,
     resetStats,
+    hold,
     get requests(): RecordedRequest[] {
       return recorded.length < RECORD_LIMIT
         ? recorded.slice()
@@ -565,6 +737,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     },
     close(): Promise<void> {
       closing ??= new Promise<void>((resolveClose) => {
+        held = undefined;
         for (const timer of timers) clearTimeout(timer);
         timers.clear();
         server.close(() => resolveClose());

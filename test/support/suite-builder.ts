@@ -23,6 +23,8 @@ export interface CaseSketch {
   metadata?: Record<string, unknown>;
   threshold?: number;
   error?: string;
+  /** Recorded completions standing in for the provider (per run, per hole). */
+  recordedRuns?: string[][];
 }
 
 export interface SuiteSketch {
@@ -64,6 +66,7 @@ export function buildSuite(sketch: SuiteSketch): Suite {
     metadata: c.metadata ?? {},
     ...(c.threshold !== undefined ? { threshold: c.threshold } : {}),
     ...(c.error !== undefined ? { error: c.error } : {}),
+    ...(c.recordedRuns !== undefined ? { recordedRuns: c.recordedRuns } : {}),
   }));
   const basePath = sketch.basePath ?? process.cwd();
   return {

@@ -285,3 +285,19 @@ export function pyToJs(v: PyValue): unknown {
   // fromEntries defines own properties, so a `__proto__` key stays an ordinary key.
   return Object.fromEntries([...v].map(([k, x]) => [k, pyToJs(x)]));
 }
+
+/**
+ * Python's `json.JSONDecoder().raw_decode(text)`: the value at the very start of `text` (no leading
+ * whitespace allowed) and where it ends (a UTF-16 index); what follows is not read. Throws
+ * PyJsonError or PyJsonAbort as `json.loads` does.
+ */
+export function pyJsonRawDecode(text: string): { value: PyValue; end: number } {
+  const p = new Parser(text);
+  try {
+    const [value, end] = p.value(0);
+    return { value, end };
+  } catch (err) {
+    if (err instanceof Expecting) p.fail('Expecting value', err.at);
+    throw err;
+  }
+}

@@ -7,6 +7,7 @@ import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, 
 import { utf16Problem } from '../../core/encoding.js';
 import type { DiagnosticBag } from '../../core/errors.js';
 import { displayPath, type ParseProblem } from '../../core/positions.js';
+import { type FastYaml, readYamlFast } from '../../core/yaml-fast.js';
 import { printable } from './escape.js';
 
 export { displayPath, jsonProblem } from '../../core/positions.js';
@@ -126,40 +127,62 @@ export class SuiteFiles {
 
 export type { ParseProblem } from '../../core/positions.js';
 
-/** A parsed YAML (or JSON) file that can say where each value was written. */
+/**
+ * A parsed YAML (or JSON) file that can say where each value was written. It is read with the fast
+ * reader (core/yaml-fast.ts) when it can be; the `yaml` package's full document, which reports
+ * syntax errors exactly, is built only for a document the fast reader leaves to it.
+ */
 export class YamlFile {
-  readonly doc: Document;
   readonly value: unknown;
+  private readonly fast?: FastYaml;
+  private parsed?: Document;
   private readonly lines = new LineCounter();
+  private lineStarts?: number[];
   /** Why the document could not be turned into a value (an unresolved alias, say). */
   private readonly toJsError?: ParseProblem;
 
   /** `json: true` for text already checked with JSON.parse, whose duplicate keys are legal (last wins). */
   constructor(
     readonly file: string,
-    text: string,
-    opts: { json?: boolean } = {},
+    private readonly text: string,
+    private readonly opts: { json?: boolean } = {},
   ) {
-    // Merge keys (`<<: *base`) as js-yaml, promptfoo's parser, reads them.
-    this.doc = parseDocument(text, {
-      lineCounter: this.lines,
-      prettyErrors: true,
-      uniqueKeys: !opts.json,
-      merge: true,
-    });
+    this.fast = readYamlFast(text, opts);
+    if (this.fast) {
+      this.value = this.fast.value;
+      return;
+    }
+    const doc = this.doc;
     // Only a document with an alias can have an unresolved one; most have none, so skip the walk.
-    const alias = this.doc.errors.length === 0 && text.includes('*') ? this.unresolvedAlias() : undefined;
+    const alias = doc.errors.length === 0 && text.includes('*') ? this.unresolvedAlias() : undefined;
     if (alias) {
       this.value = undefined;
       this.toJsError = alias;
       return;
     }
     try {
-      this.value = this.doc.toJS({ maxAliasCount: 10_000 });
+      this.value = doc.toJS({ maxAliasCount: 10_000 });
     } catch (err) {
       this.value = undefined;
       this.toJsError = { message: (err as Error).message };
     }
+  }
+
+  /** The `yaml` package's document (parsed on first use when the fast reader read the file). */
+  get doc(): Document {
+    // Merge keys (`<<: *base`) as js-yaml, promptfoo's parser, reads them.
+    this.parsed ??= parseDocument(this.text, {
+      lineCounter: this.lines,
+      prettyErrors: true,
+      uniqueKeys: !this.opts.json,
+      merge: true,
+    });
+    return this.parsed;
+  }
+
+  /** Whether the text has YAML syntax errors (a fast-read file has none). */
+  get hasSyntaxErrors(): boolean {
+    return !this.fast && this.doc.errors.length > 0;
   }
 
   /** The first alias naming no anchor before it, positioned (toJS would only say its name). */
@@ -194,6 +217,7 @@ export class YamlFile {
         line !== undefined ? { line, col } : undefined,
       );
     }
+    if (this.fast) return;
     for (const e of this.doc.errors) {
       const pos = e.linePos?.[0];
       const first = e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
@@ -206,12 +230,29 @@ export class YamlFile {
   }
 
   private offsetWhere(offset: number): Where {
-    const p = this.lines.linePos(offset);
-    return { file: this.file, line: p.line, col: p.col };
+    if (!this.fast) {
+      const p = this.lines.linePos(offset);
+      return { file: this.file, line: p.line, col: p.col };
+    }
+    if (!this.lineStarts) {
+      const starts = [0];
+      for (let i = this.text.indexOf('\n'); i >= 0; i = this.text.indexOf('\n', i + 1)) starts.push(i + 1);
+      this.lineStarts = starts;
+    }
+    const starts = this.lineStarts;
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return { file: this.file, line: lo + 1, col: offset - starts[lo] + 1 };
   }
 
   /** Where the value at `path` was written, or its nearest written ancestor. */
   locate(path: readonly PathPart[] = []): Where {
+    if (this.fast) return this.offsetWhere(this.fast.offsetOf(path));
     for (let n = path.length; n >= 0; n--) {
       const node = this.doc.getIn(path.slice(0, n), true) as Node | undefined;
       if (node && typeof node === 'object' && 'range' in node && node.range) {
@@ -223,6 +264,10 @@ export class YamlFile {
 
   /** Where the key of the mapping entry at `path` was written (falls back to the value). */
   locateKey(path: readonly PathPart[]): Where {
+    if (this.fast) {
+      const offset = this.fast.keyOffsetOf(path);
+      return offset === undefined ? this.locate(path) : this.offsetWhere(offset);
+    }
     const parent = this.doc.getIn(path.slice(0, -1), true);
     const last = path[path.length - 1];
     if (isMap(parent)) {

@@ -85,7 +85,7 @@ export function parseDataFile(
   // promptfoo reads a standalone `.json` tests file with its YAML parser (so YAML's leniency
   // holds), but a broken one is a JSON mistake to its writer: say what JSON says, once.
   const problem =
-    extname(abs).toLowerCase() === '.json' && (yaml.unreadable || yaml.doc.errors.length > 0)
+    extname(abs).toLowerCase() === '.json' && (yaml.unreadable || yaml.hasSyntaxErrors)
       ? jsonProblem(text)
       : undefined;
   if (problem) {

@@ -53,7 +53,7 @@ describe('providers (§1.3)', () => {
     const diags = await loadErrors(fixture('promptfoo', 'providers', 'bad.yaml'));
     const file = shown('providers', 'bad.yaml');
     assert.deepEqual(located(diags), [
-      `${file}:5:5 unknown provider "anthropic:claude"; assay supports: echo, openai:chat:<model> | openai:<model>`,
+      `${file}:5:5 unknown provider "bedrock:claude"; assay supports: echo, openai:chat:<model> | openai:<model>, anthropic:messages:<model> | anthropic:<model>, ollama:chat:<model> | ollama:<model>, exec:<command>`,
       `${file}:8:5 custom provider "file://custom_provider.py" is not supported by assay yet (it comes in a later version)`,
       `${file}:4:9 two providers share the name "echo"; give one of them a distinct \`label\``,
     ]);
@@ -106,7 +106,9 @@ tests:
 `);
     assert.deepEqual(
       diags.map((d) => d.message),
-      ['unknown provider "bogus:model"; assay supports: echo, openai:chat:<model> | openai:<model>'],
+      [
+        'unknown provider "bogus:model"; assay supports: echo, openai:chat:<model> | openai:<model>, anthropic:messages:<model> | anthropic:<model>, ollama:chat:<model> | ollama:<model>, exec:<command>',
+      ],
     );
   });
 });

@@ -243,7 +243,7 @@ tests:
 
   it('suggests a provider id close to an unknown one', async () => {
     const diags = await errorsOf(`prompts: ["{{q}}"]
-providers: [ehco, "opnai:gpt-4o", "openai:chta:gpt-4o", "anthropic:messages:claude"]
+providers: [ehco, "opnai:gpt-4o", "openai:chta:gpt-4o", "vertex:gemini-pro"]
 tests:
   - vars: {q: one}
 `);
@@ -253,7 +253,7 @@ tests:
         'unknown provider "ehco" (did you mean "echo"?)',
         'unknown provider "opnai:gpt-4o" (did you mean "openai:gpt-4o"?)',
         'unknown provider "openai:chta:gpt-4o" (did you mean "openai:chat:gpt-4o"?)',
-        'unknown provider "anthropic:messages:claude"',
+        'unknown provider "vertex:gemini-pro"',
       ],
     );
   });

@@ -1,0 +1,227 @@
+// `assay compare BASELINE CANDIDATE --policy regression.yaml` and `assay baseline save` for apastra:
+// each side is an apastra scorecard file (or a `{scorecard: …}` baseline), an apastra run folder,
+// or an assay run of an apastra suite (whose apastra scorecard is computed from its results).
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { InputError } from '../../core/errors.js';
+import { displayPath } from '../../core/positions.js';
+import { pyJsonDumps } from '../../core/python/json-dumps.js';
+import { PyFloat, PyJsonError, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
+import { readManifest } from '../../runlog/reader.js';
+import { documentDigest } from './digest.js';
+import { readDoc } from './documents.js';
+import { gatePaths } from './judge.js';
+import type { ApastraNative } from './native.js';
+import { normalizeScorecard } from './normalize.js';
+import { comparePolicy, PolicyError, type RegressionOutcome, renderRegression } from './policy.js';
+import { gatherRun } from './report.js';
+import { schemaProblems } from './schemas.js';
+
+/** One side of a policy comparison, read. */
+export interface PolicySide {
+  /** The document compare.py reads (a scorecard, or a wrapper with `scorecard` and `manifest`). */
+  doc: PyValue;
+  /** The path the report names. */
+  ref: string;
+  /** Set when the side is an assay run directory (paired statistics are possible). */
+  runDir?: string;
+}
+
+function isAssayRun(dir: string): boolean {
+  return existsSync(join(dir, 'manifest.json')) && existsSync(join(dir, 'results.jsonl'));
+}
+
+function readJson(path: string): PyValue {
+  try {
+    return pyJsonLoads(readFileSync(path, 'utf8').replace(/^\ufeff/, ''));
+  } catch (err) {
+    if (err instanceof PyJsonError)
+      throw new InputError({
+        file: displayPath(path),
+        line: err.lineno,
+        col: err.colno,
+        message: `not JSON: ${err.msg}`,
+        severity: 'error',
+      });
+    throw new InputError({
+      file: displayPath(path),
+      message: `cannot read: ${(err as Error).message}`,
+      severity: 'error',
+    });
+  }
+}
+
+/** The apastra scorecard (and total cost) of an assay run of an apastra suite, for one model. */
+export async function scorecardOfAssayRun(
+  runDir: string,
+): Promise<{ scorecard: Map<string, PyValue>; cost: number; native: ApastraNative }> {
+  const manifest = readManifest(runDir);
+  const native = manifest.suite.native as unknown as ApastraNative | undefined;
+  if (!native || (native.kind !== 'suite' && native.kind !== 'eval'))
+    throw new InputError(
+      `${displayPath(runDir)}: a run of a ${manifest.suite.format} suite has no apastra scorecard; give an apastra scorecard.json or run folder`,
+    );
+  const runs = await gatherRun(runDir, manifest);
+  if (runs.length > 1)
+    throw new InputError(
+      `${displayPath(runDir)}: the run has ${runs.length} models; an apastra scorecard describes one (run each model on its own)`,
+    );
+  const run = runs[0] ?? { cases: [], cost: 0 };
+  const scorecard = normalizeScorecard(
+    run.cases.map((c) => ({
+      case_id: c.caseId,
+      evaluator_outputs: c.outputs.map((o) => Object.fromEntries(o)),
+    })),
+  );
+  return { scorecard, cost: run.cost, native };
+}
+
+/** Reads one side: a scorecard or baseline JSON file, an apastra run folder, or an assay run directory. */
+export async function readSide(path: string): Promise<PolicySide> {
+  const abs = resolve(path);
+  if (!existsSync(abs))
+    throw new InputError({ file: path, message: 'no such file or folder', severity: 'error' });
+  if (statSync(abs).isDirectory()) {
+    if (isAssayRun(abs)) {
+      const { scorecard, cost } = await scorecardOfAssayRun(abs);
+      return {
+        doc: new Map<string, PyValue>([
+          ['scorecard', scorecard],
+          ['manifest', new Map<string, PyValue>([['total_cost', new PyFloat(cost)]])],
+        ]),
+        ref: abs,
+        runDir: abs,
+      };
+    }
+    const card = join(abs, 'scorecard.json');
+    if (!existsSync(card))
+      throw new InputError({
+        file: path,
+        message:
+          'expected an apastra run folder (scorecard.json) or an assay run directory (manifest.json, results.jsonl)',
+        severity: 'error',
+      });
+    const manifestPath = join(abs, 'run_manifest.json');
+    const manifest = existsSync(manifestPath) ? readJson(manifestPath) : new Map<string, PyValue>();
+    return {
+      doc: new Map<string, PyValue>([
+        ['scorecard', readJson(card)],
+        ['manifest', manifest],
+      ]),
+      ref: card,
+    };
+  }
+  return { doc: readJson(abs), ref: abs };
+}
+
+/** Reads and checks a regression policy file (apastra's schema). */
+export function readPolicy(path: string): PyValue {
+  const doc = readDoc(resolve(path));
+  const problems = schemaProblems('regression-policy', doc.value);
+  if (problems.length > 0)
+    throw new InputError(
+      problems.map((p) => ({
+        ...doc.at(p.path),
+        message: `not a valid apastra regression policy: ${p.message}`,
+        severity: 'error' as const,
+      })),
+    );
+  return doc.py;
+}
+
+/** compare.py on two sides; a policy it would crash on is bad input. */
+export function policyOutcome(
+  baseline: PolicySide,
+  candidate: PolicySide,
+  policy: PyValue,
+): RegressionOutcome {
+  try {
+    return comparePolicy(candidate.doc, baseline.doc, policy, {
+      candidate: candidate.ref,
+      baseline: baseline.ref,
+    });
+  } catch (err) {
+    if (err instanceof PolicyError) throw new InputError(err.message);
+    throw err;
+  }
+}
+
+/** A regression report's text (compare.py's keys as it writes them, then any extra keys), checked against apastra's schema. */
+export function reportText(report: Map<string, PyValue>, extra?: Record<string, unknown>): string {
+  const problems = schemaProblems('regression-report', JSON.parse(pyJsonDumps(report)));
+  if (problems.length > 0)
+    throw new Error(`regression report invalid: ${problems.map((p) => p.message).join('; ')}`);
+  let text = pyJsonDumps(report, { indent: 2, ensureAscii: false });
+  if (extra && Object.keys(extra).length > 0) {
+    // compare.py's keys first, as it writes them; assay's additions after them.
+    text = `${text.slice(0, text.lastIndexOf('}')).trimEnd()},\n${Object.entries(extra)
+      .map(([k, v]) => `  ${JSON.stringify(k)}: ${JSON.stringify(v, null, 2).replace(/\n/g, '\n  ')}`)
+      .join(',\n')}\n}`;
+  }
+  return text;
+}
+
+/** Writes a regression report (with any extra keys) after checking it against apastra's schema. */
+export function writeReport(
+  path: string,
+  report: Map<string, PyValue>,
+  extra?: Record<string, unknown>,
+): void {
+  const text = reportText(report, extra);
+  const abs = resolve(path);
+  const tmp = `${abs}.tmp-${process.pid}`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, abs);
+}
+
+export { renderRegression };
+
+/**
+ * Writes the suite's active apastra baseline (`derived-index/baselines/<suite-id>.json`, the
+ * baseline skill's shape, with the scorecard embedded) from an assay run of an apastra suite; an
+ * existing one is renamed to `<suite-id>-<timestamp>.json`, never deleted. Undefined for a run of
+ * another format.
+ */
+export async function saveApastraBaseline(
+  runDir: string,
+  savedAs: string,
+): Promise<{ path: string; archived?: string; thresholdsFailed: string[] } | undefined> {
+  const manifest = readManifest(runDir);
+  const native = manifest.suite.native as unknown as ApastraNative | undefined;
+  if (!native || (native.kind !== 'suite' && native.kind !== 'eval')) return undefined;
+  const { scorecard } = await scorecardOfAssayRun(runDir);
+  const metrics = scorecard.get('normalized_metrics') as Map<string, PyValue>;
+  const thresholdsFailed = Object.entries(native.thresholds)
+    .filter(
+      ([m, t]) =>
+        m !== 'pass_rate' &&
+        !(
+          (metrics.get(m) as PyFloat | undefined)?.value !== undefined &&
+          (metrics.get(m) as PyFloat).value >= t
+        ),
+    )
+    .map(([m]) => m);
+  const { baseline } = gatePaths(native);
+  mkdirSync(join(baseline, '..'), { recursive: true });
+  let archived: string | undefined;
+  if (existsSync(baseline)) {
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
+    archived = baseline.replace(/\.json$/, `-${stamp}.json`);
+    renameSync(baseline, archived);
+  }
+  const doc = new Map<string, PyValue>([
+    ['suite_id', native.suiteId],
+    ['established_at', new Date().toISOString()],
+    ['source_run', manifest.runId],
+    ['assay_baseline', savedAs],
+    ['scorecard_digest', documentDigest(scorecard)],
+    ['scorecard', scorecard],
+  ]);
+  const tmp = `${baseline}.tmp-${process.pid}`;
+  writeFileSync(tmp, pyJsonDumps(doc, { indent: 2, ensureAscii: false }));
+  renameSync(tmp, baseline);
+  return { path: baseline, archived, thresholdsFailed };
+}

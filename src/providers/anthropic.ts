@@ -1,0 +1,202 @@
+/**
+ * `anthropic:messages:<model>` / `anthropic:<model>`: Anthropic's Messages API
+ * (`POST {base}/v1/messages`), as promptfoo names it. System messages go in the top-level `system`
+ * parameter; the answer's text blocks are joined; tool-use blocks, when there is no text, are the
+ * output as JSON. `max_tokens` is required by the API: 1024 unless the config or the prompt says.
+ */
+import type { ContentPart, Message, ProviderSpec } from '../core/types.js';
+import {
+  attemptDescriber,
+  configError,
+  configHeaders,
+  configuredPricing,
+  credentialHeaderValues,
+  endpointAt,
+  finite,
+  isRecord,
+  jsonReply,
+  keyedHeaders,
+  keySourceOf,
+  nonEmpty,
+  type Pricing,
+  poolSize,
+  postJson,
+  redactor,
+  usageOf,
+} from './http-kit.js';
+import { excerpt } from './http-transport.js';
+import type { Provider, ProviderContext, ProviderRequest, ProviderResponse } from './types.js';
+
+const DEFAULT_BASE_URL = 'https://api.anthropic.com';
+const DEFAULT_VERSION = '2023-06-01';
+const DEFAULT_MAX_TOKENS = 1024;
+
+/** Request fields the Messages API takes, from the config or the prompt's own config. */
+const PARAM_KEYS = [
+  'max_tokens',
+  'temperature',
+  'top_p',
+  'top_k',
+  'stop_sequences',
+  'tools',
+  'tool_choice',
+  'thinking',
+  'metadata',
+  'system',
+] as const;
+
+/** The Anthropic provider making one attempt per call (the registry wraps it in the call policy). */
+export function createAnthropicAttempts(
+  spec: ProviderSpec,
+  ctx: ProviderContext,
+  now?: () => number,
+): Provider {
+  const config = spec.config ?? {};
+  const model = spec.id.replace(/^anthropic:(?:messages:)?/, '');
+  if (!model || model === spec.id)
+    throw configError(spec, `provider id "${spec.id}" names no model (expected anthropic:messages:<model>)`);
+  const base = (
+    nonEmpty(config.apiBaseUrl) ??
+    nonEmpty(config.apiHost) ??
+    nonEmpty(ctx.env.ANTHROPIC_BASE_URL) ??
+    DEFAULT_BASE_URL
+  ).replace(/\/+$/, '');
+  const keyEnvar = nonEmpty(config.apiKeyEnvar) ?? 'ANTHROPIC_API_KEY';
+  const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(ctx.env[keyEnvar]);
+  const redact = redactor([apiKey, ...credentialHeaderValues(config.headers)]);
+  // A base that already ends in /v1 (as some proxies are written) is not given a second one.
+  const endpoint = endpointAt(spec, base, /\/v1$/.test(base) ? '/messages' : '/v1/messages', redact);
+  const describeAttempt = attemptDescriber(
+    endpoint.shown,
+    keySourceOf(spec, nonEmpty(config.apiKey) !== undefined, keyEnvar),
+    redact,
+  );
+  const setupError =
+    !apiKey && new URL(endpoint.origin).hostname === 'api.anthropic.com'
+      ? `no API key for ${endpoint.shown}: set ${keyEnvar}, or set ANTHROPIC_BASE_URL to use another Messages API server`
+      : undefined;
+
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'anthropic-version': nonEmpty(config.anthropicVersion) ?? DEFAULT_VERSION,
+  };
+  if (apiKey) headers['x-api-key'] = apiKey;
+  Object.assign(headers, configHeaders(config));
+  const params: Record<string, unknown> = {};
+  for (const key of PARAM_KEYS) if (config[key] !== undefined) params[key] = config[key];
+  const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
+  const pricing: Pricing | undefined = configuredPricing(config);
+  const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
+
+  /** The body of a request, exactly as sent. */
+  const messagesBody = (request: ProviderRequest): Record<string, unknown> => {
+    const merged: Record<string, unknown> = { ...params };
+    for (const key of PARAM_KEYS) if (request.params[key] !== undefined) merged[key] = request.params[key];
+    const { system, messages } = toWire(request.messages);
+    const systemText = [typeof merged.system === 'string' ? merged.system : undefined, system]
+      .filter((s): s is string => s !== undefined && s !== '')
+      .join('\n\n');
+    delete merged.system;
+    const body: Record<string, unknown> = {
+      model,
+      max_tokens: DEFAULT_MAX_TOKENS,
+      ...merged,
+      messages,
+    };
+    if (systemText !== '') body.system = systemText;
+    if (passthrough) Object.assign(body, passthrough);
+    return body;
+  };
+
+  return {
+    id: spec.id,
+    label: spec.label ?? spec.id,
+    describe: () => ({ id: spec.id, model, baseUrl: endpoint.shown, params: { ...params } }),
+    endpoint: { key: endpoint.origin, shown: endpoint.shown },
+    requestKey: (request) => ({
+      url: `${endpoint.origin}${endpoint.path}`,
+      headers: keyedHeaders(headers),
+      body: messagesBody(request),
+    }),
+    async call(request: ProviderRequest): Promise<ProviderResponse> {
+      if (setupError) return { output: null, error: setupError, fatal: true, latencyMs: 0, attempts: 0 };
+      const sent = await postJson(
+        endpoint,
+        headers,
+        messagesBody(request),
+        request.signal,
+        sendOptions,
+        describeAttempt,
+      );
+      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
+      return { ...parseMessage(sent.text, pricing, redact), latencyMs: sent.latencyMs };
+    },
+  };
+}
+
+/**
+ * The conversation as the Messages API takes it: system messages joined apart, OpenAI-style
+ * content parts as Anthropic content blocks, the trailing hole (what the model fills) left out.
+ */
+function toWire(messages: Message[]): { system: string; messages: { role: string; content: unknown }[] } {
+  let end = messages.length;
+  while (end > 0 && messages[end - 1].role === 'assistant' && messages[end - 1].content === null) end--;
+  const system: string[] = [];
+  const wire: { role: string; content: unknown }[] = [];
+  for (let i = 0; i < end; i++) {
+    const m = messages[i];
+    if (m.role === 'system') {
+      system.push(typeof m.content === 'string' ? m.content : partsText(m.content ?? []));
+      continue;
+    }
+    const content =
+      typeof m.content === 'string' || m.content === null ? (m.content ?? '') : m.content.map(toBlock);
+    wire.push({ role: m.role === 'tool' ? 'user' : m.role, content });
+  }
+  return { system: system.join('\n\n'), messages: wire };
+}
+
+function partsText(parts: ContentPart[]): string {
+  return parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+}
+
+/** An OpenAI-style content part as an Anthropic block (`text`; an image URL or data URL as `image`). */
+function toBlock(part: ContentPart): unknown {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  const url = part.image_url.url;
+  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  return data
+    ? { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } }
+    : { type: 'image', source: { type: 'url', url } };
+}
+
+function parseMessage(
+  text: string,
+  pricing: Pricing | undefined,
+  redact: (s: string) => string,
+): Omit<ProviderResponse, 'latencyMs' | 'attempts'> {
+  const reply = jsonReply(text, redact);
+  if ('error' in reply) return { output: null, error: reply.error };
+  const parsed = reply.value;
+  if (!isRecord(parsed) || !Array.isArray(parsed.content)) {
+    return { output: null, error: redact(`malformed response (no content): ${excerpt(text)}`) };
+  }
+  const blocks = parsed.content.filter(isRecord);
+  const texts = blocks
+    .filter((b) => b.type === 'text' && typeof b.text === 'string')
+    .map((b) => b.text as string);
+  const toolUses = blocks.filter((b) => b.type === 'tool_use');
+  const response: Omit<ProviderResponse, 'latencyMs' | 'attempts'> = { output: texts.join('') };
+  if (texts.length === 0) {
+    if (toolUses.length > 0) {
+      response.output = JSON.stringify(toolUses);
+      response.nonText = 'tool calls';
+    } else response.nonText = 'nothing';
+  }
+  if (typeof parsed.stop_reason === 'string') response.finishReason = parsed.stop_reason;
+  const usage = isRecord(parsed.usage) ? parsed.usage : {};
+  return {
+    ...response,
+    ...usageOf(finite(usage.input_tokens), finite(usage.output_tokens), undefined, pricing),
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * Ollama's native API, as promptfoo names it: `ollama:chat:<model>` (`POST /api/chat`),
+ * `ollama:completion:<model>` and `ollama:<model>` (`POST /api/generate`, the prompt text), and
+ * `ollama:embeddings:<model>` (`POST /api/embed`). Base URL: `apiBaseUrl`, else `OLLAMA_BASE_URL`,
+ * else http://localhost:11434. Generation options go in Ollama's nested `options` object; the
+ * API's own top-level fields (`format`, `think`, `keep_alive`, `tools`, …) stay at the top, and
+ * `passthrough` is merged in last (its `options` merged into the computed ones).
+ */
+import type { Message, ProviderSpec } from '../core/types.js';
+import {
+  attemptDescriber,
+  type Config,
+  configError,
+  configHeaders,
+  configuredPricing,
+  credentialHeaderValues,
+  endpointAt,
+  finite,
+  isRecord,
+  jsonReply,
+  keyedHeaders,
+  nonEmpty,
+  type Pricing,
+  poolSize,
+  postJson,
+  redactor,
+  routePath,
+  usageOf,
+} from './http-kit.js';
+import { excerpt } from './http-transport.js';
+import type {
+  EmbeddingRequest,
+  EmbeddingResponse,
+  Provider,
+  ProviderContext,
+  ProviderRequest,
+  ProviderResponse,
+} from './types.js';
+
+const DEFAULT_BASE_URL = 'http://localhost:11434';
+
+/** Keys that go in the nested `options` object (Ollama's model parameters). */
+const OPTION_KEYS = new Set([
+  'num_predict',
+  'num_keep',
+  'seed',
+  'top_k',
+  'top_p',
+  'min_p',
+  'typical_p',
+  'repeat_last_n',
+  'temperature',
+  'repeat_penalty',
+  'presence_penalty',
+  'frequency_penalty',
+  'stop',
+  'num_ctx',
+  'num_batch',
+  'num_gpu',
+  'main_gpu',
+  'use_mmap',
+  'num_thread',
+]);
+
+/** Top-level request fields each route accepts. */
+const TOP_LEVEL = {
+  chat: ['think', 'keep_alive', 'format', 'tools'],
+  generate: ['think', 'keep_alive', 'format', 'suffix', 'system', 'template', 'raw'],
+  embed: ['keep_alive', 'truncate', 'dimensions'],
+} as const;
+
+type Route = keyof typeof TOP_LEVEL;
+
+/** The Ollama provider making one attempt per call (the registry wraps it in the call policy). */
+export function createOllamaAttempts(spec: ProviderSpec, ctx: ProviderContext, now?: () => number): Provider {
+  const config: Config = spec.config ?? {};
+  const kind = /^ollama:(chat|completion|embeddings?):/.exec(spec.id)?.[1];
+  const route: Route = kind === 'chat' ? 'chat' : kind?.startsWith('embedding') ? 'embed' : 'generate';
+  const model = spec.id.replace(/^ollama:(?:(?:chat|completion|embeddings?):)?/, '');
+  if (!model)
+    throw configError(spec, `provider id "${spec.id}" names no model (expected ollama:chat:<model>)`);
+  const base = (nonEmpty(config.apiBaseUrl) ?? nonEmpty(ctx.env.OLLAMA_BASE_URL) ?? DEFAULT_BASE_URL).replace(
+    /\/+$/,
+    '',
+  );
+  // Ollama itself takes no key; a proxy in front of it may (OLLAMA_API_KEY, as promptfoo sends it).
+  const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(ctx.env.OLLAMA_API_KEY);
+  const redact = redactor([apiKey, ...credentialHeaderValues(config.headers)]);
+  const endpoint = endpointAt(spec, base, route === 'chat' ? '/api/chat' : '/api/generate', redact);
+  const embedPath = routePath(base, '/api/embed');
+  const describeAttempt = attemptDescriber(
+    endpoint.shown,
+    nonEmpty(config.apiKey) ? "the provider's config.apiKey" : 'OLLAMA_API_KEY',
+    redact,
+  );
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  Object.assign(headers, configHeaders(config));
+  const pricing: Pricing | undefined = configuredPricing(config);
+  const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
+
+  /** A request body for a route: model, the route's own fields, options, then passthrough. */
+  const bodyFor = (r: Route, params: Record<string, unknown>, fields: Record<string, unknown>) => {
+    const merged = { ...config, ...params };
+    const options: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(merged))
+      if (OPTION_KEYS.has(key) && value !== undefined) options[key] = value;
+    const body: Record<string, unknown> = { model, ...fields };
+    for (const key of TOP_LEVEL[r]) if (merged[key] !== undefined) body[key] = merged[key];
+    const passthrough = isRecord(config.passthrough) ? config.passthrough : {};
+    const { options: extraOptions, ...extra } = passthrough;
+    const allOptions = { ...options, ...(isRecord(extraOptions) ? extraOptions : {}) };
+    if (r !== 'embed' && Object.keys(allOptions).length > 0) body.options = allOptions;
+    return { ...body, ...extra };
+  };
+  const generationBody = (request: ProviderRequest) =>
+    route === 'chat'
+      ? bodyFor('chat', request.params, { messages: toWire(request.messages), stream: false })
+      : bodyFor('generate', request.params, { prompt: request.prompt, stream: false });
+
+  const provider: Provider = {
+    id: spec.id,
+    label: spec.label ?? spec.id,
+    describe: () => ({ id: spec.id, model, baseUrl: endpoint.shown, route }),
+    endpoint: { key: endpoint.origin, shown: endpoint.shown },
+    requestKey: (request) => ({
+      url: `${endpoint.origin}${endpoint.path}`,
+      headers: keyedHeaders(headers),
+      body: generationBody(request),
+    }),
+    async call(request: ProviderRequest): Promise<ProviderResponse> {
+      if (route === 'embed') {
+        return {
+          output: null,
+          error: `${spec.id} is an embeddings model: it cannot answer a prompt (use ollama:chat:<model> for that)`,
+          latencyMs: 0,
+          attempts: 0,
+        };
+      }
+      const sent = await postJson(
+        endpoint,
+        headers,
+        generationBody(request),
+        request.signal,
+        sendOptions,
+        describeAttempt,
+      );
+      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
+      return { ...parseGeneration(sent.text, route, pricing, redact), latencyMs: sent.latencyMs };
+    },
+  };
+  if (route === 'embed') {
+    provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
+      const target = { origin: endpoint.origin, path: embedPath };
+      const body = bodyFor('embed', {}, { input: request.texts });
+      const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
+      if ('failed' in sent) return sent.failed;
+      return { ...parseEmbeddings(sent.text, request.texts.length, redact), latencyMs: sent.latencyMs };
+    };
+  }
+  return provider;
+}
+
+/** Chat messages as Ollama takes them: text content, images apart; the trailing hole left out. */
+function toWire(messages: Message[]): { role: string; content: string; images?: string[] }[] {
+  let end = messages.length;
+  while (end > 0 && messages[end - 1].role === 'assistant' && messages[end - 1].content === null) end--;
+  const wire: { role: string; content: string; images?: string[] }[] = [];
+  for (let i = 0; i < end; i++) {
+    const m = messages[i];
+    if (typeof m.content === 'string' || m.content === null) {
+      wire.push({ role: m.role, content: m.content ?? '' });
+      continue;
+    }
+    let text = '';
+    const images: string[] = [];
+    for (const part of m.content) {
+      if (part.type === 'text') text += part.text;
+      else {
+        const data = /^data:[^;,]+;base64,(.*)$/s.exec(part.image_url.url);
+        images.push(data ? data[1] : part.image_url.url);
+      }
+    }
+    wire.push(images.length > 0 ? { role: m.role, content: text, images } : { role: m.role, content: text });
+  }
+  return wire;
+}
+
+function parseGeneration(
+  text: string,
+  route: Route,
+  pricing: Pricing | undefined,
+  redact: (s: string) => string,
+): Omit<ProviderResponse, 'latencyMs' | 'attempts'> {
+  const reply = jsonReply(text, redact);
+  if ('error' in reply) return { output: null, error: reply.error };
+  const parsed = reply.value;
+  if (!isRecord(parsed)) return { output: null, error: redact(`malformed response: ${excerpt(text)}`) };
+  // Ollama may answer 200 with {"error": …} (a model that failed while loading, say).
+  if (typeof parsed.error === 'string')
+    return { output: null, error: redact(`Ollama error: ${parsed.error}`) };
+  const response: Omit<ProviderResponse, 'latencyMs' | 'attempts'> = { output: '' };
+  if (route === 'chat') {
+    const message = isRecord(parsed.message) ? parsed.message : undefined;
+    if (!message) return { output: null, error: redact(`malformed response (no message): ${excerpt(text)}`) };
+    const content = typeof message.content === 'string' ? message.content : '';
+    const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+    if (content === '' && calls.length > 0) {
+      // As OpenAI shapes them (arguments a JSON string), so tool-call assertions read them alike.
+      response.output = JSON.stringify(
+        calls.filter(isRecord).map((c) => {
+          const fn = isRecord(c.function) ? c.function : {};
+          const args = typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {});
+          return { type: 'function', function: { name: fn.name, arguments: args } };
+        }),
+      );
+      response.nonText = 'tool calls';
+    } else response.output = content;
+  } else {
+    if (typeof parsed.response !== 'string')
+      return { output: null, error: redact(`malformed response (no response text): ${excerpt(text)}`) };
+    response.output = parsed.response;
+  }
+  if (typeof parsed.done_reason === 'string') response.finishReason = parsed.done_reason;
+  return {
+    ...response,
+    ...usageOf(finite(parsed.prompt_eval_count), finite(parsed.eval_count), undefined, pricing),
+  };
+}
+
+function parseEmbeddings(
+  text: string,
+  count: number,
+  redact: (s: string) => string,
+): Omit<EmbeddingResponse, 'latencyMs'> {
+  const reply = jsonReply(text, redact, 'embeddings response');
+  if ('error' in reply) return reply;
+  const parsed = reply.value;
+  const vectors = isRecord(parsed) ? parsed.embeddings : undefined;
+  if (
+    !Array.isArray(vectors) ||
+    vectors.length !== count ||
+    !vectors.every((v) => Array.isArray(v) && v.every((x) => typeof x === 'number'))
+  ) {
+    return { error: redact(`malformed embeddings response (expected ${count} vectors): ${excerpt(text)}`) };
+  }
+  return { embeddings: vectors as number[][] };
+}
