@@ -6,7 +6,7 @@ import { caseCount, suiteCases } from './core/cases.js';
 import { InputError } from './core/errors.js';
 import { secretConfigValues, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
-import type { Case, Job, JobResult, ProviderSpec, Suite } from './core/types.js';
+import type { Case, Job, JobResult, ProviderSpec, Suite, ThreadTurn } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
 import { addCaseProvider } from './engine/case-providers.js';
 import { filterProviders, filterSuite, type SuiteFilters } from './engine/filter.js';
@@ -14,6 +14,7 @@ import { GraderPool } from './engine/graders.js';
 import { jobCounter, type PlanOptions, planJobs, plannedJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
+import { turnOf } from './engine/threads.js';
 import { graderCheck } from './evaluate/check-graders.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
@@ -268,6 +269,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   }
   let writer: RunWriter;
   const done = new Set<string>();
+  // A resumed thread's later turns must see its earlier ones: keep the turns the log already has.
+  const threaded = suite.prompts.some((p) => p.threadVar !== undefined);
+  const turnsDone = new Map<string, ThreadTurn>();
   if (options.resume) {
     const runDir = resolve(options.resume);
     const previous = checkResumable(runDir, manifest);
@@ -279,6 +283,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       if (done.has(r.key)) continue;
       done.add(r.key);
       count(r);
+      const turn = threaded ? turnOf(r) : undefined;
+      if (turn) turnsDone.set(r.key, turn);
     }
     writer = RunWriter.reopen(
       runDir,
@@ -327,6 +333,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       include: (job: Job, testCase: Case) =>
         (!shard || inShard(job, shard)) && !done.has(job.key) && (!recorded || recorded.has(job, testCase)),
       recorded,
+      ...(turnsDone.size > 0 ? { earlierTurn: (job: Job) => turnsDone.get(job.key) } : {}),
       stopWhen: () =>
         progress.error > allowedErrorCount
           ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrorCount} allowed (--max-errors)`

@@ -13,8 +13,9 @@ Runs every prompt × provider × test of a suite, prints a summary and writes th
 .assay/runs/<run-id>/ (manifest.json, results.jsonl, scorecard.json).
 
 Suite and providers:
-  -c, --config FILE          the suite (same as the SUITE argument); one only. A suite may set
-                             run defaults (promptfoo: evaluateOptions, commandLineOptions,
+  -c, --config FILE          the suite (same as the SUITE argument); several promptfoo configs
+                             (-c a.yaml -c b.yaml) are combined into one suite as promptfoo
+                             combines them. A suite may set run defaults (promptfoo: evaluateOptions, commandLineOptions,
                              outputPath) that the flags below override
   -p, --provider ID          run with this provider instead of the suite's (repeatable); a name
                              matching a suite provider keeps its config

@@ -35,11 +35,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
     if (positionals.length > 1)
       throw new InputError(`expected one suite, got ${positionals.length}: ${positionals.join(' ')}`);
+    // Several -c configs are one suite, combined as their format combines them (promptfoo's -c a -c b).
     const configs = values.config ?? [];
-    if (configs.length > 1)
-      throw new InputError(
-        `several suites given (${configs.map((c) => `-c ${c}`).join(' ')}): assay runs one suite at a time; promptfoo would combine the configs into one, which assay does not do yet — merge them into one config, or run each and compare with assay merge`,
-      );
     if (configs.length > 0 && positionals.length > 0) {
       throw new InputError(`two suites given (-c ${configs[0]} and ${positionals[0]}); give one`);
     }
@@ -88,6 +85,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       ...loadOptionsFrom(values),
       ...(values.provider?.length ? { providers: values.provider } : {}),
     };
+    if (configs.length > 1) loadOptions.combine = configs.slice(1);
     let suite = await loadSuite(suitePath, { ...loadOptions, vars });
     checkExpectedHash(suite, values['expect-hash']);
     // LVE's own recording: the one output format that appends into the suite's folders.

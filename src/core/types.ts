@@ -71,12 +71,63 @@ export interface PromptTemplate {
   raw: string;
   /** Extra provider parameters carried by the prompt. */
   config?: Record<string, unknown>;
+  /**
+   * The variable this template reads the earlier turns of a case's thread from (a list of
+   * {@link ThreadTurn}, oldest first); absent, the template sees no thread.
+   */
+  threadVar?: string;
+  /** The prompt is made for each job by a program (see {@link PromptProgram}); `raw` is its source. */
+  program?: PromptProgram;
+}
+
+/**
+ * A program that makes a prompt for each job from `{vars, provider: {id, label}, config}` (the
+ * prompt's config): a JavaScript function (its result: text, `{prompt, config}` whose config is
+ * merged into the prompt's, or any other value as JSON), a Python function (`fn`) or script run
+ * with the context as its argument (`python-script`, its printed text), or an executable (`command`
+ * and `args`, the context JSON appended; its standard output). What it makes is then rendered
+ * with the vars as any prompt is. A failure makes the job an error.
+ */
+export interface PromptProgram {
+  kind: 'javascript' | 'python' | 'python-script' | 'executable';
+  /** The module, script or executable (absolute path). */
+  path: string;
+  fn?: string;
+  args?: string[];
+  /** The folder the program runs in (the suite's). */
+  cwd?: string;
+}
+
+/** One earlier turn of a thread, as a template sees it. */
+export interface ThreadTurn {
+  /** The prompt sent: its value when the text sent was JSON (chat messages), else the text. */
+  prompt: unknown;
+  /** The last message's content (the prompt text for a plain prompt). */
+  input: unknown;
+  /** The provider's answer before any transform ('' when it gave none). */
+  output: unknown;
+}
+
+/**
+ * Cases sharing a thread are turns of one conversation: per provider and prompt, each job of the
+ * thread runs after the thread's jobs before it in plan order and, when its prompt has a
+ * `threadVar`, sees their turns.
+ */
+export interface CaseThread {
+  id: string;
+  /** The case's turn is recorded for the turns after it, but it is not shown the earlier ones. */
+  hidden?: boolean;
 }
 
 /** How a suite asks for a provider. Resolved into a Provider by the provider registry. */
 export interface ProviderSpec {
   /** Provider id, e.g. `echo`, `openai:chat:gpt-4o-mini`. */
   id: string;
+  /**
+   * The provider to build when `id` is only the name it runs under (promptfoo's
+   * `{echo: {id: my-echo}}`); absent, `id` names the provider.
+   */
+  kind?: string;
   /** Display label; defaults to the id. Job keys use label ?? id. */
   label?: string;
   config?: Record<string, unknown>;
@@ -126,6 +177,12 @@ export interface AssertionSpec {
   children?: AssertionSpec[];
   /** The value is used as written, never rendered as a template (formats whose values are plain text). */
   literal?: boolean;
+  /**
+   * The expected value is computed for each output by this script (`file://x.js[:fn]`,
+   * `file://x.py[:fn]`, Python's default function `get_assert`), called as a script assertion is
+   * (output, context); what it returns is the value.
+   */
+  valueScript?: string;
   source?: SourceRef;
 }
 
@@ -172,6 +229,15 @@ export interface Case {
   vars: Record<string, unknown>;
   /** Conversations of their own (formats without prompt templates). */
   conversations?: Conversation[];
+  /**
+   * Vars computed for each job by a script, name → `file://x.js` / `file://x.py`, in order: a
+   * JavaScript module's default export is called with (name, prompt template, vars, provider), a
+   * Python file's `get_var(name, prompt, vars)`; either returns `{output}` (the var's value) or
+   * `{error}`. Each script sees the vars computed before it. A failure makes the job an error.
+   */
+  varScripts?: Record<string, string>;
+  /** The thread this case is a turn of (see {@link CaseThread}). */
+  thread?: CaseThread;
   asserts: AssertionSpec[];
   metadata: Record<string, unknown>;
   /** Restricts which providers / prompts run this case (refs, as in promptfoo). */
@@ -184,6 +250,13 @@ export interface Case {
    * stays unrounded.
    */
   thresholdDigits?: number;
+  /**
+   * A scoring function that replaces the weighted average (`file://x.js[:fn]`, `file://x.py[:fn]`;
+   * default function: the module's default, else `func`): called with the named scores and
+   * `{threshold, componentResults, tokensUsed}`, it returns `{pass, score, reason, namedScores?}`.
+   * Anything else, or a throw, fails the case with score 0 ("Scoring function error: …").
+   */
+  scoreScript?: string;
   options?: CaseOptions;
   /** A fixed output: no provider is called. */
   providerOutput?: unknown;

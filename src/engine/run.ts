@@ -10,8 +10,11 @@ import type {
   PromptTemplate,
   ProviderSpec,
   Suite,
+  ThreadTurn,
 } from '../core/types.js';
 import type { Provider } from '../providers/types.js';
+import { programPrompt } from '../scorers/code/prompt-program.js';
+import { withComputedVars } from '../scorers/code/var-script.js';
 import type { ResponseCache } from './cache.js';
 import { type Caller, callerFor } from './call.js';
 import { caseProviderKey } from './case-providers.js';
@@ -23,6 +26,7 @@ import { judge } from './judge.js';
 import { type PlanOptions, plannedJobs, providerKey } from './plan.js';
 import { errorResult } from './result.js';
 import { recordedSpec } from './score.js';
+import { Threads, threadKeyOf, withTurns } from './threads.js';
 import { timeLimit, withTimeLimit } from './time-limit.js';
 
 /** A suite's provider spec with the provider built from it. */
@@ -45,6 +49,11 @@ export interface RunOptions extends PlanOptions {
   hardSignal?: AbortSignal;
   /** Only jobs for which this holds run (resume skips done jobs; a shard keeps its share). */
   include?: (job: Job, testCase: Case) => boolean;
+  /**
+   * The turn a job left out by `include` made in an earlier run (a resume), so the turns of its
+   * thread after it still see it.
+   */
+  earlierTurn?: (job: Job) => ThreadTurn | undefined;
   /** Checked after each result: a reason to stop scheduling (e.g. the error budget is spent). */
   stopWhen?: () => string | undefined;
   /** Response cache: a hit replaces the provider call; successful answers are stored. */
@@ -138,8 +147,36 @@ async function schedule(
   let interrupted = false;
 
   const deadline = options.maxRunMs ? performance.now() + options.maxRunMs : undefined;
+  const threads = new Threads();
+  // A turn of a thread its prompt reads waits for the thread's turns before it, then sees them.
   const runJob = async (job: Job, testCase: Case): Promise<JobOutcome> => {
-    const prompt = prompts.get(job.promptId)!;
+    let prompt = prompts.get(job.promptId)!;
+    if (testCase.varScripts || prompt.program) {
+      // Vars computed for this job (they may read the provider), then a prompt made by a program,
+      // before anything is rendered.
+      const ctx = contexts.get(job.providerId)!;
+      try {
+        testCase = await withComputedVars(testCase, prompt.raw, ctx.providerInfo, suite.basePath);
+        const label = job.providerId !== ctx.providerInfo.id ? job.providerId : undefined;
+        prompt = await programPrompt(prompt, testCase.vars, { id: ctx.providerInfo.id, label });
+      } catch (err) {
+        const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
+        const result = errorResult(job, testCase, prompt, new Date().toISOString(), message);
+        return { result: { ...result, errorStage: 'generation' } };
+      }
+    }
+    const threadKey = prompt.threadVar !== undefined ? threadKeyOf(job, testCase) : undefined;
+    if (threadKey === undefined) return runTurn(job, testCase, prompt);
+    const slot = await threads.enter(threadKey);
+    let outcome: JobOutcome | undefined;
+    try {
+      outcome = await runTurn(job, withTurns(testCase, prompt, slot.turns), prompt);
+      return outcome;
+    } finally {
+      slot.leave(outcome?.result);
+    }
+  };
+  const runTurn = async (job: Job, testCase: Case, prompt: PromptTemplate): Promise<JobOutcome> => {
     const startedAt = new Date().toISOString();
     const override = testCase.options?.provider;
     try {
@@ -239,7 +276,15 @@ async function schedule(
           break;
         }
         const { job, testCase } = next.value;
-        if (options.include && !options.include(job, testCase)) continue;
+        if (options.include && !options.include(job, testCase)) {
+          const key = options.earlierTurn && threadKeyOf(job, testCase);
+          const turn =
+            key && prompts.get(job.promptId)?.threadVar !== undefined
+              ? options.earlierTurn?.(job)
+              : undefined;
+          if (key && turn) threads.replay(key, turn);
+          continue;
+        }
         if (groups.openGroup !== undefined && groups.openGroup !== job.group) {
           const ready = groups.close();
           if (ready) finalize(ready);

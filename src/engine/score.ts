@@ -3,6 +3,8 @@ import '../scorers/index.js';
 import { combineVerdicts } from '../core/aggregate.js';
 import { redactObject } from '../core/redact.js';
 import type { AssertionSpec, Case, JobStatus, RunTranscript, Verdict } from '../core/types.js';
+import { runScoringScript } from '../scorers/code/scoring-script.js';
+import { scriptValue } from '../scorers/code/script-value.js';
 import { runTransform, TransformError } from '../scorers/code/transform.js';
 import { getScorer } from '../scorers/registry.js';
 import { type Grader, GraderError, type ScoreInput, ScorerInputError } from '../scorers/types.js';
@@ -66,7 +68,23 @@ export async function scoreCase(testCase: Case, ctx: ScoringContext): Promise<Ca
     const reason = err instanceof AssertionError ? err.message : `assertion threw: ${errorMessage(err)}`;
     return { status: 'error', score: 0, reason, verdicts, error: reason };
   }
-  return aggregate(verdicts, testCase.threshold, testCase.thresholdDigits);
+  const outcome = aggregate(verdicts, testCase.threshold, testCase.thresholdDigits);
+  if (testCase.scoreScript === undefined || outcome.status === 'skip') return outcome;
+  // The case's own scoring function replaces the weighted average (its verdicts stay as they are).
+  const decided = await runScoringScript(testCase.scoreScript, {
+    namedScores: outcome.namedScores ?? {},
+    threshold: testCase.threshold,
+    verdicts,
+    basePath: ctx.basePath,
+  });
+  const scored: CaseOutcome = {
+    ...outcome,
+    status: decided.pass ? 'pass' : 'fail',
+    score: decided.score,
+    reason: decided.reason,
+  };
+  if (decided.namedScores) scored.namedScores = decided.namedScores;
+  return scored;
 }
 
 /** An assertion could not be judged; the message already names it. */
@@ -121,11 +139,11 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   const children = scorer.group
     ? await scoreAll(spec.children ?? [], { ...ctx, output, outputValue })
     : undefined;
-  const value = spec.literal ? spec.value : renderAssertionValue(spec.value, ctx.vars, ctx.env);
+  let value = spec.literal ? spec.value : renderAssertionValue(spec.value, ctx.vars, ctx.env);
   const grader = scorer.graded || scorer.usesGrader ? await ctx.grader?.(spec) : undefined;
   if (scorer.graded && !grader)
     throw new ScorerInputError('no grader configured (give --grader, or a provider for this assertion)');
-  const result = await scorer.score({
+  const input: ScoreInput = {
     output: output ?? '',
     outputValue,
     providerOutput: 'providerOutput' in ctx ? ctx.providerOutput : ctx.outputValue,
@@ -147,7 +165,13 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     },
     grader,
     ...(children ? { children } : {}),
-  });
+  };
+  if (spec.valueScript !== undefined) {
+    const computed = await scriptValue(spec, input);
+    if ('failure' in computed) return failedVerdict(spec, computed.failure);
+    value = input.value = computed.value;
+  }
+  const result = await scorer.score(input);
   const weight = spec.weight ?? 1;
   const verdict: Verdict = {
     type: spec.negate ? `not-${spec.type}` : spec.type,
@@ -210,4 +234,18 @@ export function aggregate(
   if (c.namedScores) outcome.namedScores = c.namedScores;
   if (c.namedScoreWeights) outcome.namedScoreWeights = c.namedScoreWeights;
   return outcome;
+}
+
+/** The verdict of an assertion whose expected value could not be computed (its script failed). */
+function failedVerdict(spec: AssertionSpec, reason: string): Verdict {
+  const weight = spec.weight ?? 1;
+  const verdict: Verdict = {
+    type: spec.negate ? `not-${spec.type}` : spec.type,
+    pass: weight === 0,
+    score: 0,
+    reason,
+    weight,
+  };
+  verdict.assertion = recordedSpec(spec);
+  return verdict;
 }

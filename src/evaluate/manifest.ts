@@ -32,7 +32,12 @@ export function newManifest(
 ): RunManifest {
   const { repeat, maxConcurrency, shard, selection, delayMs, jobTimeoutMs, maxRunMs, passAt } = settings;
   const described = redactObject(
-    resolved.map((r) => ({ key: providerKey(r.spec), ...r.provider.describe() })),
+    resolved.map((r) => ({
+      key: providerKey(r.spec),
+      ...r.provider.describe(),
+      // A provider running under a name of its own is listed by that name, with what it is.
+      ...(r.spec.kind !== undefined ? { id: r.spec.id, kind: r.spec.kind } : {}),
+    })),
   );
   return {
     schemaVersion: RUNLOG_VERSION,

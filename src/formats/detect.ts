@@ -18,6 +18,7 @@ const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes'
   modelMap: '--model-map',
   replay: '--replay',
   argsFile: '--args',
+  combine: 'a second -c',
 };
 
 /** Each format module exports `format: SuiteFormat`; modules load on first use. */

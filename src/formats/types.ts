@@ -41,6 +41,8 @@ export interface LoadOptions {
    * held whole) by formats that can; default 4 MiB. 0 streams every suite that can be.
    */
   streamAboveBytes?: number;
+  /** `-c a -c b`: further configs combined with the first, as the format's own tool combines them. */
+  combine?: string[];
 }
 
 /**

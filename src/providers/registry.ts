@@ -75,9 +75,11 @@ export function providerPatterns(): string[] {
  * redaction). Throws if no provider kind matches (validation catches this earlier).
  */
 export async function createProvider(spec: ProviderSpec, ctx: ProviderContext): Promise<Provider> {
-  const entry = entries.find((e) => e.matches(spec.id));
+  // A spec naming its provider by `kind` is built as that provider; its `id` is only its name.
+  const built = spec.kind === undefined ? spec : { ...spec, id: spec.kind };
+  const entry = entries.find((e) => e.matches(built.id));
   if (!entry)
-    throw new Error(`unknown provider "${spec.id}"; expected one of: ${providerPatterns().join(', ')}`);
+    throw new Error(`unknown provider "${built.id}"; expected one of: ${providerPatterns().join(', ')}`);
   const factory = await entry.load();
-  return withCallPolicy(factory(spec, ctx), callPolicyFor(spec, ctx));
+  return withCallPolicy(factory(built, ctx), callPolicyFor(built, ctx));
 }

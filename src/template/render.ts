@@ -110,6 +110,16 @@ function unknownName(template: string): string | undefined {
 const checked = new Map<string, string | undefined>();
 
 /**
+ * Adds a filter every template can use from now on (promptfoo's `nunjucksFilters`). The
+ * environment is shared by the process, so the last filter added under a name is the one used.
+ */
+export function addTemplateFilter(name: string, filter: (...args: unknown[]) => unknown): void {
+  engine().env.addFilter(name, filter);
+  // A text checked before the filter existed was "unknown filter"; check again when asked.
+  checked.clear();
+}
+
+/**
  * Compiles a template the way {@link renderString} will (through the same cache) and returns what
  * is wrong with it: a syntax error or an unknown filter, as one line. Undefined when it is fine.
  * Suites repeat a few templates many times, so each distinct text is checked once.

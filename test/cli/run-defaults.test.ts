@@ -236,11 +236,32 @@ tests: [{vars: {q: a}}]
     assert.equal(r.results[0].prompt.text, 'a bonjour');
   });
 
-  it('refuses several -c (promptfoo would combine them; assay runs one suite)', async () => {
-    const dir = suiteDir(`prompts: ['{{q}}']\nproviders: [echo]\n${TESTS}`);
-    const r = await evalIn(dir, ['-c', 'promptfooconfig.yaml', '-c', 'promptfooconfig.yaml']);
+  it('combines several -c as promptfoo does: tests concatenated, identical prompts and providers once', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']\nproviders: [echo]\n${TESTS}`, {
+      'b/promptfooconfig.yaml': `prompts: ['{{q}}', 'B {{q}}']\nproviders: [echo]\ntests: file://t.yaml\n`,
+      'b/t.yaml': '- {description: delta, vars: {q: d}, assert: [{type: contains, value: B}]}\n',
+    });
+    const r = await evalIn(dir, ['-c', 'promptfooconfig.yaml', '-c', 'b/promptfooconfig.yaml']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.deepEqual(r.results.map((x) => `${x.description} ${x.prompt.text} ${x.status}`).sort(), [
+      'alpha B a pass',
+      'alpha a pass',
+      'beta B b pass',
+      'beta b pass',
+      'delta B d pass',
+      'delta d fail',
+      'gamma B c pass',
+      'gamma c pass',
+    ]);
+  });
+
+  it('reports a problem in the second -c config at its own file and line (exit 2)', async () => {
+    const dir = suiteDir(`prompts: ['{{q}}']\nproviders: [echo]\n${TESTS}`, {
+      'b/promptfooconfig.yaml': `prompts: ['{{q}}']\nproviders: [echo]\ntests:\n  - {vars: {q: x}, assert: [{type: contains}]}\n`,
+    });
+    const r = await evalIn(dir, ['-c', 'promptfooconfig.yaml', '-c', 'b/promptfooconfig.yaml']);
     assert.equal(r.code, 2);
-    assert.match(r.stderr, /several suites given .*assay runs one suite at a time; promptfoo would combine/);
+    assert.match(r.stderr, /b\/promptfooconfig\.yaml:4:/);
   });
 });
 

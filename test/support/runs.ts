@@ -1,6 +1,6 @@
 // Test helpers for suites written to a folder and the run directories `assay eval` leaves there.
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { JobResult } from '../../src/core/types.js';
 import type { RunManifest } from '../../src/runlog/types.js';
 
@@ -8,7 +8,10 @@ import type { RunManifest } from '../../src/runlog/types.js';
 export function writeSuiteDir(dir: string, config: string, files: Record<string, string> = {}): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'promptfooconfig.yaml'), config);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
   return dir;
 }
 

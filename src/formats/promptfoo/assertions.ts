@@ -31,13 +31,37 @@ const MISSING_TYPE_HINT =
   "      value: file://script.py   # no '-' before 'value'";
 
 const SCRIPT_TYPES = new Set(['javascript', 'python', 'ruby']);
-/** Script types assay runs (ruby is refused as an unsupported type). */
+/** Script types whose file:// value is checked as a JavaScript or Python script. */
 const RUNNABLE_SCRIPT_TYPES = new Set(['javascript', 'python']);
+
+function isRubyRef(value: unknown): value is string {
+  return typeof value === 'string' && /^file:\/\/.*\.rb(?::[\w.]+)?$/.test(value.trim());
+}
+
+/** A Ruby file named by a value must exist; it joins the suite's hash. */
+function checkRubyFile(ctx: LoadContext, written: string, value: unknown, where: Where): void {
+  if (!isRubyRef(value)) return;
+  const ref = parseScriptRef(value.trim());
+  if (!ref) return;
+  const abs = ctx.files.resolve(ref.path);
+  try {
+    ctx.files.read(abs);
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    errorAt(ctx, where, `${written} script file ${ctx.files.relative(abs)}: ${err.message}`);
+  }
+}
+
+/** A whole value naming a script whose result is the expected value (`file://compute.js[:fn]`). */
+function isValueScript(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith('file://') && SCRIPT_FILE.test(value.slice(7));
+}
 
 function loadFileValue(ctx: LoadContext, ref: string, where: Where): { ok: boolean; value?: unknown } {
   const path = ref.slice('file://'.length);
   if (SCRIPT_FILE.test(path)) {
-    errorAt(ctx, where, notYet(`an expected value computed by a script (${ref})`));
+    // Inside a list, promptfoo reads a script file's text, never runs it; only a whole value runs.
+    errorAt(ctx, where, notYet(`a script file in a list of expected values (${ref})`));
     return { ok: false };
   }
   const abs = ctx.files.resolve(path);
@@ -102,7 +126,17 @@ function expectedValue(
   where: Where,
 ): unknown {
   if (RUNNABLE_SCRIPT_TYPES.has(type)) checkScriptFile(ctx, written, value, where);
+  if (type === 'ruby' || (!SCRIPT_TYPES.has(type) && isRubyRef(value)))
+    checkRubyFile(ctx, written, value, where);
   if (SCRIPT_TYPES.has(type)) return value;
+  if (isValueScript(value)) {
+    // Run for each output (AssertionSpec.valueScript); here only checked and hashed.
+    const ref = parseScriptRef(value);
+    const problem = ref && !isRubyRef(value) && scriptFileProblem(ref, written);
+    if (problem) errorAt(ctx, where, problem);
+    else checkScriptFile(ctx, written, value, where);
+    return value;
+  }
   if (typeof value === 'string' && value.startsWith('file://')) {
     const loaded = loadFileValue(ctx, value, where);
     return loaded.ok ? loaded.value : value;
@@ -229,7 +263,8 @@ export function parseAssertion(
   if (resolved?.negate) spec.negate = true;
   if (raw.value !== undefined) {
     spec.value = expectedValue(ctx, spec.type, raw.type, raw.value, at(['value']));
-    if (!valueTemplatesOk(ctx, spec.value, at, context)) ok = false;
+    if (!SCRIPT_TYPES.has(spec.type) && isValueScript(spec.value)) spec.valueScript = spec.value;
+    else if (!valueTemplatesOk(ctx, spec.value, at, context)) ok = false;
   }
   for (const key of ['threshold', 'weight'] as const) {
     const v = raw[key];
@@ -309,7 +344,8 @@ export function parseAssertion(
   }
   if (Object.keys(options).length > 0) spec.options = options;
   if (!ok) return undefined;
-  const problem = getScorer(spec.type)?.validate?.(spec);
+  // A computed value is checked when it is computed; the file's name is no value to validate.
+  const problem = spec.valueScript === undefined ? getScorer(spec.type)?.validate?.(spec) : undefined;
   if (problem) {
     // Scorers name the type in their newer messages; an older one gets the type in front.
     const named = problem.startsWith(raw.type) || problem.startsWith(`"${spec.type}"`);

@@ -31,7 +31,6 @@ const KNOWN_KEYS = [
   'basePath',
 ];
 const REFUSED_KEYS: Record<string, string> = {
-  nunjucksFilters: 'custom `nunjucksFilters`',
   extensions: '`extensions` (lifecycle hooks)',
 };
 const IGNORED_KEYS: Record<string, string> = {

@@ -48,7 +48,7 @@ export const format: SuiteFormat = {
   name: 'promptfoo',
   expects:
     'a promptfoo config (promptfooconfig.yaml/.yml/.json, or a YAML/JSON mapping with prompts, providers and tests)',
-  options: ['vars'],
+  options: ['vars', 'combine'],
   detectDir: findPromptfooConfig,
   detectFile: looksLikePromptfooConfig,
   async load(path, options) {
@@ -56,6 +56,7 @@ export const format: SuiteFormat = {
       env: options.env,
       vars: options.vars,
       streamAboveBytes: options.streamAboveBytes,
+      combine: options.combine,
     });
   },
 };

@@ -3,11 +3,12 @@
 // called with the config and may be async, or the export may be the list itself; a Python
 // function (default `generate_tests`) is called with the config when one is given. Either way the
 // result must be a list of test cases, which then go through the same checks as inline tests.
+
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importModule } from '../../scorers/code/import-module.js';
 import { pythonExecutable } from '../../scorers/code/python-worker.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
 import { displayPath, fixedLocator, type RawTest, UnreadableFile, type Where } from './source.js';
@@ -64,7 +65,7 @@ function member(owner: unknown, name: string): unknown {
 async function runJavaScript(abs: string, fn: string | undefined, config: unknown): Promise<unknown> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
+    mod = await importModule(abs);
   } catch (err) {
     const at = err instanceof SyntaxError ? syntaxErrorPosition(abs) : undefined;
     throw new GeneratorFailure(
@@ -188,14 +189,6 @@ export async function generatedTests(
   const abs = ctx.files.resolve(path);
   const ext = extname(abs).toLowerCase();
   const name = `test generator file://${ctx.files.relative(abs)}${fn ? `:${fn}` : ''}`;
-  if (TYPESCRIPT.has(ext)) {
-    errorAt(
-      ctx,
-      where,
-      `${name} is ${ext === '.jsx' ? 'JSX' : 'TypeScript'}, which Node cannot import without a loader; compile it to .js, .mjs or .cjs first`,
-    );
-    return [];
-  }
   if (fn !== undefined && !/^[A-Za-z_$][\w$]*$/.test(fn)) {
     errorAt(ctx, where, `${name}: "${fn}" is not a function name`);
     return [];

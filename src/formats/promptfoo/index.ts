@@ -7,13 +7,15 @@ import { shortHash } from '../../core/hash.js';
 import { assignCaseIds, CaseIdentities } from '../../core/ids.js';
 import type { Case, CaseStream, PromptTemplate, ProviderSpec, Suite } from '../../core/types.js';
 import '../../scorers/index.js';
+import { type ConfigPart, combineConfigs } from './combine.js';
 import { parseConfig } from './config.js';
 import { errorAt, isFileRef, isRecord, type LoadContext, warnAt } from './context.js';
 import { parseDerivedMetrics } from './derivedMetrics.js';
 import { envFlag, envRunDefaults, warnUnhonouredEnv } from './envFlags.js';
 import { expandVars } from './expand.js';
+import { loadNunjucksFilters } from './filters.js';
 import { mergeDefaultTest } from './merge.js';
-import { defaultPrompt, loadPrompts } from './prompts.js';
+import { defaultPrompt, loadPrompts, markConversationPrompts } from './prompts.js';
 import { loadProviders } from './providers.js';
 import {
   missingPromptMessage,
@@ -27,7 +29,7 @@ import { scenarioTests } from './scenarios.js';
 import { displayPath, SuiteFiles, UnreadableFile, type Where, type YamlFile } from './source.js';
 import { type ParsedTest, parseTest, type TestWarnings } from './testCase.js';
 import { loadDefaultTestFile, loadTestSources, type RawTest } from './testFiles.js';
-import { VarFileLoader, type VarLocator } from './varFiles.js';
+import { VarFileLoader, type VarLocator, varScriptsOf } from './varFiles.js';
 
 /** Options for {@link loadPromptfooSuite}. */
 export interface LoadPromptfooOptions {
@@ -37,6 +39,8 @@ export interface LoadPromptfooOptions {
   vars?: Record<string, string>;
   /** See LoadOptions.streamAboveBytes. */
   streamAboveBytes?: number;
+  /** Further configs combined with this one (`-c a.yaml -c b.yaml`), as promptfoo combines them. */
+  combine?: string[];
 }
 
 function validateRefs(
@@ -132,8 +136,16 @@ function expandTest(
   test: ParsedTest,
   defaultTest: ParsedTest | undefined,
   entry: number,
+  threaded = false,
 ): { cases: Omit<Case, 'id'>[]; at: VarLocator } {
   const merged = mergeDefaultTest(test, defaultTest);
+  if (threaded) {
+    // promptfoo keeps one history per provider, prompt and conversationId (tests without one
+    // share a history), so every test is a turn once a prompt reads `_conversation`.
+    const id = merged.case.metadata.conversationId;
+    merged.case.thread = { id: JSON.stringify(id ?? null) };
+    if (merged.disableConversationVar) merged.case.thread.hidden = true;
+  }
   const at = varLocator(test, defaultTest);
   const cases = expandVars(
     ctx,
@@ -155,6 +167,8 @@ function testOwner(test: ParsedTest, index: number): string {
 interface TestRefs {
   prompts?: PromptTemplate[];
   providers?: ProviderSpec[];
+  /** A prompt reads `_conversation`: every test is a turn of a thread. */
+  threaded?: boolean;
 }
 
 /** A suite's cases, held or streamed, and whether any sets the `prompt` var. */
@@ -201,7 +215,7 @@ async function casesInMemory(
   const unexpanded: Omit<Case, 'id'>[] = [];
   const varLocators: VarLocator[] = [];
   for (const [entry, test] of sources.entries()) {
-    const { cases: expanded, at } = expandTest(ctx, test, defaultTest, entry);
+    const { cases: expanded, at } = expandTest(ctx, test, defaultTest, entry, refs.threaded);
     unexpanded.push(...expanded);
     for (const _ of expanded) varLocators.push(at);
   }
@@ -210,7 +224,11 @@ async function casesInMemory(
   // the case it feeds (the content hash still changes). So ids come before the files are read.
   const cases = assignCaseIds(unexpanded);
   const varFiles = new VarFileLoader(ctx);
-  for (const [i, c] of cases.entries()) c.vars = await varFiles.load(c.vars, varLocators[i]);
+  for (const [i, c] of cases.entries()) {
+    c.vars = await varFiles.load(c.vars, varLocators[i]);
+    const scripts = varScriptsOf(c.vars);
+    if (scripts) c.varScripts = scripts;
+  }
   return { cases, anyPromptVar };
 }
 
@@ -300,7 +318,7 @@ function* casesOfRows(
       const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
       if (test) {
         if (first) validateRefs(ctx, test, testOwner(test, index), refs.providers, refs.prompts);
-        const { cases, at } = expandTest(ctx, test, defaultTest, index);
+        const { cases, at } = expandTest(ctx, test, defaultTest, index, refs.threaded);
         for (const c of cases) yield { c, at };
       }
       index++;
@@ -310,6 +328,28 @@ function* casesOfRows(
   }
   if (first && index === 0 && ctx.bag.errors.length === errorsAtStart)
     errorAt(ctx, opts.tests, 'no test cases: every source in `tests` is empty');
+}
+
+/** One config file read and parsed, with the files it read (itself and its `$ref` targets). */
+function readPart(
+  ctx: LoadContext,
+  abs: string,
+  processEnv: Record<string, string | undefined>,
+): (ConfigPart & { files: string[] }) | undefined {
+  const file = displayPath(abs);
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    ctx.bag.error(file, code === 'ENOENT' ? 'config file not found' : `cannot read config: ${String(err)}`);
+    return undefined;
+  }
+  const parsed = parseConfig(ctx, file, text, processEnv);
+  if (!parsed) return undefined;
+  const dir = dirname(abs);
+  const files = [abs, ...ctx.files.files.map((rel) => resolve(dir, rel))];
+  return { ...parsed, dir, files };
 }
 
 /**
@@ -324,31 +364,31 @@ export async function loadPromptfooSuite(
   const file = displayPath(abs);
   const processEnv = opts.env ?? process.env;
   const bag = new DiagnosticBag();
-  let text: string;
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError({
-      file,
-      severity: 'error',
-      message: code === 'ENOENT' ? 'config file not found' : `cannot read config: ${String(err)}`,
-    });
-  }
   const configDir = dirname(abs);
   const ctx: LoadContext = { bag, files: new SuiteFiles(configDir), env: processEnv };
-  const parsed = parseConfig(ctx, file, text, processEnv);
-  if (!parsed) throw new InputError(bag.errors);
+  const first = readPart(ctx, abs, processEnv);
+  if (!first) throw new InputError(bag.errors);
+  const parts = [first];
+  for (const other of opts.combine ?? []) {
+    const partCtx: LoadContext = { bag, files: new SuiteFiles(dirname(resolve(other))), env: processEnv };
+    const part = readPart(partCtx, resolve(other), processEnv);
+    if (part) parts.push(part);
+  }
+  if (parts.length !== 1 + (opts.combine?.length ?? 0)) throw new InputError(bag.errors);
+  const parsed =
+    parts.length === 1 ? first : { ...combineConfigs(ctx, parts), files: parts.flatMap((p) => p.files) };
   const { yaml, config } = parsed;
+  ctx.env = { ...processEnv, ...parsed.env };
 
   let basePath = configDir;
-  if (typeof config.basePath === 'string') basePath = resolve(configDir, config.basePath);
-  const configFiles = ctx.files;
+  if (parts.length === 1 && typeof config.basePath === 'string')
+    basePath = resolve(configDir, config.basePath);
   ctx.files = new SuiteFiles(basePath);
-  // The config and the files its `$ref`s read count in the hash, now relative to the base path.
-  ctx.files.read(abs);
-  for (const rel of configFiles.files) ctx.files.read(resolve(configDir, rel));
+  // The configs and the files their `$ref`s read count in the hash, now relative to the base path.
+  for (const f of parsed.files) ctx.files.read(f);
 
+  // Custom filters first: prompts, vars and assertion values are checked with them.
+  await loadNunjucksFilters(ctx, config.nunjucksFilters, yaml);
   const derivedMetrics = parseDerivedMetrics(ctx, config.derivedMetrics, yaml);
   const runOptions = parseRunOptions(ctx, config, yaml);
   warnUnhonouredEnv(ctx, file);
@@ -370,6 +410,7 @@ export async function loadPromptfooSuite(
   const refs: TestRefs = {
     prompts: promptsOk ? prompts : undefined,
     providers: providersOk ? providers : undefined,
+    threaded: markConversationPrompts(ctx, prompts),
   };
   if (defaultTest) validateRefs(ctx, defaultTest, 'defaultTest', refs.providers, refs.prompts);
   if (refs.prompts) {

@@ -6,6 +6,7 @@ import type { ParsedTest } from './testCase.js';
 export interface MergedCase {
   case: Omit<Case, 'id'>;
   disableVarExpansion: boolean;
+  disableConversationVar: boolean;
 }
 
 function withGrading(
@@ -55,6 +56,8 @@ export function mergeDefaultTest(test: ParsedTest, def: ParsedTest | undefined):
     metadata: { ...d.metadata, ...test.metadata },
   };
   if (test.description !== undefined) c.description = test.description;
+  const scoreScript = test.scoreScript || d.scoreScript;
+  if (scoreScript) c.scoreScript = scoreScript;
   const threshold = test.threshold ?? d.threshold;
   if (threshold !== undefined) c.threshold = threshold;
   const providers = test.providers ?? d.providers;
@@ -68,5 +71,9 @@ export function mergeDefaultTest(test: ParsedTest, def: ParsedTest | undefined):
   if (test.providerOutput !== undefined) c.providerOutput = test.providerOutput;
   const where = test.at();
   c.source = { file: where.file, line: where.line, col: where.col };
-  return { case: c, disableVarExpansion: test.disableVarExpansion ?? d.disableVarExpansion ?? false };
+  return {
+    case: c,
+    disableVarExpansion: test.disableVarExpansion ?? d.disableVarExpansion ?? false,
+    disableConversationVar: test.disableConversationVar ?? d.disableConversationVar ?? false,
+  };
 }

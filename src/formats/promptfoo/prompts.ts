@@ -2,11 +2,14 @@
 // `{path: label}` map, and prompt files (.txt, .json, .jsonl, .md, .j2, .yaml), with promptfoo's
 // rule for when a string is a file path and its labels.
 import { extname, resolve } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { parse as parseYaml } from 'yaml';
 import { shortHash } from '../../core/hash.js';
-import type { PromptTemplate } from '../../core/types.js';
+import type { PromptProgram, PromptTemplate } from '../../core/types.js';
+import { templateVariableRoots } from '../../template/references.js';
 import { checkPromptTemplate, openTag } from '../../template/render.js';
 import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet, warnAt } from './context.js';
+import { envFlag } from './envFlags.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
 
@@ -15,6 +18,8 @@ interface PromptEntry {
   id?: string;
   label?: string;
   config?: Record<string, unknown>;
+  /** The function a `file://x.js:fn` / `x.py:fn` names. */
+  fn?: string;
 }
 
 interface LoadedPrompt {
@@ -22,6 +27,7 @@ interface LoadedPrompt {
   id?: string;
   label: string;
   config?: Record<string, unknown>;
+  program?: PromptProgram;
 }
 
 const FILE_EXTENSIONS = [
@@ -146,17 +152,23 @@ function fromFile(
   const ext = extname(abs).toLowerCase();
   const shown = ctx.files.relative(abs);
   const { label, config } = entry;
-  if (SCRIPT_EXTENSIONS.test(ext)) {
-    errorAt(ctx, where, notYet(`a prompt function (${shown})`));
-    return undefined;
-  }
-  if (EXECUTABLE_EXTENSIONS.has(ext)) {
-    errorAt(ctx, where, notYet(`an executable prompt (${shown})`));
-    return undefined;
+  if (SCRIPT_EXTENSIONS.test(ext) || EXECUTABLE_EXTENSIONS.has(ext)) {
+    // A program that makes the prompt for each job (PromptTemplate.program); its source is `raw`.
+    const text = readPromptFile(ctx, abs, where);
+    if (text === undefined) return undefined;
+    const fn = entry.fn;
+    let program: PromptProgram;
+    if (ext === '.py')
+      program = fn ? { kind: 'python', path: abs, fn } : { kind: 'python-script', path: abs };
+    else if (SCRIPT_EXTENSIONS.test(ext)) program = { kind: 'javascript', path: abs, ...(fn ? { fn } : {}) };
+    else program = { kind: 'executable', path: abs, cwd: ctx.files.basePath };
+    const named = fn ? `${abs}:${fn}` : abs;
+    const shownLabel = label ?? (ext === '.py' && !fn ? `${abs}: ${text}` : named);
+    return [{ raw: text, label: shownLabel, config, program }];
   }
   if (ext === '.csv') {
-    errorAt(ctx, where, notYet(`a CSV prompt file (${shown})`));
-    return undefined;
+    const text = readPromptFile(ctx, abs, where);
+    return text === undefined ? undefined : csvPrompts(ctx, text, entry);
   }
   if (!['.txt', '.json', '.jsonl', '.md', '.j2', '.yaml', '.yml'].includes(ext)) return [];
   const text = readPromptFile(ctx, abs, where);
@@ -222,18 +234,53 @@ function processEntry(ctx: LoadContext, entry: PromptEntry, at: Locate): LoadedP
   const raw = entry.raw;
   const where = at();
   if (raw.startsWith('exec:')) {
-    errorAt(ctx, where, notYet('an executable prompt (exec:)'));
-    return undefined;
+    const [command, ...args] = raw.slice('exec:'.length).trim().split(/\s+/);
+    // A path (`./make.sh`, `bin/make`) is the suite's file; a bare name (`python3`) is a command
+    // on the PATH. Either runs in the suite's folder.
+    let path = command;
+    if (command.includes('/') || command.includes('\\')) {
+      path = ctx.files.resolve(command);
+      try {
+        ctx.files.read(path);
+      } catch (err) {
+        if (!(err instanceof UnreadableFile)) throw err;
+        errorAt(ctx, where, `executable prompt ${ctx.files.relative(path)}: ${err.message}`);
+        return undefined;
+      }
+    }
+    const program: PromptProgram = {
+      kind: 'executable',
+      path,
+      cwd: ctx.files.basePath,
+      ...(args.length > 0 ? { args } : {}),
+    };
+    return [
+      {
+        raw,
+        id: entry.id,
+        label: entry.label ?? raw.slice('exec:'.length).trim(),
+        config: entry.config,
+        program,
+      },
+    ];
   }
   if (/^(?:portkey|langfuse|helicone):\/\//.test(raw)) {
-    errorAt(ctx, where, notYet(`a prompt from ${raw.split(':')[0]}`));
+    // These live in a prompt-management service: fetching them needs the network and an account.
+    errorAt(
+      ctx,
+      where,
+      `a prompt from ${raw.split(':')[0]} is fetched from that service's cloud with your credentials, which assay does not do (it loads suites offline); export the prompt to a file and use file://`,
+    );
     return undefined;
   }
   if (!maybeFilePath(raw)) return literal(entry);
 
   let path = raw.startsWith('file://') ? raw.slice('file://'.length) : raw;
   const fn = /^(.*\.(?:[cm]?[jt]sx?|py|go|rb)):(\w+)$/.exec(path);
-  if (fn) path = fn[1];
+  if (fn) {
+    path = fn[1];
+    entry = { ...entry, fn: fn[2] };
+  }
   // An id that only stood in for `raw` (`{id: file://p.txt}`) is not the prompts' id.
   const ownId = entry.id !== undefined && entry.id !== entry.raw ? entry.id : undefined;
   const withIds = (batch: LoadedPrompt[], id: string | undefined) =>
@@ -311,6 +358,7 @@ function assignPromptIds(ctx: LoadContext, loaded: LoadedPrompt[], at: Locate): 
     }
     const template: PromptTemplate = { id, label: p.label, raw: p.raw };
     if (p.config) template.config = p.config;
+    if (p.program) template.program = p.program;
     out.push(template);
   }
   return out;
@@ -319,4 +367,70 @@ function assignPromptIds(ctx: LoadContext, loaded: LoadedPrompt[], at: Locate): 
 /** promptfoo's default when `prompts` is missing: the single prompt `{{prompt}}`. */
 export function defaultPrompt(): PromptTemplate {
   return { id: shortHash('{{prompt}}'), label: '{{prompt}}', raw: '{{prompt}}' };
+}
+
+/** The var promptfoo gives a prompt the earlier turns of its conversation under. */
+const CONVERSATION_VAR = '_conversation';
+
+/**
+ * Marks the prompts that read `_conversation` (promptfoo's chat threads) and says whether any
+ * does; `PROMPTFOO_DISABLE_CONVERSATION_VAR` turns the var off, as in promptfoo.
+ */
+export function markConversationPrompts(ctx: LoadContext, prompts: PromptTemplate[]): boolean {
+  if (envFlag(ctx.env, 'PROMPTFOO_DISABLE_CONVERSATION_VAR')) return false;
+  let any = false;
+  for (const prompt of prompts) {
+    if (!prompt.raw.includes(CONVERSATION_VAR)) continue;
+    if (!templateVariableRoots(prompt.raw).includes(CONVERSATION_VAR)) continue;
+    prompt.threadVar = CONVERSATION_VAR;
+    any = true;
+  }
+  return any;
+}
+
+/**
+ * The prompts of a CSV file, as promptfoo reads them: a `prompt` column (rows without one are
+ * skipped) and an optional `label` column; a file without the delimiter, or that does not parse,
+ * is one prompt per non-empty line (a first line `prompt` is a header). Rows without a label are
+ * `Prompt N - text`, or `<label>: text` under the entry's label.
+ */
+function csvPrompts(ctx: LoadContext, text: string, entry: PromptEntry): LoadedPrompt[] {
+  const delimiter = ctx.env.PROMPTFOO_CSV_DELIMITER || ',';
+  let rows: { raw: string; label?: string }[] | undefined;
+  if (text.includes(delimiter)) {
+    try {
+      const records = parseCsv(text, {
+        columns: true,
+        bom: true,
+        delimiter,
+        relax_quotes: !envFlag(ctx.env, 'PROMPTFOO_CSV_STRICT'),
+        skip_empty_lines: true,
+        trim: true,
+      }) as Record<string, string>[];
+      rows = records.filter((r) => r.prompt).map((r) => ({ raw: r.prompt, label: r.label || undefined }));
+    } catch {
+      rows = undefined;
+    }
+  }
+  if (rows === undefined) {
+    const lines = text.split(/\r?\n/).filter((line) => line.trim());
+    const start = lines[0]?.toLowerCase().trim() === 'prompt' ? 1 : 0;
+    rows = lines.slice(start).map((raw) => ({ raw }));
+  }
+  const many = rows.length > 1;
+  const used = new Set(rows.flatMap((r) => (r.label ? [r.label] : [])));
+  return rows.map((row, index) => {
+    let label = row.label;
+    if (!label) {
+      const first = entry.label
+        ? many
+          ? `${entry.label}: ${row.raw}`
+          : entry.label
+        : `Prompt ${index + 1} - ${row.raw}`;
+      label = first;
+      for (let n = 1; used.has(label); n++) label = `${first} (row ${index + 1}${n > 1 ? `.${n}` : ''})`;
+      used.add(label);
+    }
+    return { raw: row.raw, label, config: entry.config };
+  });
 }

@@ -185,12 +185,18 @@ function fromEntry(
   }
   const keys = Object.keys(entry);
   if (keys.length === 1 && (isRecord(entry[keys[0]]) || entry[keys[0]] === null)) {
-    // Map form: the key is the id unless the inner options set one.
+    // Map form: the key is the provider to build; an inner `id` is only the name it runs under
+    // (promptfoo loads the key's provider with `{...inner, id}`, so its results show the inner id).
     const key = keys[0];
     const inner = (entry[key] ?? {}) as Record<string, unknown>;
     const innerAt = within(at, [key]);
-    const idWhere = inner.id !== undefined ? innerAt(['id']) : (yaml?.locateKey([...path, key]) ?? at());
-    const spec = fromOptions(ctx, inner, inner.id ?? key, innerAt, idWhere);
+    const keyWhere = yaml?.locateKey([...path, key]) ?? at();
+    const named = typeof inner.id === 'string' && inner.id !== '' && inner.id !== key;
+    const spec = fromOptions(ctx, inner, key, innerAt, keyWhere);
+    if (spec && named) {
+      spec.kind = key;
+      spec.id = inner.id as string;
+    }
     return spec ? [spec] : [];
   }
   errorAt(ctx, at(), 'a provider mapping needs an `id` (or must be a single `<id>: {config…}` entry)');

@@ -2,6 +2,7 @@
 // defaultTest merge can work on. Field names of promptfoo stop here.
 import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
 import { isKnownProviderId } from '../../providers/registry.js';
+import { parseScriptRef, scriptFileProblem } from '../../scorers/code/script-ref.js';
 import { checkPromptTemplate } from '../../template/render.js';
 import { parseAssertions } from './assertions.js';
 import {
@@ -18,7 +19,7 @@ import {
 import { isGlobPattern } from './glob.js';
 import { graderSpec, rubricPrompt } from './graders.js';
 import { unknownProviderMessage } from './providers.js';
-import { type Locate, type Where, within } from './source.js';
+import { type Locate, UnreadableFile, type Where, within } from './source.js';
 import type { RawTest } from './testFiles.js';
 import { transformAt } from './transforms.js';
 import { varsFromFiles } from './varFiles.js';
@@ -34,6 +35,10 @@ export interface ParsedTest {
   suffix?: string;
   disableVarExpansion?: boolean;
   disableDefaultAsserts?: boolean;
+  /** `options.disableConversationVar`: the test is not shown `_conversation` (its turn still counts). */
+  disableConversationVar?: boolean;
+  /** `assertScoringFunction`: replaces the weighted average of the test's verdicts. */
+  scoreScript?: string;
   /** The test's own grader (`options.provider`). */
   grader?: ProviderSpec;
   /** Grader settings applied to assertions that do not set their own. */
@@ -104,9 +109,8 @@ function parseOptions(ctx: LoadContext, value: unknown, at: Locate, out: ParsedT
         where,
         '`runSerially` is ignored by assay: it changes only when calls overlap, never a verdict; use -j 1 to run every call one at a time',
       );
-    else if (key === 'disableConversationVar') {
-      // assay has no `_conversation` var, so there is nothing to disable.
-    } else out.options[key] = v;
+    else if (key === 'disableConversationVar') out.disableConversationVar = v === true;
+    else out.options[key] = v;
   }
 }
 
@@ -235,8 +239,9 @@ export function parseTest(
   if (value.provider !== undefined && value.provider !== null) {
     test.provider = testProvider(ctx, value.provider, at);
   }
-  if (value.assertScoringFunction !== undefined) {
-    errorAt(ctx, at(['assertScoringFunction']), notYet('`assertScoringFunction`'));
+  if (value.assertScoringFunction !== undefined && value.assertScoringFunction !== null) {
+    const script = scoringScript(ctx, value.assertScoringFunction, at(['assertScoringFunction']));
+    if (script) test.scoreScript = script;
   }
   test.providers = stringList(ctx, value.providers, at(['providers']), `${name}.providers`);
   test.prompts = stringList(ctx, value.prompts, at(['prompts']), `${name}.prompts`);
@@ -265,4 +270,37 @@ export function parseTest(
     return undefined;
   }
   return test;
+}
+
+/**
+ * An `assertScoringFunction` (`file://x.js[:fn]` or `file://x.py[:fn]`): checked here (the file
+ * must exist and join the suite's hash), run for each result.
+ */
+function scoringScript(ctx: LoadContext, value: unknown, where: Where): string | undefined {
+  if (typeof value !== 'string' || !value.startsWith('file://')) {
+    errorAt(
+      ctx,
+      where,
+      `\`assertScoringFunction\` must be a file:// reference to a .js or .py file, got ${brief(value)}`,
+    );
+    return undefined;
+  }
+  const ref = parseScriptRef(value);
+  const problem = ref && scriptFileProblem(ref, 'assertScoringFunction');
+  if (!ref || problem) {
+    errorAt(ctx, where, problem ?? `\`assertScoringFunction\` ${value} names no file`);
+    return undefined;
+  }
+  try {
+    ctx.files.read(ctx.files.resolve(ref.path));
+  } catch (err) {
+    if (!(err instanceof UnreadableFile)) throw err;
+    errorAt(
+      ctx,
+      where,
+      `assertScoringFunction ${ctx.files.relative(ctx.files.resolve(ref.path))}: ${err.message}`,
+    );
+    return undefined;
+  }
+  return value;
 }

@@ -10,6 +10,21 @@ import { globFiles, isGlobPattern } from './glob.js';
 import { type PathPart, UnreadableFile, type Where } from './source.js';
 import { parseDataFile } from './testFiles.js';
 
+/** A var file that is a script computing the var (JavaScript, or Python's `get_var`). */
+export const VAR_SCRIPT = /\.(?:[cm]?[jt]s|py)$/i;
+
+/** The vars of a case that scripts compute, name → `file://` reference (see Case.varScripts). */
+export function varScriptsOf(vars: Record<string, unknown>): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const [name, value] of Object.entries(vars)) {
+    if (isFileRef(value) && VAR_SCRIPT.test(value)) {
+      out ??= {};
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
 /** Where a var (or a part of it, for a nested reference) was written. */
 export type VarLocator = (name: string, path: readonly PathPart[]) => Where;
 
@@ -78,9 +93,13 @@ export class VarFileLoader {
       if (hit !== undefined) return hit;
     }
     const where = at(name, path);
+    // A whole var naming a script is computed for each job (Case.varScripts); here it is only
+    // checked and hashed, and the var keeps its reference.
+    const script = path.length === 0 && VAR_SCRIPT.test(rest);
     let bytes: Buffer;
     try {
       bytes = this.ctx.files.readBytes(abs);
+      if (script) return undefined;
     } catch (err) {
       if (!(err instanceof UnreadableFile)) throw err;
       // A glob becomes one case per file only as a var's whole value, with expansion on.

@@ -3,12 +3,14 @@
 import { registerScorer } from '../registry.js';
 import { javascriptScorer } from './javascript.js';
 import { pythonScorer } from './python.js';
+import { rubyScorer } from './ruby.js';
 
 registerScorer(javascriptScorer);
 registerScorer(pythonScorer);
+registerScorer(rubyScorer);
 
 export type { ScriptContext } from './context.js';
 export type { ScriptScoreResult } from './normalize.js';
 export { normalizeJavascriptResult, normalizePythonResult } from './normalize.js';
 export { closePythonWorker, pythonExecutable, pythonWorkerPid } from './python-worker.js';
-export { javascriptScorer, pythonScorer };
+export { javascriptScorer, pythonScorer, rubyScorer };

@@ -2,8 +2,8 @@
 // `file://` modules imported once per absolute path.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { ScorerInputError } from '../types.js';
+import { importModule } from './import-module.js';
 
 /** A user's assertion function. */
 export type ScriptFunction = (...args: unknown[]) => unknown;
@@ -111,7 +111,7 @@ const modules = new Map<string, Promise<Module>>();
 function importOnce(absPath: string): Promise<Module> {
   let pending = modules.get(absPath);
   if (!pending) {
-    pending = import(pathToFileURL(absPath).href) as Promise<Module>;
+    pending = importModule(absPath) as Promise<Module>;
     modules.set(absPath, pending);
   }
   return pending;

@@ -38,6 +38,8 @@ interface GradingResult {
 type Labels = { code: string; language: string };
 const JS: Labels = { code: 'Custom function', language: 'JavaScript' };
 const PYTHON: Labels = { code: 'Python code', language: 'Python' };
+/** Ruby results follow Python's rules with Ruby's names (promptfoo's normalizeScriptResult). */
+export const RUBY: Labels = { code: 'Ruby code', language: 'Ruby' };
 
 /**
  * promptfoo's isGradingResult: `pass` boolean, `score` number, `reason` string, optional extras of
@@ -162,21 +164,21 @@ function camelCaseKeys(obj: Record<string, unknown>): Record<string, unknown> {
   return result;
 }
 
-function fromPythonObject(obj: object, opts: NormalizeOptions): ScriptScoreResult {
+function fromPythonObject(obj: object, opts: NormalizeOptions, labels: Labels): ScriptScoreResult {
   const mapped = Array.isArray(obj) ? obj : camelCaseKeys(obj as Record<string, unknown>);
   if (!isGradingResult(mapped)) {
     throw new ScriptResultError(
-      `Python assertion must return a boolean, number, or {pass, score, reason} object. Got instead:\n${JSON.stringify(mapped, null, 2)}`,
+      `${labels.language} assertion must return a boolean, number, or {pass, score, reason} object. Got instead:\n${JSON.stringify(mapped, null, 2)}`,
     );
   }
   const graded = { ...mapped };
   // Python (unlike JavaScript) applies the assertion's threshold to a returned object.
   if (opts.threshold !== undefined && graded.score < opts.threshold) {
     graded.pass = false;
-    const message = `Python score ${graded.score} is less than threshold ${opts.threshold}`;
+    const message = `${labels.language} score ${graded.score} is less than threshold ${opts.threshold}`;
     graded.reason = graded.reason ? `${message}: ${graded.reason}` : message;
   }
-  return fromGradingResult(graded, opts, PYTHON);
+  return fromGradingResult(graded, opts, labels);
 }
 
 /**
@@ -184,10 +186,14 @@ function fromPythonObject(obj: object, opts: NormalizeOptions): ScriptScoreResul
  * objects and strings starting `{` (snake_case keys mapped, threshold applied), and numbers or
  * numeric strings. Throws ScriptResultError for anything else.
  */
-export function normalizePythonResult(result: unknown, opts: NormalizeOptions): ScriptScoreResult {
+export function normalizePythonResult(
+  result: unknown,
+  opts: NormalizeOptions,
+  labels: Labels = PYTHON,
+): ScriptScoreResult {
   const lower = typeof result === 'string' ? result.toLowerCase() : undefined;
-  if (result === true || lower === 'true') return fromBoolean(true, opts, PYTHON);
-  if (result === false || lower === 'false') return fromBoolean(false, opts, PYTHON);
+  if (result === true || lower === 'true') return fromBoolean(true, opts, labels);
+  if (result === false || lower === 'false') return fromBoolean(false, opts, labels);
   if (typeof result === 'string' && result.startsWith('{')) {
     let parsed: unknown;
     try {
@@ -197,21 +203,25 @@ export function normalizePythonResult(result: unknown, opts: NormalizeOptions): 
     }
     if (typeof parsed !== 'object' || parsed === null) {
       throw new ScriptResultError(
-        `Python assertion must return a boolean, number, or {pass, score, reason} object. Got instead: ${result}`,
+        `${labels.language} assertion must return a boolean, number, or {pass, score, reason} object. Got instead: ${result}`,
       );
     }
-    return fromPythonObject(parsed, opts);
+    return fromPythonObject(parsed, opts, labels);
   }
-  if (typeof result === 'object' && result !== null) return fromPythonObject(result, opts);
+  if (typeof result === 'object' && result !== null) return fromPythonObject(result, opts, labels);
   // parseFloat, not Number: promptfoo accepts "0.5 points" as 0.5.
   const score = Number.parseFloat(String(result));
   if (Number.isNaN(score)) {
-    const shown = result === null || result === undefined ? 'None' : String(result);
+    const python = labels === PYTHON;
+    const shown =
+      result === null || result === undefined ? (python ? 'None' : String(result)) : String(result);
     const hint =
-      shown === 'None' ? ' (a multi-line Python assertion must `return` its result explicitly)' : '';
+      python && shown === 'None'
+        ? ' (a multi-line Python assertion must `return` its result explicitly)'
+        : '';
     throw new ScriptResultError(
-      `Python assertion must return a boolean, number, or {pass, score, reason} object. Instead got:\n${shown}${hint}`,
+      `${labels.language} assertion must return a boolean, number, or {pass, score, reason} object. Instead got:\n${shown}${hint}`,
     );
   }
-  return fromNumber(score, opts, PYTHON);
+  return fromNumber(score, opts, labels);
 }

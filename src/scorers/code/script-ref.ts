@@ -1,6 +1,7 @@
 // `file://path[:function]` values of script assertions (spec §2.5): which runtime a file needs and
 // which files assay refuses, shared by the scorers and the promptfoo loader.
 import { extname, isAbsolute, resolve } from 'node:path';
+import { MODULE_EXTENSIONS } from './import-module.js';
 
 /** A script file named by an assertion value. */
 export interface ScriptRef {
@@ -13,9 +14,8 @@ export interface ScriptRef {
 /** The runtime a script file runs in. */
 export type ScriptRuntime = 'javascript' | 'python';
 
-const JS_EXTENSIONS = new Set(['.js', '.cjs', '.mjs']);
-// Node 20 cannot import these without a loader; promptfoo transpiles them, assay does not.
-const UNRUNNABLE_JS = new Set(['.ts', '.cts', '.mts', '.tsx', '.jsx']);
+// TypeScript and JSX load through tsx, as in promptfoo (import-module.ts).
+const JS_EXTENSIONS = MODULE_EXTENSIONS;
 
 /**
  * Splits a `file://` value at the first `:` after the prefix, as promptfoo does (so `x.py:fn` names
@@ -44,12 +44,10 @@ export function scriptRuntime(path: string): ScriptRuntime | undefined {
  * assertion type as written, for the message.
  */
 export function scriptFileProblem(ref: ScriptRef, type: string): string | undefined {
-  const ext = extname(ref.path).toLowerCase();
-  if (UNRUNNABLE_JS.has(ext)) {
-    return `${type}: file://${ref.path} is ${ext === '.jsx' ? 'JSX' : 'TypeScript'}, which Node cannot import without a loader; compile it to .js, .mjs or .cjs first`;
-  }
+  if (/\.d\.[cm]?ts$/i.test(ref.path))
+    return `${type}: file://${ref.path} is a type declaration file, which holds no code`;
   if (scriptRuntime(ref.path) === undefined) {
-    return `${type}: file://${ref.path} is not a script assay can run (use .js, .mjs, .cjs or .py)`;
+    return `${type}: file://${ref.path} is not a script assay can run (use .js, .mjs, .cjs, .ts or .py)`;
   }
   if (ref.fn !== undefined && !/^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/.test(ref.fn)) {
     return `${type}: "${ref.fn}" in file://${ref.path}:${ref.fn} is not a function name`;

@@ -2,8 +2,10 @@
 // JavaScript expression or function body, or a `file://` JavaScript/Python function, called with
 // the value and a context object. Shared by the engine (provider, case and assertion transforms)
 // and by scorers that transform their own inputs (e.g. a context transform).
+
 import { extname } from 'node:path';
 import { truncate } from '../util.js';
+import { MODULE_EXTENSIONS } from './import-module.js';
 import { loadScriptFunction, processShim, type ScriptFunction } from './js-runtime.js';
 import { callPython, PythonUnavailableError } from './python-worker.js';
 import { errorText, relativeWhere } from './run-file.js';
@@ -20,8 +22,8 @@ export class TransformError extends Error {
 /** What the transformed value is called inside inline code. */
 export type TransformInput = 'output' | 'vars';
 
-const JS_EXTENSIONS = new Set(['.js', '.cjs', '.mjs']);
-const UNRUNNABLE_JS = new Set(['.ts', '.cts', '.mts', '.tsx', '.jsx']);
+// TypeScript and JSX load through tsx, as in promptfoo (import-module.ts).
+const JS_EXTENSIONS = MODULE_EXTENSIONS;
 
 /** A `file://` transform: its path and optional function name. */
 interface FileTransform {
@@ -40,7 +42,7 @@ function parseFileTransform(code: string): FileTransform | undefined {
   if (colon > 1) {
     const path = rest.slice(0, colon);
     const ext = extname(path).toLowerCase();
-    if (JS_EXTENSIONS.has(ext) || UNRUNNABLE_JS.has(ext) || ext === '.py') {
+    if (JS_EXTENSIONS.has(ext) || ext === '.py') {
       const fn = rest.slice(colon + 1);
       return fn ? { path, fn } : { path };
     }
@@ -91,10 +93,8 @@ export function transformProblem(code: unknown, input: TransformInput = 'output'
   const file = parseFileTransform(code);
   if (file) {
     const ext = extname(file.path).toLowerCase();
-    if (UNRUNNABLE_JS.has(ext))
-      return `transform ${code}: TypeScript/JSX cannot be imported without a loader; compile it to .js, .mjs or .cjs`;
     if (!JS_EXTENSIONS.has(ext) && ext !== '.py')
-      return `Unsupported transform file format: ${code} (use .js, .mjs, .cjs or .py)`;
+      return `Unsupported transform file format: ${code} (use .js, .mjs, .cjs, .ts or .py)`;
     return undefined;
   }
   const fn = compile(code, input);

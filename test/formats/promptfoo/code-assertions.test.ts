@@ -132,7 +132,7 @@ describe('code assertions in promptfoo configs', () => {
     ]);
   });
 
-  it('refuses TypeScript, other file types and inline JavaScript that does not compile', async () => {
+  it('refuses a missing TypeScript file, other file types and inline JavaScript that does not compile', async () => {
     const diags = await withAsserts(`      - type: javascript
         value: file://check.ts
       - type: python
@@ -143,8 +143,8 @@ describe('code assertions in promptfoo configs', () => {
         value: 42
 `);
     assert.deepEqual(at(diags), [
-      '6:9 tests[0].assert[0]: javascript: file://check.ts is TypeScript, which Node cannot import without a loader; compile it to .js, .mjs or .cjs first',
-      '8:9 tests[0].assert[1]: python: file://check.rb is not a script assay can run (use .js, .mjs, .cjs or .py)',
+      '7:16 javascript script file check.ts: file not found',
+      '8:9 tests[0].assert[1]: python: file://check.rb is not a script assay can run (use .js, .mjs, .cjs, .ts or .py)',
       "10:9 tests[0].assert[2]: javascript: inline code does not compile: SyntaxError: Unexpected token '}'",
       '12:9 tests[0].assert[3]: "javascript" needs a string value (inline code or file://path), got a number',
     ]);
@@ -160,11 +160,11 @@ describe('code assertions in promptfoo configs', () => {
     );
   });
 
-  it('keeps refusing ruby, which assay does not run', async () => {
-    const diags = await withAsserts('      - type: ruby\n        value: output == "one"\n');
-    assert.deepEqual(at(diags), [
-      '6:15 tests[0].assert[0]: assertion type "ruby" is a promptfoo type assay does not support yet',
-    ]);
+  it('loads ruby assertions (run when Ruby is installed; last-mile-features.test.ts)', async () => {
+    const suite = await loadText(
+      'prompts: ["{{q}}"]\nproviders: [echo]\ntests:\n  - vars: {q: one}\n    assert:\n      - type: ruby\n        value: output == "one"\n',
+    );
+    assert.deepEqual(plain(suite.cases[0].asserts), [{ type: 'ruby', value: 'output == "one"' }]);
   });
 
   it('renders templates in inline code before it runs, as promptfoo does', async () => {

@@ -431,7 +431,8 @@ tests:
       diags.map((d) => d.message),
       [
         '`transformVars` is not supported by assay yet (it comes in a later version)',
-        '`assertScoringFunction` is not supported by assay yet (it comes in a later version)',
+        // assertScoringFunction runs now (last-mile/scoring-function); a missing file is refused.
+        'assertScoringFunction score.js: file not found',
       ],
     );
   });

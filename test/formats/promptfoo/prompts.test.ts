@@ -126,16 +126,16 @@ tests: [{vars: {q: a}}]
     );
   });
 
-  it('rejects a path-like string that names no prompt file, and prompt functions, positioned', async () => {
+  it('rejects a path-like string that names no prompt file, and a missing prompt function, positioned', async () => {
     const diags = await loadErrors(fixture('promptfoo', 'prompt-files', 'bad-path.yaml'));
     const file = shown('prompt-files', 'bad-path.yaml');
     assert.deepEqual(located(diags), [
       `${file}:2:5 There are no prompts in "Answer yes/no" (promptfoo reads a string with "/", "\\", "*" or a file extension as a file path; write literal text with a newline, e.g. as a YAML block, to use it as a prompt)`,
-      `${file}:3:5 a prompt function (build_prompt.js) is not supported by assay yet (it comes in a later version)`,
+      `${file}:3:5 prompt file build_prompt.js: file not found`,
     ]);
   });
 
-  it('refuses executable and remote prompts', async () => {
+  it('refuses remote prompts (a cloud service) and missing executable or CSV prompt files', async () => {
     const diags = await errorsOf(`
 prompts:
   - exec:./make.sh
@@ -147,10 +147,11 @@ providers: [echo]
     assert.deepEqual(
       diags.map((d) => d.message),
       [
-        'an executable prompt (exec:) is not supported by assay yet (it comes in a later version)',
-        'an executable prompt (make.sh) is not supported by assay yet (it comes in a later version)',
-        'a prompt from langfuse is not supported by assay yet (it comes in a later version)',
-        'a CSV prompt file (prompts.csv) is not supported by assay yet (it comes in a later version)',
+        'executable prompt make.sh: file not found',
+        'prompt file make.sh: file not found',
+        "a prompt from langfuse is fetched from that service's cloud with your credentials, which assay does not do (it loads suites offline); export the prompt to a file and use file://",
+        // A CSV prompt file is read now (test/fixtures/promptfoo/last-mile/csv-prompts); a missing one is an error.
+        'prompt file prompts.csv: file not found',
       ],
     );
   });

@@ -13,7 +13,8 @@ describe('providers (§1.3)', () => {
         { id: 'openai:chat:gpt-4o-mini', config: { temperature: 0.2 } },
         { id: 'openai:gpt-4o', label: 'fancy', prompts: ['second'] },
         { id: 'openai:gpt-4.1', label: 'from-file', config: { max_tokens: 10 } },
-        { id: 'openai:o3' },
+        // The map form's key is the provider built; its inner id is the name it runs under (promptfoo).
+        { id: 'openai:o3', kind: 'openai:chat:o3' },
       ],
     );
     assert.deepEqual(suite.source.files, ['promptfooconfig.yaml', 'providers.yaml']);

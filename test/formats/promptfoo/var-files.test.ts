@@ -109,25 +109,37 @@ tests: file://rows.csv
     assert.equal(second.cases[0].id, first.cases[0].id);
   });
 
-  it('refuses scripts and media and reports a broken PDF, naming the var and the file', async () => {
+  it('refuses media, a missing var script and a script nested in a var, and reports a broken PDF', async () => {
     const diags = await errorsOf(
       `
 prompts: ["{{a}}"]
 providers: [echo]
 tests:
-  - vars: {a: file://gen.py, b: file://doc.pdf, c: file://clip.mp3, d: file://gen.js}
+  - vars: {a: file://gone.py, b: file://doc.pdf, c: file://clip.mp3, d: {x: file://gen.js}}
 `,
-      { 'gen.py': '', 'doc.pdf': '%PDF', 'clip.mp3': '', 'gen.js': '' },
+      { 'doc.pdf': '%PDF', 'clip.mp3': '', 'gen.js': '' },
     );
     assert.deepEqual(
       diags.map((d) => `${d.line}:${d.col} ${d.message}`),
       [
-        '5:15 var "a": a var computed by a script (file://gen.py) is not supported by assay yet (it comes in a later version)',
-        '5:33 var "b": file doc.pdf: not a readable PDF: Invalid PDF structure.',
-        '5:52 var "c": a video or audio var (file://clip.mp3) is not supported by assay yet (it comes in a later version)',
-        '5:72 var "d": a var computed by a script (file://gen.js) is not supported by assay yet (it comes in a later version)',
+        '5:15 var "a": file gone.py: file not found',
+        '5:34 var "b": file doc.pdf: not a readable PDF: Invalid PDF structure.',
+        '5:53 var "c": a video or audio var (file://clip.mp3) is not supported by assay yet (it comes in a later version)',
+        '5:77 var "d" (at x): a var computed by a script (file://gen.js) is not supported by assay yet (it comes in a later version)',
       ],
     );
+  });
+
+  it('keeps a whole var naming a script as its reference, computed for each job (Case.varScripts)', async () => {
+    const suite = await loadText(
+      `prompts: ["{{a}}"]\nproviders: [echo]\ntests:\n  - vars: {a: file://gen.py, b: file://gen.js, c: plain}\n`,
+      {
+        'gen.py': 'def get_var(n, p, v):\n    return {"output": n}\n',
+        'gen.js': 'module.exports = () => ({output: "x"});\n',
+      },
+    );
+    assert.deepEqual(suite.cases[0].varScripts, { a: 'file://gen.py', b: 'file://gen.js' });
+    assert.equal(suite.cases[0].vars.a, 'file://gen.py');
   });
 
   it('reports a missing file at the var, nested or not, once however many cases share it', async () => {

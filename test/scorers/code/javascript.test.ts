@@ -290,14 +290,15 @@ describe('javascript: file:// scripts', () => {
     assert.match(broken.reason, /^javascript: cannot load file:\/\/broken\.mjs: SyntaxError: /);
   });
 
-  it('refuses TypeScript and files that are not scripts at load', () => {
+  it('accepts TypeScript (loaded through tsx) and refuses declaration files and files that are not scripts at load', () => {
+    assert.equal(validate(js('file://check.ts')), undefined);
     assert.equal(
-      validate(js('file://check.ts')),
-      'javascript: file://check.ts is TypeScript, which Node cannot import without a loader; compile it to .js, .mjs or .cjs first',
+      validate(js('file://check.d.ts')),
+      'javascript: file://check.d.ts is a type declaration file, which holds no code',
     );
     assert.equal(
       validate(js('file://check.txt')),
-      'javascript: file://check.txt is not a script assay can run (use .js, .mjs, .cjs or .py)',
+      'javascript: file://check.txt is not a script assay can run (use .js, .mjs, .cjs, .ts or .py)',
     );
     assert.equal(
       validate(js('file://check.js:not-a-name')),
