@@ -15,7 +15,10 @@ describe('the fast YAML reader places what it read (review of issue 11)', () => 
     ];
     for (const [text, path, want] of cases) {
       const where = new YamlFile('f.yaml', text).locate(path);
-      assert.ok((where.col ?? 0) >= 1, `${JSON.stringify(text)} ${JSON.stringify(path)}: column ${where.col}`);
+      assert.ok(
+        (where.col ?? 0) >= 1,
+        `${JSON.stringify(text)} ${JSON.stringify(path)}: column ${where.col}`,
+      );
       assert.equal(where.line, want.line, `${JSON.stringify(text)} ${JSON.stringify(path)}`);
     }
   });
