@@ -10,7 +10,8 @@ export interface RunLock {
   release(): void;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (ours to signal or not). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
