@@ -14,7 +14,11 @@ export function wilson(successes: number, n: number, z = Z95): Rate {
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
-  return { value: p, low: Math.max(0, centre - half), high: Math.min(1, centre + half), n };
+  // At the edges the bound is exactly 0 or 1; computed, it is off by float noise (5e-17), which
+  // percent() would then show as 0.1% or 99.9%: an interval that leaves out its own estimate.
+  const low = successes === 0 ? 0 : Math.max(0, centre - half);
+  const high = successes === n ? 1 : Math.min(1, centre + half);
+  return { value: p, low, high, n };
 }
 
 /** Two-sided 97.5% quantiles of Student's t for 1–30 degrees of freedom. */

@@ -31,7 +31,11 @@ export async function mergeCommand(args: string[]): Promise<number> {
       path: resolve(path),
       format: resolveOutputFormat(path, values['output-format']),
     }));
-    const { runDir, manifest, scorecard } = await mergeRuns(positionals, values['runs-dir'] ?? '.assay/runs');
+    const { runDir, manifest, scorecard } = await mergeRuns(
+      positionals,
+      values['runs-dir'] ?? '.assay/runs',
+      outputs.map((o) => o.path),
+    );
     process.stdout.write(`Merged ${manifest.mergedFrom?.length ?? 0} runs\n`);
     process.stdout.write(
       renderSummary(manifest, scorecard, runDir, {

@@ -1,5 +1,6 @@
 import type { ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
+import { scriptProviderRef } from './script-ref.js';
 import type { Provider, ProviderContext, ProviderFactory } from './types.js';
 
 interface ProviderEntry {
@@ -41,6 +42,12 @@ const entries: ProviderEntry[] = [
     matches: (id) => /^ollama:(?:(?:chat|completion|embeddings?):)?[^:\s][^\s]*$/.test(id),
     embeds: (id) => /^ollama:embeddings?:/.test(id),
     load: async () => (await import('./ollama.js')).createOllamaAttempts,
+  },
+  {
+    pattern: 'file://<path>.js|.ts|.py',
+    matches: (id) => scriptProviderRef(id) !== undefined,
+    embeds: () => false,
+    load: async () => (await import('./script.js')).createScriptAttempts,
   },
   {
     pattern: 'exec:<command>',

@@ -1,10 +1,11 @@
 import { once } from 'node:events';
-import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, readdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
+import { alive } from '../runlog/lock.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 
 /** An output file format written from a run directory (`-o FILE`, `--output-format NAME`). */
@@ -110,6 +111,7 @@ export async function writeOutput(
   if (format.writeFolder) return format.writeFolder(runDir, scorecard, path);
   const write = format.write;
   if (!write) throw new Error(`output format ${format.name} writes nothing`);
+  removeDeadTemporaries(path);
   // Written whole to a temporary file beside it, then renamed over it: a kill or a full disk
   // mid-write leaves the previous file as it was, never a truncated one that looks valid.
   const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}`);
@@ -131,6 +133,26 @@ export async function writeOutput(
     if (!done) rmSync(tmp, { force: true });
   }
   return undefined;
+}
+
+/**
+ * Removes the temporary files of this target (`.NAME.tmp-<pid>`) that a process no longer running
+ * left beside it (a kill mid-write): only this target's, never other files of its folder.
+ */
+function removeDeadTemporaries(path: string): void {
+  const prefix = `.${basename(path)}.tmp-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
+    rmSync(join(dirname(path), name), { force: true });
+  }
 }
 
 /** Writes a chunk, waiting when the stream's buffer is full, so memory stays bounded. */

@@ -19,7 +19,12 @@ export interface MergeResult {
  * different suites or settings, overlapping shards, and a job present twice: a merged run must be
  * the run that one machine would have made.
  */
-export async function mergeRuns(runDirs: string[], runsDir: string): Promise<MergeResult> {
+export async function mergeRuns(
+  runDirs: string[],
+  runsDir: string,
+  /** The `-o` files the caller writes after the merge: pending in the manifest until written. */
+  outputs: string[] = [],
+): Promise<MergeResult> {
   if (runDirs.length === 0) throw new InputError('assay merge needs at least one run directory');
   const manifests = runDirs.map((dir) => {
     try {
@@ -112,6 +117,7 @@ export async function mergeRuns(runDirs: string[], runsDir: string): Promise<Mer
     stopReason: reasons.length > 0 ? reasons.join('; ') : undefined,
     endedAt,
     counts: scorecard.counts,
+    ...(outputs.length > 0 ? { outputsPending: outputs } : {}),
   });
   renameSync(writer.dir, finalDir);
   return { runDir: finalDir, manifest: readManifest(finalDir), scorecard };

@@ -4,6 +4,7 @@ import { extname } from 'node:path';
 import { closest } from '../../core/suggest.js';
 import type { ProviderSpec } from '../../core/types.js';
 import { isKnownProviderId, providerPatterns } from '../../providers/registry.js';
+import { scriptProviderRef } from '../../providers/script-ref.js';
 import { reportJsonRefs } from './config.js';
 import {
   brief,
@@ -46,7 +47,7 @@ function likelyProviderId(id: string): string | undefined {
 
 /** The "unknown provider" message, naming the shapes assay accepts. */
 export function unknownProviderMessage(id: string): string {
-  if (/^file:\/\/.*\.(?:[cm]?[jt]s|py|go|rb)(?::\w+)?$/.test(id) || id.startsWith('exec:')) {
+  if (/^file:\/\/.*\.(?:go|rb)(?::\w+)?$/.test(id)) {
     return notYet(`custom provider "${id}"`);
   }
   const likely = likelyProviderId(id);
@@ -96,6 +97,18 @@ function checkId(ctx: LoadContext, id: unknown, where: ReturnType<Locate>): id i
   if (!isKnownProviderId(id)) {
     errorAt(ctx, where, unknownProviderMessage(id));
     return false;
+  }
+  const script = scriptProviderRef(id);
+  if (script) {
+    // The provider's code is part of the suite: read now (so a missing file is a load error) and
+    // hashed with the rest, so a resumed run notices an edited provider.
+    try {
+      ctx.files.readBytes(ctx.files.resolve(script.path));
+    } catch (err) {
+      if (!(err instanceof UnreadableFile)) throw err;
+      errorAt(ctx, where, `provider "${id}": ${err.message}`);
+      return false;
+    }
   }
   return true;
 }

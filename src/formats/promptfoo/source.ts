@@ -252,7 +252,11 @@ export class YamlFile {
 
   /** Where the value at `path` was written, or its nearest written ancestor. */
   locate(path: readonly PathPart[] = []): Where {
-    if (this.fast) return this.offsetWhere(this.fast.offsetOf(path));
+    if (this.fast) {
+      const offset = this.fast.offsetOf(path);
+      // js-yaml does not say where an empty value is (offset -1); the exact reader does.
+      if (offset >= 0) return this.offsetWhere(offset);
+    }
     for (let n = path.length; n >= 0; n--) {
       const node = this.doc.getIn(path.slice(0, n), true) as Node | undefined;
       if (node && typeof node === 'object' && 'range' in node && node.range) {
@@ -266,7 +270,7 @@ export class YamlFile {
   locateKey(path: readonly PathPart[]): Where {
     if (this.fast) {
       const offset = this.fast.keyOffsetOf(path);
-      return offset === undefined ? this.locate(path) : this.offsetWhere(offset);
+      return offset === undefined || offset < 0 ? this.locate(path) : this.offsetWhere(offset);
     }
     const parent = this.doc.getIn(path.slice(0, -1), true);
     const last = path[path.length - 1];
