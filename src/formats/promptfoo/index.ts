@@ -210,8 +210,17 @@ async function casesInMemory(
   // the case it feeds (the content hash still changes). So ids come before the files are read.
   const cases = assignCaseIds(unexpanded);
   const varFiles = new VarFileLoader(ctx);
-  for (const [i, c] of cases.entries()) c.vars = await varFiles.load(c.vars, varLocators[i]);
+  for (const [i, c] of cases.entries()) await loadVarFiles(varFiles, c, varLocators[i]);
   return { cases, anyPromptVar };
+}
+
+/** Reads a case's `file://` vars; the vars as written are kept for promptfoo's JSON, which shows the references. */
+async function loadVarFiles(varFiles: VarFileLoader, c: Case, at: VarLocator): Promise<void> {
+  const loaded = await varFiles.load(c.vars, at);
+  if (loaded !== c.vars) {
+    c.varsAsWritten = c.vars;
+    c.vars = loaded;
+  }
 }
 
 /** Diagnostics nobody reads: a streamed suite's later passes (the first pass reported everything). */
@@ -269,7 +278,7 @@ async function streamedCases(
     const varFiles = new VarFileLoader(ctx);
     const cases: Case[] = [];
     for (const { c, at } of again()) {
-      c.vars = await varFiles.load(c.vars, at);
+      await loadVarFiles(varFiles, c, at);
       cases.push(c);
     }
     return { cases, anyPromptVar };

@@ -114,7 +114,12 @@ function fromGradingResult(result: GradingResult, opts: NormalizeOptions, labels
   };
   const named = numericScores(result.namedScores);
   if (named) out.namedScores = named;
-  if (result.componentResults) out.componentResults = result.componentResults;
+  if (result.componentResults) {
+    out.componentResults = result.componentResults;
+    // Kept on the verdict as returned: promptfoo's JSON writes them under the script's result and
+    // then, flattened, after it.
+    out.details = { componentResults: result.componentResults };
+  }
   return out;
 }
 

@@ -12,6 +12,7 @@ import {
   compareRows,
   DIFF_DIR,
   diffConfigs,
+  OUTPUT_CONFIGS,
   type RowVerdict,
   readExpectations,
   rowsOf,
@@ -57,7 +58,7 @@ function runAssay(config: string): Promise<RowVerdict[]> {
         { env: { OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: 'sk-mock', OPENAI_API_BASE_URL: undefined } },
       );
       assert.ok([0, 1, 3].includes(r.code), `assay ran ${config} (exit ${r.code}): ${r.stderr.slice(-2000)}`);
-      return rowsOf(JSON.parse(readFileSync(out, 'utf8')));
+      return rowsOf(JSON.parse(readFileSync(out, 'utf8')), { outputs: OUTPUT_CONFIGS.has(config) });
     })();
     assayRuns.set(config, run);
   }
