@@ -17,6 +17,8 @@ export interface Verdict {
   reason?: string;
   /** The component results a script assertion returned, as the row keeps them (when it has any). */
   componentResults?: unknown[];
+  /** For the output configs: the component's other fields (a script's own, `metadata`). */
+  fields?: Record<string, unknown>;
 }
 
 /** One test's row: the row verdict, its error (if any), and each assertion's verdict. */
@@ -80,6 +82,10 @@ export function rowsOf(output: Json, opts: { outputs?: boolean } = {}): RowVerdi
           };
           if (typeof c.reason === 'string' && !unstableReason(c.reason)) v.reason = c.reason;
           if (Array.isArray(c.componentResults)) v.componentResults = c.componentResults;
+          if (opts.outputs) {
+            const { pass: _p, score: _s, reason: _r, assertion: _a, componentResults: _c, ...rest } = c;
+            if (Object.keys(rest).length > 0) v.fields = rest;
+          }
           return v;
         }),
       };
@@ -142,6 +148,8 @@ export function compareRows(
         what = `reason: promptfoo ${JSON.stringify(w.reason)}; assay ${JSON.stringify(g.reason)}`;
       else if (w.componentResults !== undefined && !sameJson(g.componentResults, w.componentResults))
         what = `componentResults: promptfoo ${JSON.stringify(w.componentResults)}; assay ${JSON.stringify(g.componentResults)}`;
+      else if (w.fields !== undefined && !sameJson(g.fields, w.fields))
+        what = `fields: promptfoo ${JSON.stringify(w.fields)}; assay ${JSON.stringify(g.fields)}`;
       if (what)
         differences.push({
           description: `${want.description}${verdicts.length > 1 ? ` #${i + 1}` : ''}`,

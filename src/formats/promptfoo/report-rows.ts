@@ -115,7 +115,13 @@ function componentResult(v: Verdict): Record<string, unknown> {
   if (v.renderedValue !== undefined) metadata.renderedAssertionValue = v.renderedValue;
   if (v.metric !== undefined && v.metric !== v.assertion?.metric) metadata.renderedMetric = v.metric;
   const nested = scriptComponents(v);
+  // A script's own fields (its `metadata` merged under assay's) come first, as promptfoo spreads
+  // the returned object into the result.
+  const scriptFields = v.details?.scriptFields;
+  const extra = isPlainObject(scriptFields) ? scriptFields : {};
+  if (isPlainObject(extra.metadata)) Object.assign(metadata, { ...extra.metadata, ...metadata });
   return {
+    ...extra,
     pass: v.pass,
     score: v.score,
     reason: v.error ?? v.reason,

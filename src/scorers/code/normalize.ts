@@ -100,6 +100,9 @@ function numericScores(value: unknown): Record<string, number> | undefined {
   return any ? out : undefined;
 }
 
+/** The fields of a GradingResult that assay reads itself; any others are kept as `scriptFields`. */
+const OWN_FIELDS = new Set(['pass', 'score', 'reason', 'namedScores', 'componentResults', 'assertion']);
+
 function fromGradingResult(result: GradingResult, opts: NormalizeOptions, labels: Labels): ScriptScoreResult {
   const pass = result.pass !== opts.negate;
   const out: ScriptScoreResult = {
@@ -114,12 +117,18 @@ function fromGradingResult(result: GradingResult, opts: NormalizeOptions, labels
   };
   const named = numericScores(result.namedScores);
   if (named) out.namedScores = named;
+  const details: Record<string, unknown> = {};
   if (result.componentResults) {
     out.componentResults = result.componentResults;
     // Kept on the verdict as returned: promptfoo's JSON writes them under the script's result and
     // then, flattened, after it.
-    out.details = { componentResults: result.componentResults };
+    details.componentResults = result.componentResults;
   }
+  // Whatever else the script returned (`metadata`, fields of its own): promptfoo keeps the whole
+  // object as the assertion's result, and its JSON shows them.
+  const extra = Object.fromEntries(Object.entries(result).filter(([k]) => !OWN_FIELDS.has(k)));
+  if (Object.keys(extra).length > 0) details.scriptFields = extra;
+  if (Object.keys(details).length > 0) out.details = details;
   return out;
 }
 
