@@ -122,14 +122,28 @@ function fromGradingResult(result: GradingResult, opts: NormalizeOptions, labels
     out.componentResults = result.componentResults;
     // Kept on the verdict as returned: promptfoo's JSON writes them under the script's result and
     // then, flattened, after it.
-    details.componentResults = result.componentResults;
+    const kept = asJson(result.componentResults);
+    if (Array.isArray(kept)) details.componentResults = kept;
   }
   // Whatever else the script returned (`metadata`, fields of its own): promptfoo keeps the whole
   // object as the assertion's result, and its JSON shows them.
-  const extra = Object.fromEntries(Object.entries(result).filter(([k]) => !OWN_FIELDS.has(k)));
-  if (Object.keys(extra).length > 0) details.scriptFields = extra;
+  const extra = asJson(Object.fromEntries(Object.entries(result).filter(([k]) => !OWN_FIELDS.has(k))));
+  if (extra && typeof extra === 'object' && Object.keys(extra).length > 0) details.scriptFields = extra;
   if (Object.keys(details).length > 0) out.details = details;
   return out;
+}
+
+/**
+ * A script's value as the run log can keep it (a JSON round trip, as promptfoo's own writer makes),
+ * or undefined when it cannot be written (a circular structure, a BigInt).
+ */
+function asJson(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function describe(value: unknown): string {
