@@ -227,6 +227,12 @@ export interface Case {
   ref?: string;
   description?: string;
   vars: Record<string, unknown>;
+  /**
+   * The vars as the suite wrote them, when loading changed them (file references read into their
+   * contents): outputs that echo the test as its own tool does (promptfoo's JSON keeps
+   * `file://doc.txt`) show these; everything else uses `vars`.
+   */
+  varsAsWritten?: Record<string, unknown>;
   /** Conversations of their own (formats without prompt templates). */
   conversations?: Conversation[];
   /**
@@ -531,6 +537,8 @@ export interface JobResult {
   providerId: string;
   trial: number;
   vars: Record<string, unknown>;
+  /** The case's `varsAsWritten`, when it has them (outputs that echo the test show these). */
+  varsAsWritten?: Record<string, unknown>;
   /** What was sent: the rendered prompt text and the messages. */
   prompt: { text: string; messages: Message[] };
   status: JobStatus;

@@ -17,6 +17,7 @@ export function identity(job: Job, testCase: Case, prompt: PromptTemplate, start
     providerId: job.providerId,
     trial: job.trial,
     vars: testCase.vars,
+    ...(testCase.varsAsWritten ? { varsAsWritten: testCase.varsAsWritten } : {}),
     ...(testCase.threshold !== undefined ? { threshold: testCase.threshold } : {}),
     ...(options ? { caseOptions: options } : {}),
     // Where the test is written, so reports can point at it (JUnit file/line, GitHub annotations).

@@ -60,3 +60,26 @@ export function templateVariableRoots(template: string): string[] {
   }
   return [...names];
 }
+
+/**
+ * The variable names promptfoo's own quick scan finds in a template (its
+ * `extractVariablesFromTemplate`): `{{ name }}` (with or without a filter) and the first word after
+ * `{% if` / `{% for` (so `{% if true %}` names `true`), comments dropped; a `for` loop's own
+ * variable is replaced by the list it walks. promptfoo decides with these, not with a parse, whether
+ * a var value refers to a var that does not exist (and is then left unrendered).
+ */
+export function promptfooTemplateVariables(template: string): string[] {
+  const names = new Set<string>();
+  const text = template.replace(/\{#[\s\S]*?#\}/g, '');
+  for (const m of text.matchAll(
+    /\{\{\s*([^{}\s|]+)\s*(?:\|[^}]+)?\}\}|\{%\s*(?:if|for)\s+([^{}\s]+)\s*.*?%\}/g,
+  )) {
+    const name = m[1] || m[2];
+    if (name) names.add(name);
+  }
+  for (const m of text.matchAll(/\{%\s*for\s+(\w+)\s+in\s+(\w+)\s*%\}/g)) {
+    names.delete(m[1]);
+    names.add(m[2]);
+  }
+  return [...names];
+}

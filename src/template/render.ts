@@ -3,7 +3,7 @@
 // templates are cached because compiling dominates render time on large suites.
 import { createRequire } from 'node:module';
 import type { Environment, Template } from 'nunjucks';
-import { templateVariableRoots } from './references.js';
+import { promptfooTemplateVariables } from './references.js';
 
 type Nunjucks = typeof import('nunjucks');
 type Vars = Record<string, unknown>;
@@ -235,8 +235,15 @@ function wrapPartialTags(text: string): string {
   return partial && !wrapped ? `{% raw %}${text}{% endraw %}` : text;
 }
 
+/**
+ * Whether a var value names a var that is not set, by promptfoo's quick scan (not a parse: `{% if
+ * true %}` names `true`). Such a value is left as it is instead of being rendered.
+ */
 function referencesUndefinedVars(template: string, vars: Vars): boolean {
-  return templateVariableRoots(template).some((name) => name !== 'env' && vars[name] === undefined);
+  return promptfooTemplateVariables(template).some((name) => {
+    const root = /^([A-Za-z_]\w*)/.exec(name)?.[1];
+    return root !== undefined && root !== 'env' && vars[root] === undefined;
+  });
 }
 
 function renderJsonLeaves(value: unknown, vars: Vars, env: Env | undefined): unknown {

@@ -269,11 +269,12 @@ export function parseAssertion(
   for (const key of ['threshold', 'weight'] as const) {
     const v = raw[key];
     if (v === undefined || v === null) continue;
-    // No upper bound: an assertion threshold may be milliseconds or dollars (latency, cost).
+    // No upper bound: an assertion threshold may be milliseconds or dollars (latency, cost). A
+    // negative threshold runs, as in promptfoo (it makes a score-type assertion always pass).
     if (typeof v !== 'number' || !Number.isFinite(v)) {
       errorAt(ctx, at([key]), `assertion \`${key}\` must be a finite number, got ${brief(v)}`);
       ok = false;
-    } else if (v < 0) {
+    } else if (v < 0 && key === 'weight') {
       errorAt(ctx, at([key]), `assertion \`${key}\` must not be negative, got ${v}`);
       ok = false;
     } else spec[key] = v;

@@ -224,12 +224,19 @@ async function casesInMemory(
   // the case it feeds (the content hash still changes). So ids come before the files are read.
   const cases = assignCaseIds(unexpanded);
   const varFiles = new VarFileLoader(ctx);
-  for (const [i, c] of cases.entries()) {
-    c.vars = await varFiles.load(c.vars, varLocators[i]);
-    const scripts = varScriptsOf(c.vars);
-    if (scripts) c.varScripts = scripts;
-  }
+  for (const [i, c] of cases.entries()) await loadVarFiles(varFiles, c, varLocators[i]);
   return { cases, anyPromptVar };
+}
+
+/** Reads a case's `file://` vars; the vars as written are kept for promptfoo's JSON, which shows the references. */
+async function loadVarFiles(varFiles: VarFileLoader, c: Case, at: VarLocator): Promise<void> {
+  const loaded = await varFiles.load(c.vars, at);
+  if (loaded !== c.vars) {
+    c.varsAsWritten = c.vars;
+    c.vars = loaded;
+  }
+  const scripts = varScriptsOf(c.vars);
+  if (scripts) c.varScripts = scripts;
 }
 
 /** Diagnostics nobody reads: a streamed suite's later passes (the first pass reported everything). */
@@ -287,7 +294,7 @@ async function streamedCases(
     const varFiles = new VarFileLoader(ctx);
     const cases: Case[] = [];
     for (const { c, at } of again()) {
-      c.vars = await varFiles.load(c.vars, at);
+      await loadVarFiles(varFiles, c, at);
       cases.push(c);
     }
     return { cases, anyPromptVar };

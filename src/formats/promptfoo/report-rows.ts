@@ -7,6 +7,7 @@ import {
   SELF_GRADER,
   type Verdict,
 } from '../../core/types.js';
+import { sanitizeForPromptfoo } from './sanitize.js';
 
 /** promptfoo's ResultFailureReason. */
 export const FAILURE = { NONE: 0, ASSERT: 1, ERROR: 2 } as const;
@@ -113,21 +114,54 @@ function componentResult(v: Verdict): Record<string, unknown> {
   }
   if (v.renderedValue !== undefined) metadata.renderedAssertionValue = v.renderedValue;
   if (v.metric !== undefined && v.metric !== v.assertion?.metric) metadata.renderedMetric = v.metric;
+  const nested = scriptComponents(v);
+  // A script's own fields (its `metadata` merged under assay's) come first, as promptfoo spreads
+  // the returned object into the result.
+  const scriptFields = v.details?.scriptFields;
+  const extra = isPlainObject(scriptFields) ? scriptFields : {};
+  if (isPlainObject(extra.metadata)) Object.assign(metadata, { ...extra.metadata, ...metadata });
   return {
+    ...extra,
     pass: v.pass,
     score: v.score,
     reason: v.error ?? v.reason,
     assertion: verdictAssertion(v),
     ...(v.namedScores ? { namedScores: v.namedScores } : {}),
+    ...(nested ? { componentResults: nested } : {}),
     ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
   };
 }
 
-/** promptfoo's flattened component results: each set's result followed by its members' results. */
+/** The component results a script assertion returned (kept in the verdict's details), if any. */
+function scriptComponents(v: Verdict): unknown[] | undefined {
+  const nested = v.details?.componentResults;
+  return Array.isArray(nested) ? nested : undefined;
+}
+
+/**
+ * promptfoo's flattened component results: each set's result followed by its members' results,
+ * and a script's result (its own `componentResults` kept in it) followed by those components, one
+ * level, each under the script's assertion unless it names its own (promptfoo's
+ * AssertionsResult.testResult).
+ */
 function flattenVerdicts(verdicts: Verdict[]): Record<string, unknown>[] {
-  return verdicts.flatMap((v) =>
-    v.children ? [componentResult(v), ...flattenVerdicts(v.children)] : [componentResult(v)],
-  );
+  return verdicts.flatMap((v) => {
+    if (v.children) return [componentResult(v), ...flattenVerdicts(v.children)];
+    const nested = scriptComponents(v);
+    if (!nested) return [componentResult(v)];
+    const parent = verdictAssertion(v);
+    return [
+      componentResult(v),
+      ...nested.map((sub) => {
+        const fields = isPlainObject(sub) ? sub : {};
+        return { ...fields, assertion: fields.assertion || parent };
+      }),
+    ];
+  });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Whether promptfoo counts a component result in its assertion pass/fail tallies. */
@@ -164,7 +198,8 @@ function testOptions(options: CaseOptions | undefined): Record<string, unknown> 
 function testCaseOf(r: JobResult): Record<string, unknown> {
   const testCase: Record<string, unknown> = {};
   if (r.description !== undefined) testCase.description = r.description;
-  testCase.vars = r.vars;
+  // promptfoo reads `file://` vars when it renders, so its test keeps the references.
+  testCase.vars = r.varsAsWritten ?? r.vars;
   testCase.assert = r.asserts ? r.asserts.map(promptfooAssertion) : r.verdicts.map(verdictAssertion);
   testCase.options = testOptions(r.caseOptions);
   testCase.metadata = r.metadata ?? {};
@@ -215,20 +250,23 @@ export function promptfooResult(
   if (r.finishReason !== undefined) response.finishReason = r.finishReason;
   response.latencyMs = r.latencyMs;
   const gradingResult = gradingResultOf(r, success);
+  // promptfoo sanitises these three before writing them (sanitize.ts); `vars` is the test's vars.
+  const testCase = sanitizeForPromptfoo(testCaseOf(r));
+  const prompt = sanitizeForPromptfoo({
+    raw: r.prompt.text,
+    label: r.promptLabel,
+    ...(ctx.promptConfig ? { config: ctx.promptConfig } : {}),
+  });
   return {
     id: r.key,
     ...(r.description !== undefined ? { description: r.description } : {}),
     promptIdx: ctx.promptIdx,
     testIdx: r.caseIndex * ctx.repeat + r.trial,
-    testCase: testCaseOf(r),
+    testCase,
     promptId: r.promptId,
     provider: ctx.provider,
-    prompt: {
-      raw: r.prompt.text,
-      label: r.promptLabel,
-      ...(ctx.promptConfig ? { config: ctx.promptConfig } : {}),
-    },
-    vars: r.vars,
+    prompt,
+    vars: testCase.vars,
     response,
     ...(error !== undefined ? { error } : {}),
     failureReason,

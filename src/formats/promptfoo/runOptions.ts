@@ -71,7 +71,17 @@ function assign(defaults: RunDefaults, [, target, convert]: Rule, value: unknown
 // Keys the loader applies itself.
 const COMMAND_LINE_LOAD = ['var', 'promptPrefix', 'promptSuffix', 'description', 'output'];
 // Keys that only steer promptfoo's console, database or sharing: nothing in assay to change.
-const COMMAND_LINE_NO_EFFECT = ['verbose', 'table', 'tableCellMaxLength', 'write', 'share', 'watch'];
+const COMMAND_LINE_NO_EFFECT = [
+  'verbose',
+  'table',
+  'tableCellMaxLength',
+  'write',
+  'share',
+  'noShare',
+  'watch',
+  // Labels promptfoo stores with the eval in its database.
+  'tags',
+];
 // Keys that would replace parts of the suite or need promptfoo's database: refused.
 const COMMAND_LINE_REFUSED: Record<string, string> = {
   prompts: '`commandLineOptions.prompts` (list the prompts under `prompts`)',
@@ -165,7 +175,9 @@ function readOptions(
     } else if (key === 'commandLineOptions' && name in COMMAND_LINE_REFUSED) {
       errorAt(ctx, at, notYet(COMMAND_LINE_REFUSED[name]));
     } else if (!COMMAND_LINE_LOAD.includes(name) || key !== 'commandLineOptions') {
-      errorAt(ctx, at, `unknown \`${key}\` key "${name}"${didYouMean(name, known)}`);
+      // promptfoo drops keys its schema does not know, so a config written for a newer promptfoo
+      // still runs: a warning (naming a likely typo), not a refusal.
+      warnAt(ctx, at, `unknown \`${key}\` key "${name}" is ignored${didYouMean(name, known)}`);
     }
   }
 }

@@ -219,17 +219,20 @@ export function parseTest(
   }
   if (value.threshold !== undefined && value.threshold !== null) {
     const t = value.threshold;
-    // A case's score is a weighted mean of scores in [0, 1]: a threshold outside that range would
-    // make the case always pass or never pass, whatever the model said.
+    // A case's score is a weighted mean of scores in [0, 1]: a threshold outside that range makes
+    // the case always pass or never pass, whatever the model said. promptfoo runs it; so does assay,
+    // with a warning.
     if (typeof t !== 'number' || !Number.isFinite(t)) {
       errorAt(ctx, at(['threshold']), `\`threshold\` must be a finite number, got ${brief(t)}`);
-    } else if (t < 0 || t > 1) {
-      errorAt(
-        ctx,
-        at(['threshold']),
-        `\`threshold\` must be between 0 and 1 (scores are in [0, 1]), got ${t}`,
-      );
-    } else test.threshold = t;
+    } else {
+      if (t < 0 || t > 1)
+        warnAt(
+          ctx,
+          at(['threshold']),
+          `\`threshold\` ${t} is outside [0, 1], the range of scores: the test ${t < 0 ? 'always passes' : 'can never pass'}`,
+        );
+      test.threshold = t;
+    }
   }
   if (value.metadata !== undefined && value.metadata !== null) {
     if (isRecord(value.metadata)) test.metadata = value.metadata;

@@ -102,6 +102,9 @@ function numericScores(value: unknown): Record<string, number> | undefined {
   return any ? out : undefined;
 }
 
+/** The fields of a GradingResult that assay reads itself; any others are kept as `scriptFields`. */
+const OWN_FIELDS = new Set(['pass', 'score', 'reason', 'namedScores', 'componentResults', 'assertion']);
+
 function fromGradingResult(result: GradingResult, opts: NormalizeOptions, labels: Labels): ScriptScoreResult {
   const pass = result.pass !== opts.negate;
   const out: ScriptScoreResult = {
@@ -116,8 +119,33 @@ function fromGradingResult(result: GradingResult, opts: NormalizeOptions, labels
   };
   const named = numericScores(result.namedScores);
   if (named) out.namedScores = named;
-  if (result.componentResults) out.componentResults = result.componentResults;
+  const details: Record<string, unknown> = {};
+  if (result.componentResults) {
+    out.componentResults = result.componentResults;
+    // Kept on the verdict as returned: promptfoo's JSON writes them under the script's result and
+    // then, flattened, after it.
+    const kept = asJson(result.componentResults);
+    if (Array.isArray(kept)) details.componentResults = kept;
+  }
+  // Whatever else the script returned (`metadata`, fields of its own): promptfoo keeps the whole
+  // object as the assertion's result, and its JSON shows them.
+  const extra = asJson(Object.fromEntries(Object.entries(result).filter(([k]) => !OWN_FIELDS.has(k))));
+  if (extra && typeof extra === 'object' && Object.keys(extra).length > 0) details.scriptFields = extra;
+  if (Object.keys(details).length > 0) out.details = details;
   return out;
+}
+
+/**
+ * A script's value as the run log can keep it (a JSON round trip, as promptfoo's own writer makes),
+ * or undefined when it cannot be written (a circular structure, a BigInt).
+ */
+function asJson(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function describe(value: unknown): string {

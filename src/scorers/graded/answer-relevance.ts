@@ -1,7 +1,8 @@
 // `answer-relevance`: the grader writes three questions the output would answer; the mean cosine
 // similarity of their embeddings to the input's (`vars.query`, else the prompt) is the score.
-// Like promptfoo's handler, `not-` is ignored.
+// As in promptfoo 0.123.1: default threshold 0.5; `not-` flips the verdict and scores 1 − score.
 import { GraderError, type ScoreInput, type ScoreResult, type Scorer } from '../types.js';
+import { RAG_DEFAULT_THRESHOLD, ragInverse } from './context.js';
 import { ANSWER_RELEVANCY_GENERATE } from './prompts.js';
 import {
   askGrader,
@@ -14,7 +15,6 @@ import {
 import { cosine } from './vectors.js';
 
 const QUESTIONS = 3;
-const DEFAULT_THRESHOLD = 0.7;
 
 async function score(input: ScoreInput): Promise<ScoreResult> {
   const grader = requireGrader(input, 'answer-relevance');
@@ -33,16 +33,16 @@ async function score(input: ScoreInput): Promise<ScoreResult> {
   const [queryVector, ...questionVectors] = await grader.embed([query, ...questions]);
   const similarities = questionVectors.map((v) => cosine(queryVector, v));
   const mean = similarities.reduce((a, b) => a + b, 0) / similarities.length;
-  const threshold = thresholdOf(input, DEFAULT_THRESHOLD);
+  const threshold = thresholdOf(input, RAG_DEFAULT_THRESHOLD);
   const pass = mean >= threshold - Number.EPSILON;
-  return {
+  return ragInverse(input, {
     pass,
     score: mean,
     reason: `Relevance ${mean.toFixed(2)} is ${pass ? 'greater' : 'less'} than threshold ${threshold}`,
     details: {
       generatedQuestions: questions.map((question, i) => ({ question, similarity: similarities[i] })),
     },
-  };
+  });
 }
 
 export const answerRelevanceScorer: Scorer = {

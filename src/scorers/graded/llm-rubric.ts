@@ -21,12 +21,11 @@ export function readVerdict(parsed: Record<string, unknown>): {
 } {
   const rawPass = parsed.pass ?? true;
   const pass = typeof rawPass === 'boolean' ? rawPass : /^(true|yes|pass|y)$/i.test(String(rawPass));
-  let score: number;
-  if (typeof parsed.score === 'number') score = parsed.score;
-  else {
-    const n = Number(parsed.score);
-    score = parsed.score !== undefined && parsed.score !== null && Number.isFinite(n) ? n : Number(pass);
-  }
+  // promptfoo: a non-number score is Number(score) when finite (so `null` and "" are 0), else
+  // Number(pass).
+  const asNumber = Number(parsed.score);
+  const score =
+    typeof parsed.score === 'number' ? parsed.score : Number.isFinite(asNumber) ? asNumber : Number(pass);
   const reason = typeof parsed.reason === 'string' && parsed.reason !== '' ? parsed.reason : undefined;
   return { pass, score, reason };
 }

@@ -96,42 +96,11 @@ export function tryParse(text: string): unknown {
   }
 }
 
-/** Every JSON object that can be read out of a text (prose and code fences around them are skipped). */
-export function extractJsonObjects(text: string): Record<string, unknown>[] {
-  const found: Record<string, unknown>[] = [];
-  let i = text.indexOf('{');
-  while (i >= 0) {
-    const end = matchingBrace(text, i);
-    if (end < 0) break;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text.slice(i, end + 1));
-    } catch {
-      parsed = undefined;
-    }
-    if (isRecord(parsed)) {
-      found.push(parsed);
-      i = text.indexOf('{', end + 1);
-    } else i = text.indexOf('{', i + 1);
-  }
-  return found;
-}
-
-/** Index of the `}` closing the `{` at `start` (strings skipped), or -1. */
-function matchingBrace(text: string, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return i;
-  }
-  return -1;
-}
+/**
+ * Every JSON-like object in a grader's reply, read leniently exactly as promptfoo reads verdicts
+ * (single quotes, unquoted keys, comments, trailing commas, truncated objects; see json-extract).
+ */
+export { extractJsonObjects } from '../structured/json-extract.js';
 
 /**
  * A grader reply that cannot be read: the job is an error quoting what the grader said. The

@@ -58,15 +58,17 @@ function similarScorer(type: string, metric: Metric): Scorer {
         verdict(measure(vectors[i + 1], vectors[0], metric), threshold, negate, metric),
       );
       if (results.length === 1) return results[0];
-      // A list passes on any match; `not-` with a list must be unlike every value.
-      const passing = negate ? results.every((r) => r.pass) : results.some((r) => r.pass);
-      if (passing)
-        return negate ? results.reduce((a, b) => (b.score < a.score ? b : a)) : results.find((r) => r.pass)!;
-      const worst = Math.min(...results.map((r) => r.score));
-      const reason = negate
-        ? (results.find((r) => !r.pass)?.reason ?? '')
-        : 'None of the provided values met the similarity threshold';
-      return { pass: false, score: worst, reason };
+      // promptfoo 0.123.1 with a list: the first value that passes decides; when none does, the
+      // best score is reported. Under `not-`, the first value that fails decides; when every value
+      // passes, the closest one (lowest score) is reported.
+      if (negate) {
+        const failing = results.find((r) => !r.pass);
+        return failing ?? results.reduce((a, b) => (b.score < a.score ? b : a));
+      }
+      const passing = results.find((r) => r.pass);
+      if (passing) return passing;
+      const best = Math.max(...results.map((r) => r.score));
+      return { pass: false, score: best, reason: 'None of the provided values met the similarity threshold' };
     },
   };
 }

@@ -33,19 +33,24 @@ function judgeIsJson(input: ScoreInput, validator: SchemaValidator | undefined):
 }
 
 function judgeContainsJson(input: ScoreInput, validator: SchemaValidator | undefined): ScoreResult {
+  // promptfoo's handler: any object passes (none, under `not-`); with a schema, the first object
+  // that conforms decides, and the last one's errors explain a failure.
   const negate = input.spec.negate === true;
   const objects = extractJsonObjects(input.output);
-  if (objects.length === 0) return verdict(negate, 'Expected output to contain a JSON object');
-  if (!validator) return verdict(!negate, 'Expected output to not contain a JSON object');
-  let lastErrors = '';
-  for (const object of objects) {
-    const errors = validator.check(object);
-    if (errors === undefined) {
-      return verdict(!negate, 'Output contains a JSON object conforming to the provided schema');
+  let pass = negate ? objects.length === 0 : objects.length > 0;
+  let message = `Expected output to ${negate ? 'not ' : ''}contain valid JSON`;
+  if (validator) {
+    for (const object of objects) {
+      const errors = validator.check(object);
+      pass = (errors === undefined) !== negate;
+      if (errors === undefined) {
+        if (negate) message = 'Output contains JSON conforming to the provided schema';
+        break;
+      }
+      message = `JSON does not conform to the provided schema. Errors: ${errors}`;
     }
-    lastErrors = errors;
   }
-  return verdict(negate, `JSON does not conform to the provided schema. Errors: ${lastErrors}`);
+  return verdict(pass, message);
 }
 
 /**

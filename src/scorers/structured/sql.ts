@@ -40,21 +40,112 @@ function options(value: unknown): SqlOptions {
   return o;
 }
 
+const SELECT_MODIFIERS = '(?:all|distinct)';
+const MYSQL_SELECT_MODIFIERS =
+  '(?:all|distinct(?:row)?|high_priority|straight_join|sql_(?:big_result|buffer_result|cache|calc_found_rows|no_cache|small_result))';
+/** `SELECT a b FROM`: two bare identifiers in a row, a comma the parser would forgive as an alias. */
+function missingCommaPattern(modifiers: string): RegExp {
+  const id = '[A-Za-z_][A-Za-z0-9_]*';
+  return new RegExp(`\\bselect\\s+(?:${modifiers}\\s+)*(?!${modifiers}\\b)${id}\\s+${id}\\s+from\\b`, 'i');
+}
+const MISSING_COMMA = missingCommaPattern(SELECT_MODIFIERS);
+const MYSQL_MISSING_COMMA = missingCommaPattern(MYSQL_SELECT_MODIFIERS);
+const MYSQL_FAMILY = new Set(['MySQL', 'MariaDB']);
+const BRACKET_IDENTIFIERS = new Set(['TransactSQL', 'Sqlite']);
+
+/** Where the quoted text starting at `start` ends (doubled quotes and backslash escapes skipped). */
+function quotedEnd(sql: string, start: number, quote: string): number {
+  const closing = quote === '[' ? ']' : quote;
+  let i = start + 1;
+  while (i < sql.length) {
+    if (closing !== ']' && sql[i] === '\\') {
+      i += 2;
+      continue;
+    }
+    if (sql[i] === closing) {
+      if (sql[i + 1] === closing) {
+        i += 2;
+        continue;
+      }
+      return i + 1;
+    }
+    i++;
+  }
+  return sql.length;
+}
+
+/** The SQL with strings and quoted names replaced by ` ? `, and comments by a space. */
+function withoutQuotedText(sql: string, database: string): string {
+  const brackets = BRACKET_IDENTIFIERS.has(database);
+  const chunks: string[] = [];
+  let plainStart = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    let end: number | undefined;
+    let replacement = ' ';
+    if (c === "'" || c === '"' || c === '`' || (c === '[' && brackets)) {
+      end = quotedEnd(sql, i, c);
+      replacement = ' ? ';
+    } else if ((c === '-' && sql[i + 1] === '-') || c === '#') {
+      end = i + 1;
+      while (end < sql.length && sql[end] !== '\r' && sql[end] !== '\n') end++;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const close = sql.indexOf('*/', i + 2);
+      end = close === -1 ? sql.length : close + 2;
+    } else if (c === '$') {
+      const delimiter = /^\$(?:[A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(i))?.[0];
+      if (delimiter) {
+        const close = sql.indexOf(delimiter, i + delimiter.length);
+        end = close === -1 ? sql.length : close + delimiter.length;
+        replacement = ' ? ';
+      }
+    }
+    if (end === undefined) {
+      i++;
+      continue;
+    }
+    chunks.push(sql.slice(plainStart, i), replacement);
+    i = end;
+    plainStart = i;
+  }
+  chunks.push(sql.slice(plainStart));
+  return chunks.join('');
+}
+
+/**
+ * promptfoo 0.123.1's checks before the parser, each a syntax failure: empty (or blank) output, an
+ * odd number of backticks, `SELECT a b FROM` (a likely missing comma), and MySQL's absent
+ * `generate_series`.
+ */
+function heuristicFailures(sql: string, database: string): number {
+  const text = sql.trim();
+  let failures = 0;
+  if (text.length === 0) failures++;
+  if ((text.match(/`/g)?.length ?? 0) % 2 !== 0) failures++;
+  const pattern = MYSQL_FAMILY.has(database) ? MYSQL_MISSING_COMMA : MISSING_COMMA;
+  if (pattern.test(withoutQuotedText(text, database))) failures++;
+  if (database === 'MySQL' && /\bgenerate_series\s*\(/i.test(text)) failures++;
+  return failures;
+}
+
 /** Judges SQL text with promptfoo's rules, negation included (allow-list failures pass `not-is-sql`). */
 function judge(sql: string, value: unknown, negate: boolean, type: string): ScoreResult {
   const problem = valueProblem(type, value);
   if (problem) throw new ScorerInputError(problem);
   const o = options(value);
   const parser = sqlParser();
-  const reasons: string[] = [];
+  const syntax = `SQL statement does not conform to the provided ${o.database} database syntax.`;
+  const reasons: string[] = Array.from({ length: heuristicFailures(sql, o.database) }, () => syntax);
   let pass: boolean;
   try {
     parser.astify(sql, { database: o.database });
     pass = !negate;
   } catch {
     pass = negate;
-    reasons.push(`SQL statement does not conform to the provided ${o.database} database syntax.`);
+    reasons.push(syntax);
   }
+  if (reasons.length > 0) pass = negate;
   const lists: [string[] | undefined, 'table' | 'column'][] = [
     [o.allowedTables, 'table'],
     [o.allowedColumns, 'column'],

@@ -47,18 +47,19 @@ function scoreLevenshtein(input: ScoreInput): ScoreResult {
   // `??`, not `||`: newer promptfoo takes threshold 0 as "exact match only" (spec §5.2).
   const threshold = thresholdOr(input.spec, DEFAULT_MAX_DISTANCE);
   const distance = levenshteinDistance(input.output, expected);
-  // promptfoo ignores `not-` for this type in every version read (spec §10 #6, §11 #4).
-  const pass = distance <= threshold;
+  // promptfoo 0.123.1 honours `not-`: a negated check passes when the distance exceeds the threshold.
+  const negate = input.spec.negate === true;
+  const pass = distance <= threshold !== negate;
   return {
     pass,
     score: pass ? 1 : 0,
     reason: pass
       ? 'Assertion passed'
-      : `Levenshtein distance ${distance} is greater than threshold ${threshold}`,
+      : `Levenshtein distance ${distance} is ${negate ? 'less than or equal to' : 'greater than'} threshold ${threshold}`,
   };
 }
 
-/** `levenshtein`: edit distance to the value ≤ threshold (default 5); `not-` is ignored as in promptfoo. */
+/** `levenshtein`: edit distance to the value ≤ threshold (default 5); `not-` inverts it. */
 export const levenshteinScorer: Scorer = {
   type: 'levenshtein',
   description: 'Output is within an edit distance of the value (threshold, default 5)',

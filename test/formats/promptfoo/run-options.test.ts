@@ -94,12 +94,26 @@ commandLineOptions: {providers: [x], table: false, delay: soon}
       [
         '6:35 `evaluateOptions.maxConcurrency` must be a whole number from 1 to 10000, not 0',
         '6:38 prompt suggestions (`generateSuggestions`) is not supported by assay yet (it comes in a later version)',
-        '6:79 unknown `evaluateOptions` key "repaet" (did you mean "repeat"?)',
         '7:22 `commandLineOptions.providers` (list them under `providers`, or give assay -p) is not supported by assay yet (it comes in a later version)',
         '7:59 `commandLineOptions.delay` must be a whole number ≥ 0, not "soon"',
         "5:13 writing a .html results file is not supported by assay yet (it comes in a later version); assay writes .json (promptfoo's results JSON), .jsonl and .csv",
       ],
     );
+  });
+
+  it('keys promptfoo does not know (a newer promptfoo’s) are warnings, as promptfoo drops them; tags have no effect', async () => {
+    const suite = await loadText(
+      `${BASE}evaluateOptions: {repaet: 2}\ncommandLineOptions: {tags: {team: evals}, fromTheFuture: true}\n`,
+    );
+    assert.deepEqual(
+      suite.warnings.map((d) => d.message),
+      [
+        'unknown `evaluateOptions` key "repaet" is ignored (did you mean "repeat"?)',
+        "`commandLineOptions.tags` has no effect in assay (it steers promptfoo's own console or database)",
+        'unknown `commandLineOptions` key "fromTheFuture" is ignored',
+      ],
+    );
+    assert.equal(suite.cases.length, 1);
   });
 
   it('warns about keys that only steer promptfoo’s console', async () => {

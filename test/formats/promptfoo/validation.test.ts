@@ -98,7 +98,6 @@ tests:
 `);
     assert.deepEqual(at(diags), [
       '8:17 assertion `weight` must not be negative, got -1',
-      '11:20 assertion `threshold` must not be negative, got -0.5',
       '14:20 assertion `threshold` must be a finite number, got .nan',
       '17:17 assertion `weight` must be a finite number, got .inf',
     ]);
@@ -116,8 +115,9 @@ tests:
     assert.equal(ok.cases[0].asserts[0].threshold, 250);
   });
 
-  it('keeps a test threshold within [0, 1]: in a test, the defaultTest and a CSV __threshold', async () => {
-    const diags = await errorsOf(
+  // promptfoo 0.123.1 runs a test threshold outside [0, 1] (recorded: -1 passes a failed test).
+  it('warns about a test threshold outside [0, 1] (in a test, the defaultTest and a CSV __threshold) and runs it', async () => {
+    const suite = await loadText(
       `prompts: ["{{q}}"]
 providers: [echo]
 defaultTest:
@@ -126,19 +126,31 @@ tests:
   - vars: {q: one}
     threshold: 1.5
   - vars: {q: two}
-    threshold: .inf
   - file://t.csv
 `,
       { 't.csv': 'q,__threshold\nthree,2\n' },
     );
     assert.deepEqual(
-      diags.map((d) => `${d.file.split('/').pop()}:${d.line} ${d.message}`),
+      suite.cases.map((c) => c.threshold),
+      [1.5, -0.1, 2],
+    );
+    assert.deepEqual(
+      suite.warnings.map((d) => `${d.file.split('/').pop()}:${d.line} ${d.message}`),
       [
-        'promptfooconfig.yaml:4 `threshold` must be between 0 and 1 (scores are in [0, 1]), got -0.1',
-        'promptfooconfig.yaml:7 `threshold` must be between 0 and 1 (scores are in [0, 1]), got 1.5',
-        'promptfooconfig.yaml:9 `threshold` must be a finite number, got .inf',
-        't.csv:2 `threshold` must be between 0 and 1 (scores are in [0, 1]), got 2',
+        'promptfooconfig.yaml:4 `threshold` -0.1 is outside [0, 1], the range of scores: the test always passes',
+        'promptfooconfig.yaml:7 `threshold` 1.5 is outside [0, 1], the range of scores: the test can never pass',
+        't.csv:2 `threshold` 2 is outside [0, 1], the range of scores: the test can never pass',
       ],
+    );
+    const diags = await errorsOf(`prompts: ["{{q}}"]
+providers: [echo]
+tests:
+  - vars: {q: two}
+    threshold: .inf
+`);
+    assert.deepEqual(
+      diags.map((d) => `${d.line} ${d.message}`),
+      ['5 `threshold` must be a finite number, got .inf'],
     );
   });
 });

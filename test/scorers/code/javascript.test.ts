@@ -56,6 +56,23 @@ describe('javascript: result normalisation (§5.3)', () => {
     assert.deepEqual(kept, { pass: false, score: 0.3, reason: 'too short' });
   });
 
+  it('GradingResult: component results and the script’s own fields are kept for promptfoo’s JSON (as JSON)', async () => {
+    const obj =
+      "({pass: true, score: 1, reason: 'ok', componentResults: [{pass: false, score: 0, reason: 'c'}], metadata: {k: 1}, extra: 'x'})";
+    const r = await score(js(obj), 'x');
+    assert.deepEqual(r.details, {
+      componentResults: [{ pass: false, score: 0, reason: 'c' }],
+      scriptFields: { metadata: { k: 1 }, extra: 'x' },
+    });
+    // A field the run log could not write (a circular structure) is left out; the verdict stands.
+    const circular = await score(
+      js("(() => { const m = {}; m.self = m; return {pass: true, score: 1, reason: 'ok', metadata: m}; })()"),
+      'x',
+    );
+    assert.deepEqual(ps(circular), { pass: true, score: 1 });
+    assert.equal(circular.details, undefined);
+  });
+
   it('anything else fails the assertion with "Custom function threw error" and score 0', async () => {
     for (const code of [
       "'yes'",

@@ -69,7 +69,15 @@ describe('python: result normalisation (§5.3)', () => {
 
   it('maps snake_case keys (pass_, named_scores, component_results)', async () => {
     const r = await score(py('file://asserts.py:snake'), 'x');
-    assert.deepEqual(r, { pass: true, score: 0.7, reason: 'snake', namedScores: { style: 0.7 } });
+    // The snake_case originals stay in the result beside their camelCase copies, as in promptfoo
+    // (its JSON output shows them; assay keeps them as the script's own fields).
+    assert.deepEqual(r, {
+      pass: true,
+      score: 0.7,
+      reason: 'snake',
+      namedScores: { style: 0.7 },
+      details: { scriptFields: { pass_: true, named_scores: { style: 0.7 } } },
+    });
     const nested = await returning({
       pass: true,
       score: 1,

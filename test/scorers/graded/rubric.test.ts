@@ -25,10 +25,10 @@ describe('grading prompt helpers', () => {
     assert.equal(rubricPromptText([{ role: 'user', content: 'x' }], 'D'), '[{"role":"user","content":"x"}]');
   });
 
-  it('finds JSON objects in prose and code fences, skipping broken ones', () => {
+  it('finds JSON objects in prose and code fences, read as promptfoo reads them ({oops} is YAML)', () => {
     assert.deepEqual(
       extractJsonObjects('Sure! ```json\n{"pass": true, "reason": "a {b}"}\n``` {oops} {"score": 1}'),
-      [{ pass: true, reason: 'a {b}' }, { score: 1 }],
+      [{ pass: true, reason: 'a {b}' }, { oops: null }, { score: 1 }],
     );
     assert.deepEqual(extractJsonObjects('no json here'), []);
   });
@@ -46,5 +46,7 @@ describe('grading prompt helpers', () => {
       score: 0,
       reason: undefined,
     });
+    // promptfoo: Number(null) is 0, so `"score": null` scores 0 even when the verdict passes.
+    assert.deepEqual(readVerdict({ pass: true, score: null }), { pass: true, score: 0, reason: undefined });
   });
 });

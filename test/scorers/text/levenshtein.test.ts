@@ -62,15 +62,16 @@ describe('levenshtein', () => {
     assert.equal((await run('levenshtein', 'hello', 'hell', csv)).pass, false);
   });
 
-  it('§11 #4: not-levenshtein ignores the negation (passes when within threshold)', async () => {
+  // promptfoo 0.123.1 honours `not-` (recorded: not-levenshtein kitten/sitting, threshold 5, fails).
+  it('not-levenshtein passes when the distance is beyond the threshold', async () => {
     const spec = { negate: true, threshold: 2 };
     assert.deepEqual(await run('levenshtein', 'hello', 'helo', { spec }), {
-      pass: true,
-      score: 1,
-      reason: 'Assertion passed',
+      pass: false,
+      score: 0,
+      reason: 'Levenshtein distance 1 is less than or equal to threshold 2',
     });
-    assert.equal((await run('levenshtein', 'hello', 'goodbye', { spec })).pass, false);
-    assert.equal((await run('levenshtein', 'abc', 'abc', not)).pass, true);
+    assert.equal((await run('levenshtein', 'hello', 'goodbye', { spec })).pass, true);
+    assert.equal((await run('levenshtein', 'abc', 'abc', not)).pass, false);
   });
 
   it('handles an empty output and an empty expected value', async () => {

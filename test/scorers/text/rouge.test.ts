@@ -21,51 +21,52 @@ describe('treebankTokens', () => {
   });
 });
 
-describe('rougeN (js-rouge n(), n = 1)', () => {
-  it('is distinct shared unigrams over the reference’s unigram count', () => {
-    near(rougeN('The cat sat.', 'the cat sat on the mat'), 3 / 6);
+// Expected values computed by promptfoo 0.123.1's rougeNScore (js-rouge 3.2.3) on the same texts.
+describe('rougeN (promptfoo 0.123.1: clipped unigram F-score over js-rouge tokens)', () => {
+  it('is the F-score of clipped shared unigrams', () => {
+    near(rougeN('The cat sat.', 'the cat sat on the mat'), 0.6000000000000001);
     near(rougeN('the quick brown fox', 'the quick brown fox'), 1);
-    // js-rouge counts a shared n-gram once, but every reference occurrence in the denominator.
-    near(rougeN('the cat sat on the mat', 'the cat sat on the mat'), 5 / 6);
-    near(rougeN('Hello, world!', 'hello world'), 1);
-    near(rougeN("I can't go", 'I cannot go'), 2 / 4);
+    // Clipped counts: identical text with a repeated word scores 1 (js-rouge's own n() gave 5/6).
+    near(rougeN('the cat sat on the mat', 'the cat sat on the mat'), 1);
+    near(rougeN('Hello, world!', 'hello world'), 0.6666666666666666);
+    near(rougeN("I can't go", 'I cannot go'), 0.5);
+    near(rougeN('The quick brown fox jumps', 'the quick brown fox'), 0.888888888888889);
   });
 
   it('ignores case and line breaks', () => {
     near(rougeN('THE CAT\nSAT', 'the cat sat'), 1);
   });
 
-  it('scores an empty candidate 0 and refuses an empty reference', () => {
+  it('scores an empty candidate or reference 0', () => {
     assert.equal(rougeN('', 'the cat'), 0);
     assert.equal(rougeN('  \n', 'the cat'), 0);
-    assert.throws(() => rougeN('the cat', ' '), ScorerInputError);
+    assert.equal(rougeN('the cat', ' '), 0);
   });
 });
 
 describe('rouge-n', () => {
   it('passes at or above the default threshold 0.75, with the score as score', async () => {
-    assert.deepEqual(await run('rouge-n', 'the quick brown fox', 'The quick brown fox jumps'), {
-      pass: true,
-      score: 1,
-      reason: 'ROUGE-N score 1.00 is greater than or equal to threshold 0.75',
-    });
-    const half = await run('rouge-n', 'the cat sat on the mat', 'The cat sat.');
-    assert.equal(half.pass, false);
-    near(half.score, 0.5);
-    assert.equal(half.reason, 'ROUGE-N score 0.50 is less than threshold 0.75');
+    const r = await run('rouge-n', 'the quick brown fox', 'The quick brown fox jumps');
+    assert.equal(r.pass, true);
+    near(r.score, 0.888888888888889);
+    assert.equal(r.reason, 'ROUGE-N score 0.89 is greater than or equal to threshold 0.75');
+    const low = await run('rouge-n', 'the cat sat on the mat', 'The cat sat.');
+    assert.equal(low.pass, false);
+    near(low.score, 0.6);
+    assert.equal(low.reason, 'ROUGE-N score 0.60 is less than threshold 0.75');
   });
 
   it('uses an explicit threshold', async () => {
     const r = await run('rouge-n', 'the cat sat on the mat', 'The cat sat.', { spec: { threshold: 0.5 } });
     assert.equal(r.pass, true);
-    assert.equal(r.reason, 'ROUGE-N score 0.50 is greater than or equal to threshold 0.5');
+    assert.equal(r.reason, 'ROUGE-N score 0.60 is greater than or equal to threshold 0.5');
     assert.equal((await run('rouge-n', 'a b', 'x', { spec: { threshold: 0 } })).pass, true);
   });
 
   it('not-rouge-n inverts pass and score', async () => {
     const r = await run('rouge-n', 'the cat sat on the mat', 'The cat sat.', not);
     assert.equal(r.pass, true);
-    near(r.score, 0.5);
+    near(r.score, 0.4);
     const exact = await run('rouge-n', 'same words here', 'same words here', not);
     assert.deepEqual(exact, {
       pass: false,
