@@ -37,7 +37,9 @@ export function createScriptAttempts(spec: ProviderSpec, ctx: ProviderContext): 
     throw configError(spec, `provider "${spec.id}": not a JavaScript, TypeScript or Python file`);
   const config = spec.config ?? {};
   const options = { id: spec.id, label: spec.label ?? spec.id, config };
-  const redact = redactor(Object.values(ctx.env).filter((v): v is string => typeof v === 'string' && v.length >= 8));
+  const redact = redactor(
+    Object.values(ctx.env).filter((v): v is string => typeof v === 'string' && v.length >= 8),
+  );
   const digest = createHash('sha256').update(readFileSync(abs)).digest('hex');
   const context = (request: ProviderRequest) => ({
     vars: request.vars ?? {},
@@ -67,7 +69,13 @@ export function createScriptAttempts(spec: ProviderSpec, ctx: ProviderContext): 
     label: spec.label ?? spec.id,
     describe: () => ({ id: spec.id, file: abs, config }),
     endpoint: { key: `script:${abs}`, shown: spec.id },
-    requestKey: (request) => ({ file: abs, digest, prompt: request.prompt, context: context(request), options }),
+    requestKey: (request) => ({
+      file: abs,
+      digest,
+      prompt: request.prompt,
+      context: context(request),
+      options,
+    }),
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       const started = performance.now();
       try {
@@ -97,7 +105,8 @@ function callableOf(mod: Record<string, unknown>, name: string | undefined, opti
     }
     return target as CallApi;
   }
-  if (isRecord(target) && typeof target.callApi === 'function') return (target.callApi as CallApi).bind(target);
+  if (isRecord(target) && typeof target.callApi === 'function')
+    return (target.callApi as CallApi).bind(target);
   throw new Error(
     `${name ? `the export "${name}"` : 'the module'} is not a provider: expected a class with callApi(), an object with callApi() or a function`,
   );
@@ -111,14 +120,12 @@ function responseOf(result: unknown): Omit<ProviderResponse, 'latencyMs'> {
   if (typeof result.error === 'string' && result.error !== '') return { output: null, error: result.error };
   const value = result.output;
   const out: Omit<ProviderResponse, 'latencyMs'> = {
-    output: value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value),
+    output:
+      value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value),
   };
   if (value === undefined || value === null) out.nonText = 'nothing';
   const usage = isRecord(result.tokenUsage) ? result.tokenUsage : {};
-  Object.assign(
-    out,
-    usageOf(finite(usage.prompt), finite(usage.completion), finite(usage.total), undefined),
-  );
+  Object.assign(out, usageOf(finite(usage.prompt), finite(usage.completion), finite(usage.total), undefined));
   if (finite(result.cost) !== undefined) out.cost = finite(result.cost);
   if (typeof result.finishReason === 'string') out.finishReason = result.finishReason;
   return out;

@@ -37,13 +37,17 @@ describe('file:// providers (code)', () => {
   it('knows code files by extension, with an optional function name', () => {
     for (const id of ['file://p.js', 'file://dir/p.mjs', 'file://p.ts', 'file://p.py', 'file://p.py:my_call'])
       assert.ok(isKnownProviderId(id), id);
-    for (const id of ['file://p.yaml', 'file://p.go', 'file://p.py:1bad']) assert.equal(isKnownProviderId(id), false, id);
+    for (const id of ['file://p.yaml', 'file://p.go', 'file://p.py:1bad'])
+      assert.equal(isKnownProviderId(id), false, id);
   });
 
-  it('a JavaScript class: constructed with {id, label, config}, callApi given the prompt and context', TIMEOUT, async () => {
-    const name = file(
-      'class-provider.mjs',
-      `export default class Upper {
+  it(
+    'a JavaScript class: constructed with {id, label, config}, callApi given the prompt and context',
+    TIMEOUT,
+    async () => {
+      const name = file(
+        'class-provider.mjs',
+        `export default class Upper {
          constructor(options) { this.options = options; }
          id() { return 'upper'; }
          async callApi(prompt, context) {
@@ -51,26 +55,31 @@ describe('file:// providers (code)', () => {
                     tokenUsage: { prompt: 3, completion: 2, total: 5 }, cost: 0.25 };
          }
        }`,
-    );
-    const p = await provider(`file://${name}`, { suffix: '!' });
-    const res = await p.call(ask('hello', { city: 'Lima' }));
-    assert.equal(res.error, undefined);
-    assert.equal(res.output, 'HELLO Lima !');
-    assert.deepEqual(res.usage, { prompt: 3, completion: 2, total: 5 });
-    assert.equal(res.cost, 0.25);
-  });
+      );
+      const p = await provider(`file://${name}`, { suffix: '!' });
+      const res = await p.call(ask('hello', { city: 'Lima' }));
+      assert.equal(res.error, undefined);
+      assert.equal(res.output, 'HELLO Lima !');
+      assert.deepEqual(res.usage, { prompt: 3, completion: 2, total: 5 });
+      assert.equal(res.cost, 0.25);
+    },
+  );
 
-  it('a named export, an object with callApi, and a plain function; a structured output is JSON', TIMEOUT, async () => {
-    const name = file(
-      'exports.mjs',
-      `export const asObject = { callApi: async (prompt) => ({ output: { echoed: prompt } }) };
+  it(
+    'a named export, an object with callApi, and a plain function; a structured output is JSON',
+    TIMEOUT,
+    async () => {
+      const name = file(
+        'exports.mjs',
+        `export const asObject = { callApi: async (prompt) => ({ output: { echoed: prompt } }) };
        export function asFunction(prompt) { return 'fn:' + prompt; }`,
-    );
-    const obj = await provider(`file://${name}:asObject`);
-    assert.deepEqual(JSON.parse((await obj.call(ask('x'))).output ?? ''), { echoed: 'x' });
-    const fn = await provider(`file://${name}:asFunction`);
-    assert.equal((await fn.call(ask('y'))).output, 'fn:y');
-  });
+      );
+      const obj = await provider(`file://${name}:asObject`);
+      assert.deepEqual(JSON.parse((await obj.call(ask('x'))).output ?? ''), { echoed: 'x' });
+      const fn = await provider(`file://${name}:asFunction`);
+      assert.equal((await fn.call(ask('y'))).output, 'fn:y');
+    },
+  );
 
   it('a TypeScript class provider (through tsx)', TIMEOUT, async () => {
     const name = file(
@@ -112,24 +121,44 @@ def raising(prompt, options, context):
     assert.equal(raised.attempts, 1, 'not retried');
   });
 
-  it('a thrown error is an error result; a missing file is refused when the provider is made', TIMEOUT, async () => {
-    const name = file('throws.mjs', `export default { callApi() { throw new Error('upstream down'); } };`);
-    const res = await (await provider(`file://${name}`)).call(ask('x'));
-    assert.match(res.error ?? '', /upstream down/);
-    await assert.rejects(provider('file://missing.js'), (err: unknown) => err instanceof InputError && /file not found/.test(err.message));
-  });
+  it(
+    'a thrown error is an error result; a missing file is refused when the provider is made',
+    TIMEOUT,
+    async () => {
+      const name = file('throws.mjs', `export default { callApi() { throw new Error('upstream down'); } };`);
+      const res = await (await provider(`file://${name}`)).call(ask('x'));
+      assert.match(res.error ?? '', /upstream down/);
+      await assert.rejects(
+        provider('file://missing.js'),
+        (err: unknown) => err instanceof InputError && /file not found/.test(err.message),
+      );
+    },
+  );
 
-  it('runs from a promptfoo config; a missing provider file is a positioned load error (exit 2)', TIMEOUT, async () => {
-    const name = file('echo-provider.cjs', `module.exports = class { async callApi(p) { return { output: 'said: ' + p }; } };`);
-    writeFileSync(
-      join(tmp.dir, 'promptfooconfig.yaml'),
-      `prompts: ['{{word}}']\nproviders: ['file://${name}']\ntests:\n  - vars: {word: hi}\n    assert: [{type: equals, value: 'said: hi'}]\n`,
-    );
-    const ok = await runCli(['eval', join(tmp.dir, 'promptfooconfig.yaml'), '--no-progress', '--runs-dir', join(tmp.dir, 'runs')]);
-    assert.equal(ok.code, 0, ok.stderr + ok.stdout);
-    writeFileSync(join(tmp.dir, 'missing.yaml'), `prompts: [x]\nproviders:\n  - file://nowhere.py\n`);
-    const bad = await runCli(['validate', join(tmp.dir, 'missing.yaml')]);
-    assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /missing\.yaml:3:5 provider "file:\/\/nowhere\.py": file not found/);
-  });
+  it(
+    'runs from a promptfoo config; a missing provider file is a positioned load error (exit 2)',
+    TIMEOUT,
+    async () => {
+      const name = file(
+        'echo-provider.cjs',
+        `module.exports = class { async callApi(p) { return { output: 'said: ' + p }; } };`,
+      );
+      writeFileSync(
+        join(tmp.dir, 'promptfooconfig.yaml'),
+        `prompts: ['{{word}}']\nproviders: ['file://${name}']\ntests:\n  - vars: {word: hi}\n    assert: [{type: equals, value: 'said: hi'}]\n`,
+      );
+      const ok = await runCli([
+        'eval',
+        join(tmp.dir, 'promptfooconfig.yaml'),
+        '--no-progress',
+        '--runs-dir',
+        join(tmp.dir, 'runs'),
+      ]);
+      assert.equal(ok.code, 0, ok.stderr + ok.stdout);
+      writeFileSync(join(tmp.dir, 'missing.yaml'), `prompts: [x]\nproviders:\n  - file://nowhere.py\n`);
+      const bad = await runCli(['validate', join(tmp.dir, 'missing.yaml')]);
+      assert.equal(bad.code, 2);
+      assert.match(bad.stderr, /missing\.yaml:3:5: provider "file:\/\/nowhere\.py": file not found/);
+    },
+  );
 });
