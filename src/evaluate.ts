@@ -260,7 +260,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const cacheTarget = settings.cache;
   if (cacheTarget && resolved.some((r) => r.provider.cacheable !== false)) {
     try {
-      cache = ResponseCache.open(cacheTarget.path, { ttlSeconds: cacheTarget.ttlSeconds });
+      cache = ResponseCache.open(cacheTarget.path, { ttlSeconds: cacheTarget.ttlSeconds, secrets });
     } catch (err) {
       if (err instanceof CacheFileError)
         throw new InputError({ file: cacheTarget.path, message: err.message, severity: 'error' });

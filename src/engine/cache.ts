@@ -31,6 +31,11 @@ export interface ResponseCacheOptions {
   readonly?: boolean;
   /** The clock, in ms since the epoch (injectable so tests control expiry). */
   now?: () => number;
+  /**
+   * Secret values (API keys and the like): an answer holding one is never stored, so a key a
+   * prompt rendered and the model echoed does not reach the cache file.
+   */
+  secrets?: string[];
 }
 
 /** What `assay cache stats` shows. */
@@ -158,6 +163,8 @@ export class ResponseCache {
   private timer: NodeJS.Timeout | undefined;
   private backingOff = false;
   private closed = false;
+  /** See ResponseCacheOptions.secrets. */
+  private secrets: string[] = [];
 
   private constructor(path: string, db: Db, readonly: boolean, ttlMs: number, now: () => number) {
     this.path = path;
@@ -225,6 +232,7 @@ export class ResponseCache {
       }
     }
     const cache = new ResponseCache(absolute, db, readonly, ttlSeconds * 1000, now);
+    cache.secrets = (options.secrets ?? []).filter((v) => v.length > 0);
     openCaches.add(cache);
     installExitHook();
     return cache;
@@ -249,6 +257,12 @@ export class ResponseCache {
     // An answer with nothing in it (no text, no tool call) is more likely a passing fault than the
     // model's considered reply: it is scored as the empty text it is, but not kept to be replayed.
     if (this.readonly || response.error !== undefined || response.nonText === 'nothing') return;
+    if (
+      this.secrets.length > 0 &&
+      response.output !== null &&
+      this.secrets.some((v) => response.output!.includes(v))
+    )
+      return;
     const kept: CachedResponse = {
       output: response.output,
       nonText: response.nonText,
