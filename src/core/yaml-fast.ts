@@ -18,6 +18,12 @@ import {
 
 const SCHEMA = CORE_SCHEMA.withTags(mergeTag);
 
+/**
+ * Files smaller than this are read by the yaml package alone: its full document costs little at
+ * that size, and it is the stricter reader (js-yaml accepts some malformed text it reports).
+ */
+export const FAST_YAML_MIN_CHARS = 256 * 1024;
+
 /** A node of the position index: where it starts, and for collections, its children. */
 type Located =
   | { kind: 'map'; start: number; keys: (string | undefined)[]; keyStarts: number[]; values: Located[] }
@@ -39,6 +45,8 @@ export interface FastYaml {
  * several documents, or is empty. `json`: duplicate keys are legal and the last wins.
  */
 export function readYamlFast(text: string, opts: { json?: boolean } = {}): FastYaml | undefined {
+  // A line that starts a mapping value with no key (`: x`): the yaml package reports it.
+  if (/^[ \t-]*:[ \t\r\n]/m.test(text)) return undefined;
   let events: Event[];
   let documents: unknown[];
   try {
@@ -47,6 +55,13 @@ export function readYamlFast(text: string, opts: { json?: boolean } = {}): FastY
     for (const e of events) {
       if (e.type === EVENT_ID.ALIAS) return undefined;
       if (e.type === EVENT_ID.DOCUMENT && ++docs > 1) return undefined;
+      // A plain scalar cannot start with a flow indicator, nor with ": ": js-yaml reads such text
+      // where the yaml package reports the syntax error (with its position) that it is.
+      if (e.type === EVENT_ID.SCALAR && e.style === 1 && e.valueStart >= 0) {
+        const c = text[e.valueStart];
+        if (c === ',' || c === '[' || c === ']' || c === '{' || c === '}') return undefined;
+        if (c === ':' && /\s/.test(text[e.valueStart + 1] ?? ' ')) return undefined;
+      }
     }
     documents = constructFromEvents(events, { source: text, schema: SCHEMA, json: opts.json === true });
   } catch {

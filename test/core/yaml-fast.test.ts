@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { LineCounter, parseDocument } from 'yaml';
-import { readYamlFast } from '../../src/core/yaml-fast.js';
+import { FAST_YAML_MIN_CHARS, readYamlFast } from '../../src/core/yaml-fast.js';
+import { YamlFile } from '../../src/formats/promptfoo/source.js';
 import { repoRoot, sharedDir } from '../support/paths.js';
 
 /** Every YAML and JSON file below `dir` (recursively). */
@@ -90,6 +91,21 @@ describe('the fast YAML reader', () => {
       assert.equal(readYamlFast(text), undefined, JSON.stringify(text));
     // In a JSON reading, duplicate keys are legal and the last wins.
     assert.deepEqual(readYamlFast('{"a": 1, "a": 2}', { json: true })?.value, { a: 2 });
+  });
+
+  it('a large file is read by the fast reader; what it cannot place exactly, the exact reader does', () => {
+    // Padding (a comment) makes the file large enough for the fast reader.
+    const pad = `# ${'x'.repeat(FAST_YAML_MIN_CHARS)}\n`;
+    const text = `${pad}tests:\n  - vars: {x: 1}\n  -\n  - vars: {x: 2}\nnote: |  # use > to fold\n  body\n`;
+    assert.ok(readYamlFast(text), 'the fast reader takes it');
+    const file = new YamlFile('big.yaml', text);
+    assert.deepEqual(file.locate(['tests', 2]), { file: 'big.yaml', line: 5, col: 5 });
+    assert.deepEqual(file.locate(['tests', 1]), { file: 'big.yaml', line: 4, col: 4 });
+    assert.deepEqual(file.locate(['note']), { file: 'big.yaml', line: 6, col: 7 });
+    // Malformed text js-yaml would accept goes to the yaml package, which reports it.
+    assert.equal(readYamlFast(`${pad}: prompts:\n  - a\n`), undefined);
+    assert.equal(readYamlFast(`${pad}value: ]Hi\n`), undefined);
+    assert.ok(new YamlFile('cr.yaml', `${pad}a: 1\rb: 2\n`).hasSyntaxErrors !== undefined);
   });
 
   it('reads scalars as promptfoo (js-yaml) does, which the yaml package reads differently', () => {

@@ -7,7 +7,7 @@ import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, 
 import { utf16Problem } from '../../core/encoding.js';
 import type { DiagnosticBag } from '../../core/errors.js';
 import { displayPath, type ParseProblem } from '../../core/positions.js';
-import { type FastYaml, readYamlFast } from '../../core/yaml-fast.js';
+import { FAST_YAML_MIN_CHARS, type FastYaml, readYamlFast } from '../../core/yaml-fast.js';
 import { printable } from './escape.js';
 
 export { displayPath, jsonProblem } from '../../core/positions.js';
@@ -147,7 +147,9 @@ export class YamlFile {
     private readonly text: string,
     private readonly opts: { json?: boolean } = {},
   ) {
-    this.fast = readYamlFast(text, opts);
+    // Large files only, and not one with a bare CR (a line break to YAML; positions count LFs).
+    this.fast =
+      text.length >= FAST_YAML_MIN_CHARS && !/\r(?!\n)/.test(text) ? readYamlFast(text, opts) : undefined;
     if (this.fast) {
       this.value = this.fast.value;
       return;
