@@ -274,9 +274,10 @@ function heldByAnotherRun(dir: string, runId: string): boolean {
 }
 
 /** `dir`, or `dir-2`, `dir-3`…: two runs started in the same second get folders of their own. */
-function folderFor(dir: string, runId: string): string {
+function folderFor(dir: string, runId: string, taken: Set<string> = new Set()): string {
   let target = dir;
-  for (let i = 2; heldByAnotherRun(target, runId); i++) target = `${dir}-${i}`;
+  for (let i = 2; taken.has(target) || heldByAnotherRun(target, runId); i++) target = `${dir}-${i}`;
+  taken.add(target);
   return target;
 }
 
@@ -293,11 +294,14 @@ export async function writeApastraRun(runDir: string, dir: string): Promise<Outp
   }
   const texts: string[] = [];
   let failed = false;
+  // Two models whose names sanitise alike (mod/b, mod_b) must not share a folder in one run.
+  const taken = new Set<string>();
   for (const run of runs) {
     // Several models: one folder each, as apastra runs a suite once per model.
     const target = folderFor(
       runs.length > 1 ? `${dir}-${run.model.replace(/[^\p{L}\p{N}._-]+/gu, '_')}` : dir,
       manifest.runId,
+      taken,
     );
     const failures: Map<string, PyValue>[] = [];
     if (native.costBudget !== undefined && run.cost > native.costBudget)
