@@ -73,3 +73,32 @@ describe('review13: regex inline flags as Python re.search reads them', () => {
       assert.equal(r.score, want);
     });
 });
+
+describe('review13: is-valid-json-schema under the $schema a schema declares (jsonschema validator_for)', () => {
+  // evaluate_assertions.py on output "5": every one of these passes (jsonschema picks the draft,
+  // an unknown $schema falls back to the latest); the not- form is then 0.
+  const drafts = [
+    'http://json-schema.org/draft-06/schema#',
+    'https://json-schema.org/draft/2019-09/schema',
+    'http://example.com/custom-meta',
+    'http://json-schema.org/draft-04/schema#',
+  ];
+  for (const draft of drafts)
+    for (const type of ['is-valid-json-schema', 'not-is-valid-json-schema'])
+      it(`${type} with $schema ${draft}`, async () => {
+        const line = JSON.stringify({ type, value: { $schema: draft, type: 'number', maximum: 6 } });
+        const spec = inlineSpec(JSON.parse(line), pyJsonLoads(line), 'default', { file: 'x' });
+        const scorer = getScorer(spec.type);
+        assert.ok(scorer);
+        const r = await scorer.score({
+          output: '5',
+          outputValue: '5',
+          value: spec.value,
+          spec,
+          vars: {},
+          prompt: '',
+          response: {},
+        } as never);
+        assert.equal(r.score, type.startsWith('not-') ? 0 : 1, r.reason);
+      });
+});
