@@ -31,13 +31,23 @@ describe('review13: apastra run folders of a two-model matrix', () => {
     );
     writeFileSync(suite, text);
     const r = await runCli(
-      ['eval', ws, '--suite', 'capitals-smoke', '--no-progress', '--runs-dir', join(ws, '.runs'), '--no-cache'],
+      [
+        'eval',
+        ws,
+        '--suite',
+        'capitals-smoke',
+        '--no-progress',
+        '--runs-dir',
+        join(ws, '.runs'),
+        '--no-cache',
+      ],
       { env: { ...cleanEnv, OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: 'test' } },
     );
     assert.ok(r.code === 0 || r.code === 1, r.stderr + r.stdout);
     const runs = readdirSync(join(ws, 'promptops', 'runs'));
     const models = runs.map(
-      (d) => JSON.parse(readFileSync(join(ws, 'promptops', 'runs', d, 'run_manifest.json'), 'utf8')).model_ids[0],
+      (d) =>
+        JSON.parse(readFileSync(join(ws, 'promptops', 'runs', d, 'run_manifest.json'), 'utf8')).model_ids[0],
     );
     assert.deepEqual(models.sort(), ['mod/b', 'mod_b'], `run folders: ${runs.join(', ')}`);
     const regressions = join(ws, 'derived-index', 'regressions');

@@ -40,7 +40,13 @@ describe('review13: YAML values as PyYAML safe_load reads them', () => {
     // digest.py: json.dumps({"a": "1.5e3", "id": "p", "w": "1e3"}, separators=(",", ":"), sort_keys=True)
     assert.equal(
       documentDigest(readDoc(file).py),
-      documentDigest(new Map<string, PyValue>([['a', '1.5e3'], ['id', 'p'], ['w', '1e3']])),
+      documentDigest(
+        new Map<string, PyValue>([
+          ['a', '1.5e3'],
+          ['id', 'p'],
+          ['w', '1e3'],
+        ]),
+      ),
     );
   });
 });
