@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { PyValue } from '../../../src/core/python/json-loads.js';
-import { pyJsonLoads } from '../../../src/core/python/json-loads.js';
+import { PyFloat, PyInt, pyJsonLoads } from '../../../src/core/python/json-loads.js';
+import { pyStr } from '../../../src/core/python/str.js';
 import { inlineSpec, renderTemplate } from '../../../src/formats/apastra/cases.js';
 import { documentDigest } from '../../../src/formats/apastra/digest.js';
 import { readDoc } from '../../../src/formats/apastra/documents.js';
@@ -48,6 +49,84 @@ describe('review13: YAML values as PyYAML safe_load reads them', () => {
         ]),
       ),
     );
+  });
+});
+
+describe('review13: plain scalars resolved as PyYAML 6 safe_load resolves them', () => {
+  // python3 -c 'import yaml; v = yaml.safe_load("v: " + src)["v"]; print(type(v).__name__, str(v) or repr(v))'
+  // (floats by repr; a date/datetime is held as its str(), so its type here is str)
+  const table: [string, string, string][] = [
+    ['1_000', 'int', '1000'],
+    ['0x1F', 'int', '31'],
+    ['-0x_1f', 'int', '-31'],
+    ['017', 'int', '15'],
+    ['0o17', 'str', '0o17'],
+    ['09', 'str', '09'],
+    ['0', 'int', '0'],
+    ['-0', 'int', '0'],
+    ['+1', 'int', '1'],
+    ['+0', 'int', '0'],
+    ['0b101', 'int', '5'],
+    ['1:30', 'int', '90'],
+    ['1:30.5', 'float', '90.5'],
+    ['190:20:30', 'int', '685230'],
+    ['.inf', 'float', 'inf'],
+    ['-.Inf', 'float', '-inf'],
+    ['.NaN', 'float', 'nan'],
+    ['1e3', 'str', '1e3'],
+    ['1.5e3', 'str', '1.5e3'],
+    ['1.0e+3', 'float', '1000.0'],
+    ['1.5E-3', 'float', '0.0015'],
+    ['.5', 'float', '0.5'],
+    ['-.5', 'str', '-.5'],
+    ['1.', 'float', '1.0'],
+    ['1_0.5_0', 'float', '10.5'],
+    ['.', 'str', '.'],
+    ['yes', 'bool', 'True'],
+    ['No', 'bool', 'False'],
+    ['ON', 'bool', 'True'],
+    ['off', 'bool', 'False'],
+    ['y', 'str', 'y'],
+    ['n', 'str', 'n'],
+    ['~', 'NoneType', 'None'],
+    ['null', 'NoneType', 'None'],
+    ['NULL', 'NoneType', 'None'],
+    ['Null', 'NoneType', 'None'],
+    ['2024-01-01', 'str', '2024-01-01'],
+    ['2024-1-1', 'str', '2024-1-1'],
+    ['2024-01-01 10:00:00', 'str', '2024-01-01 10:00:00'],
+    ['2024-01-01T10:00:00Z', 'str', '2024-01-01 10:00:00+00:00'],
+    ['2024-01-01t10:00:00.5-05:30', 'str', '2024-01-01 10:00:00.500000-05:30'],
+    ['2024-1-2 3:04:05.1234567 +2', 'str', '2024-01-02 03:04:05.123456+02:00'],
+    ['2024-01-01 10:00:00 Z', 'str', '2024-01-01 10:00:00+00:00'],
+    ['2002-12-14', 'str', '2002-12-14'],
+    ['1.0', 'float', '1.0'],
+    ['-1.5e-3', 'float', '-0.0015'],
+  ];
+  const dir = mkdtempSync(join(tmpdir(), 'review13-scalars-'));
+  for (const [src, type, text] of table)
+    it(`${src} → ${type} ${text}`, () => {
+      const file = join(dir, 'v.yaml');
+      writeFileSync(file, `v: ${src}\n`);
+      const v = (readDoc(file).py as Map<string, PyValue>).get('v') as PyValue;
+      const got =
+        v === null
+          ? 'NoneType'
+          : typeof v === 'boolean'
+            ? 'bool'
+            : typeof v === 'string'
+              ? 'str'
+              : v instanceof PyInt
+                ? 'int'
+                : v instanceof PyFloat
+                  ? 'float'
+                  : 'other';
+      assert.deepEqual([got, pyStr(v)], [type, text]);
+    });
+  it('an impossible date is an error, as PyYAML raises ValueError', () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'v: 2024-02-30\n');
+    assert.throws(() => readDoc(file), /day is out of range/);
   });
 });
 
