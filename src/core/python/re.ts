@@ -3,7 +3,10 @@
 // The pattern is parsed as Python's sre_parse does, with its errors, and re-emitted for a `u`
 // JavaScript regex with Python's meaning: Unicode-aware `\b` and `\w`, `.` stopping only at `\n`,
 // `$` also before a final newline, `\s` as str.isspace, possessive quantifiers and atomic groups.
-// Not reproduced (PyRegexUnsupported): inline flags, conditional groups, `\N{name}`, and a
+// Flags (re.IGNORECASE, MULTILINE, DOTALL, ASCII, or the same as global inline flags `(?i)` at the
+// start) change what `.`, `^`, `$` and the categories emit.
+// Verbose mode (re.X, `(?x)`) drops whitespace and `#` comments outside sets before parsing.
+// Not reproduced (PyRegexUnsupported): scoped inline flags `(?i:…)`, conditional groups, `\N{name}`, and a
 // backreference to a group that may not take part in the match (JavaScript matches the empty
 // string there, Python fails).
 
@@ -24,9 +27,79 @@ import {
 
 export { PyRegexError, PyRegexUnsupported };
 
+/** Python's `re` flags that change a str pattern's meaning (re.I, re.M, re.S, re.A). */
+export interface PyRegexFlags {
+  ignoreCase?: boolean;
+  multiline?: boolean;
+  dotAll?: boolean;
+  ascii?: boolean;
+  /** re.X: whitespace and `#` comments outside character sets are ignored. */
+  verbose?: boolean;
+}
+
+const VERBOSE_SPACE = '\t\n\v\f\r ';
+
+/**
+ * A verbose pattern with its whitespace and `#…` comments removed where sre_parse skips them
+ * (outside a character set, not escaped). Python would read a `{m, n}` with spaces as literal
+ * text, not a repeat; that case is refused rather than guessed.
+ */
+function stripVerbose(chars: string[]): string[] {
+  const out: string[] = [];
+  let inSet = false;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    if (c === '\\') {
+      out.push(c);
+      if (i + 1 < chars.length) out.push(chars[++i]);
+      continue;
+    }
+    if (inSet) {
+      out.push(c);
+      if (c === ']') inSet = false;
+      continue;
+    }
+    if (c === '[') {
+      inSet = true;
+      out.push(c);
+      if (chars[i + 1] === '^') out.push(chars[++i]);
+      if (chars[i + 1] === ']') out.push(chars[++i]);
+      continue;
+    }
+    if (VERBOSE_SPACE.includes(c)) continue;
+    if (c === '#') {
+      while (i + 1 < chars.length && chars[i + 1] !== '\n') i++;
+      continue;
+    }
+    if (c === '{') {
+      const m = /^\{[0-9,\t\n\v\f\r ]*\}/.exec(chars.slice(i).join(''));
+      if (m && /[\t\n\v\f\r ]/.test(m[0]))
+        throw new PyRegexUnsupported('a verbose-mode {m,n} with whitespace inside (Python reads it as text)');
+    }
+    out.push(c);
+  }
+  return out;
+}
+
+const ASCII_WORD = 'A-Za-z0-9_';
+const AW = `[${ASCII_WORD}]`;
+const ASCII_CATEGORIES: Record<string, { set: string; negated: boolean }> = {
+  d: { set: '0-9', negated: false },
+  D: { set: '0-9', negated: true },
+  s: { set: '\\t\\n\\v\\f\\r ', negated: false },
+  S: { set: '\\t\\n\\v\\f\\r ', negated: true },
+  w: { set: ASCII_WORD, negated: false },
+  W: { set: ASCII_WORD, negated: true },
+};
+const ASCII_ANCHORS: Record<string, string> = {
+  ...ANCHORS,
+  b: `(?:(?<=${AW})(?!${AW})|(?<!${AW})(?=${AW}))`,
+  B: `(?:(?<=${AW})(?=${AW})|(?<!${AW})(?!${AW})(?:(?<=[\\s\\S])|(?=[\\s\\S])))`,
+};
+
 class Parser {
   private pos = 0;
-  private readonly chars: string[];
+  private chars: string[];
   /** Widths of the groups opened so far (index = group number − 1); undefined while open. */
   private readonly groups: ({ min: number; max: number } | undefined)[] = [];
   private readonly names = new Map<string, number>();
@@ -36,8 +109,33 @@ class Parser {
   /** Groups numbered from here on were defined inside the lookbehind being parsed. */
   private lookbehindFrom: number | undefined;
 
-  constructor(source: string) {
+  readonly flags: PyRegexFlags;
+
+  constructor(source: string, flags: PyRegexFlags = {}) {
     this.chars = [...source];
+    this.flags = { ...flags };
+    this.globalFlags();
+    if (this.flags.verbose)
+      this.chars = [...this.chars.slice(0, this.pos), ...stripVerbose(this.chars.slice(this.pos))];
+  }
+
+  /** Global inline flags (`(?im)`), which Python 3.11 accepts only at the start of the pattern. */
+  private globalFlags(): void {
+    while (this.chars[this.pos] === '(' && this.chars[this.pos + 1] === '?') {
+      let j = this.pos + 2;
+      const letters: string[] = [];
+      while (j < this.chars.length && 'aiLmsux'.includes(this.chars[j])) letters.push(this.chars[j++]);
+      if (letters.length === 0 || this.chars[j] !== ')') return;
+      for (const l of letters) {
+        if (l === 'L') this.error("bad inline flags: cannot use 'L' flag with a str pattern", this.pos + 2);
+        if (l === 'x') this.flags.verbose = true;
+        else if (l === 'i') this.flags.ignoreCase = true;
+        else if (l === 'm') this.flags.multiline = true;
+        else if (l === 's') this.flags.dotAll = true;
+        else if (l === 'a') this.flags.ascii = true;
+      }
+      this.pos = j + 1;
+    }
   }
 
   private peek(): string | undefined {
@@ -171,11 +269,16 @@ class Parser {
   private atom(ch: string, start: number): Node | undefined {
     switch (ch) {
       case '.':
-        return { js: '[^\\n]', min: 1, max: 1, kind: 'item' };
+        return { js: this.flags.dotAll ? '[\\s\\S]' : '[^\\n]', min: 1, max: 1, kind: 'item' };
       case '^':
-        return { js: ANCHORS.A, min: 0, max: 0, kind: 'anchor' };
+        return { js: this.flags.multiline ? '(?<![^\\n])' : ANCHORS.A, min: 0, max: 0, kind: 'anchor' };
       case '$':
-        return { js: `(?=\\n?${ANCHORS.Z})`, min: 0, max: 0, kind: 'anchor' };
+        return {
+          js: this.flags.multiline ? `(?=\\n|${ANCHORS.Z})` : `(?=\\n?${ANCHORS.Z})`,
+          min: 0,
+          max: 0,
+          kind: 'anchor',
+        };
       case '[':
         return this.charClass(start);
       case '(':
@@ -222,8 +325,14 @@ class Parser {
           return this.backref(n, this.pos - [...ref].length - 1);
         } else this.error(`unknown extension ?P${d ?? ''}`, start + 1);
       } else if (c === '(') throw new PyRegexUnsupported('conditional groups (?(…)…|…)');
-      else if ('aiLmsux-'.includes(c)) throw new PyRegexUnsupported('inline flags (?…)');
-      else this.error(`unknown extension ?${c}`, start + 1);
+      else if ('aiLmsux-'.includes(c)) {
+        // Global flags were taken at the start; here Python 3.11 refuses them, or they are scoped.
+        let j = this.pos;
+        while (j < this.chars.length && 'aiLmsux'.includes(this.chars[j])) j++;
+        if (c !== '-' && this.chars[j] === ')')
+          this.error('global flags not at the start of the expression', start);
+        throw new PyRegexUnsupported('scoped inline flags (?…:…)');
+      } else this.error(`unknown extension ?${c}`, start + 1);
     }
     let index: number | undefined;
     if (capture) {
@@ -311,8 +420,9 @@ class Parser {
     const c = this.chars[this.pos++];
     if (c === undefined) this.error('bad escape (end of pattern)', start);
     const item = (js: string): Node => ({ js, min: 1, max: 1, kind: 'item' });
-    if (c in ANCHORS) return { js: ANCHORS[c], min: 0, max: 0, kind: 'anchor' };
-    const cat = CATEGORIES[c];
+    if (c in ANCHORS)
+      return { js: (this.flags.ascii ? ASCII_ANCHORS : ANCHORS)[c], min: 0, max: 0, kind: 'anchor' };
+    const cat = (this.flags.ascii ? ASCII_CATEGORIES : CATEGORIES)[c];
     if (cat) return item(`[${cat.negated ? '^' : ''}${cat.set}]`);
     const common = this.commonEscape(c, start);
     if (common !== undefined) return item(lit(common));
@@ -386,7 +496,8 @@ class Parser {
     if (ch !== '\\') return ch.codePointAt(0)!;
     const c = this.chars[this.pos++];
     if (c === undefined) this.error('unterminated character set', at);
-    if (CATEGORIES[c]) return CATEGORIES[c];
+    const cats = this.flags.ascii ? ASCII_CATEGORIES : CATEGORIES;
+    if (cats[c]) return cats[c];
     if (c === 'b') return 8;
     const common = this.commonEscape(c, at);
     if (common !== undefined) return common;
@@ -397,14 +508,15 @@ class Parser {
 }
 
 /**
- * Compiles a Python `re` pattern (str pattern, no flags) to a JavaScript regex with the same
+ * Compiles a Python `re` pattern (str pattern, with `re` flags) to a JavaScript regex with the same
  * meaning for `re.search`. Throws PyRegexError where Python raises re.error, PyRegexUnsupported
  * for constructs assay does not reproduce.
  */
-export function compilePyRegex(source: string): RegExp {
-  const js = new Parser(source).parse();
+export function compilePyRegex(source: string, flags: PyRegexFlags = {}): RegExp {
+  const parser = new Parser(source, flags);
+  const js = parser.parse();
   try {
-    return new RegExp(js, 'u');
+    return new RegExp(js, parser.flags.ignoreCase ? 'iu' : 'u');
   } catch (err) {
     throw new PyRegexUnsupported(`a pattern assay could not translate (${(err as Error).message})`);
   }

@@ -84,14 +84,11 @@ function fencePattern(): RegExp {
 }
 
 /**
- * Python's `re.compile(pattern)` for `re.search`: the shared translator, plus a leading global
- * `(?i)` (Python's IGNORECASE on str patterns is Unicode case folding, as JavaScript's `iu`).
+ * Python's `re.compile(pattern)` for `re.search`: the shared translator, which takes leading global
+ * flag groups (`(?i)`, `(?sm)`, `(?a)`, `(?x)`) as `re` does.
  */
 export function pyRegex(pattern: string): RegExp {
-  const m = /^\(\?i\)/.exec(pattern);
-  if (!m) return compilePyRegex(pattern);
-  const re = compilePyRegex(pattern.slice(m[0].length));
-  return new RegExp(re.source, `${re.flags}i`);
+  return compilePyRegex(pattern);
 }
 
 /** `extract_json_blocks`: fenced blocks' inner text, then every `{`/`[` that `raw_decode` parses. */
