@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { writeApastraRun } from '../../src/formats/apastra/report.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { fixture } from '../support/paths.js';
@@ -52,5 +53,56 @@ describe('review13: apastra run folders of a two-model matrix', () => {
     assert.deepEqual(models.sort(), ['mod/b', 'mod_b'], `run folders: ${runs.join(', ')}`);
     const regressions = join(ws, 'derived-index', 'regressions');
     if (existsSync(regressions)) assert.equal(readdirSync(regressions).length, 2);
+  });
+
+  it('an interrupted run is never PASS, is not compared with the baseline, and is refused as a baseline without --force', async () => {
+    const ws = join(tmp.dir, 'ws-interrupted');
+    cpSync(fixture('apastra', 'ws'), ws, { recursive: true });
+    const env = { ...cleanEnv, OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: 'test' };
+    const r = await runCli(
+      [
+        'eval',
+        ws,
+        '--suite',
+        'capitals-smoke',
+        '--no-progress',
+        '--runs-dir',
+        join(ws, '.runs'),
+        '--no-cache',
+        '-p',
+        'openai:chat:mock-model',
+      ],
+      { env },
+    );
+    assert.ok(r.code === 0 || r.code === 1, r.stderr + r.stdout);
+    const runDir = join(ws, '.runs', readdirSync(join(ws, '.runs'))[0]);
+    const manifestPath = join(runDir, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, status: 'interrupted' }));
+    const regressions = join(ws, 'derived-index', 'regressions');
+    const before = existsSync(regressions) ? readdirSync(regressions).length : 0;
+    const judged = await writeApastraRun(runDir, join(tmp.dir, 'out-interrupted'));
+    assert.equal(judged.failed, true);
+    assert.match(judged.text, /Status: FAIL ❌ \(the run is interrupted/);
+    assert.match(judged.text, /Regression: not compared — the run is interrupted/);
+    assert.equal(
+      existsSync(regressions) ? readdirSync(regressions).length : 0,
+      before,
+      'no regression report',
+    );
+    const baselinePath = join(ws, 'derived-index', 'baselines', 'capitals-smoke.json');
+    const baselineBefore = readFileSync(baselinePath, 'utf8');
+    const refused = await runCli(['baseline', 'save', runDir, '--dir', join(ws, '.baselines')], {
+      env: cleanEnv,
+    });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /the run is interrupted.*--force/);
+    assert.equal(readFileSync(baselinePath, 'utf8'), baselineBefore);
+    assert.equal(existsSync(join(ws, '.baselines')), false, 'nothing saved');
+    const forced = await runCli(['baseline', 'save', runDir, '--dir', join(ws, '.baselines'), '--force'], {
+      env: cleanEnv,
+    });
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.notEqual(readFileSync(baselinePath, 'utf8'), baselineBefore);
   });
 });

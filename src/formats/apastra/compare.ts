@@ -177,6 +177,19 @@ export function writeReport(
 export { renderRegression };
 
 /**
+ * Why a run of an apastra suite must not become its active baseline: an interrupted or aborted run
+ * scored only some of its cases, and its metrics would become the floor every later run is held
+ * to. Undefined for a finished run, and for a run of another format.
+ */
+export function apastraBaselineRefusal(runDir: string): string | undefined {
+  const manifest = readManifest(runDir);
+  const native = manifest.suite.native as unknown as ApastraNative | undefined;
+  if (!native || (native.kind !== 'suite' && native.kind !== 'eval')) return undefined;
+  if (manifest.status === 'complete' || manifest.status === 'running') return undefined;
+  return `${runDir}: the run is ${manifest.status}, so it would not become apastra suite ${native.suiteId}'s active baseline (its metrics cover only the cases it reached); finish it with assay eval --resume ${manifest.runId}, or pass --force to save it anyway`;
+}
+
+/**
  * Writes the suite's active apastra baseline (`derived-index/baselines/<suite-id>.json`, the
  * baseline skill's shape, with the scorecard embedded) from an assay run of an apastra suite; an
  * existing one is renamed to `<suite-id>-<timestamp>.json`, never deleted. Undefined for a run of

@@ -315,7 +315,7 @@ export async function writeApastraRun(runDir: string, dir: string): Promise<Outp
           ]),
         );
     const scorecard = writeModelFolder(target, runDir, manifest, run, failures);
-    const judged = await judgeRun(native, run, scorecard, target, gatePaths(native), runDir);
+    const judged = await judgeRun(native, run, scorecard, target, gatePaths(native), runDir, manifest.status);
     texts.push(runs.length > 1 ? `Wrote ${target}\n${judged.text}` : judged.text);
     if (judged.failed) failed = true;
     if (native.costBudget !== undefined && run.cost > native.costBudget) {
