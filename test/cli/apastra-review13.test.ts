@@ -105,4 +105,31 @@ describe('review13: apastra run folders of a two-model matrix', () => {
     assert.equal(forced.code, 0, forced.stderr);
     assert.notEqual(readFileSync(baselinePath, 'utf8'), baselineBefore);
   });
+
+  it('a baseline whose metric is not a number is a positioned error before any model call', async () => {
+    const ws = join(tmp.dir, 'ws-bad-baseline');
+    cpSync(fixture('apastra', 'ws'), ws, { recursive: true });
+    const path = join(ws, 'derived-index', 'baselines', 'capitals-smoke.json');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('"exact_match": 1.0', '"exact_match": "high"'));
+    const before = mock.stats().requests;
+    const r = await runCli(
+      [
+        'eval',
+        ws,
+        '--suite',
+        'capitals-smoke',
+        '--no-progress',
+        '--runs-dir',
+        join(ws, '.runs'),
+        '--no-cache',
+        '-p',
+        'openai:chat:mock-model',
+      ],
+      { env: { ...cleanEnv, OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: 'test' } },
+    );
+    assert.equal(r.code, 2, r.stderr + r.stdout);
+    assert.match(r.stderr, /capitals-smoke\.json:8:\d+: .*exact_match.*not a number/);
+    assert.equal(mock.stats().requests, before, 'no model call');
+    assert.equal(existsSync(join(ws, '.runs')) ? readdirSync(join(ws, '.runs')).length : 0, 0);
+  });
 });
