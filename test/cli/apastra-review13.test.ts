@@ -53,6 +53,10 @@ describe('review13: apastra run folders of a two-model matrix', () => {
     assert.deepEqual(models.sort(), ['mod/b', 'mod_b'], `run folders: ${runs.join(', ')}`);
     const regressions = join(ws, 'derived-index', 'regressions');
     if (existsSync(regressions)) assert.equal(readdirSync(regressions).length, 2);
+    // The console names the folders written, not the name asked for before the per-model suffix.
+    const wrote = [...r.stdout.matchAll(/^Wrote (.*)$/gm)].map((m) => m[1]).filter((p) => p.includes('runs'));
+    assert.equal(wrote.length, 2, r.stdout);
+    for (const p of wrote) assert.ok(existsSync(join(p, 'run_manifest.json')), `${p} exists: ${r.stdout}`);
   });
 
   it('an interrupted run is never PASS, is not compared with the baseline, and is refused as a baseline without --force', async () => {

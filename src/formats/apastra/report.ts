@@ -296,6 +296,7 @@ export async function writeApastraRun(runDir: string, dir: string): Promise<Outp
   let failed = false;
   // Two models whose names sanitise alike (mod/b, mod_b) must not share a folder in one run.
   const taken = new Set<string>();
+  const written: string[] = [];
   for (const run of runs) {
     // Several models: one folder each, as apastra runs a suite once per model.
     const target = folderFor(
@@ -316,14 +317,15 @@ export async function writeApastraRun(runDir: string, dir: string): Promise<Outp
         );
     const scorecard = writeModelFolder(target, runDir, manifest, run, failures);
     const judged = await judgeRun(native, run, scorecard, target, gatePaths(native), runDir, manifest.status);
-    texts.push(runs.length > 1 ? `Wrote ${target}\n${judged.text}` : judged.text);
+    written.push(target);
+    texts.push(runs.length > 1 ? `Run folder ${target}\n${judged.text}` : judged.text);
     if (judged.failed) failed = true;
     if (native.costBudget !== undefined && run.cost > native.costBudget) {
       texts.push(`Budget: total cost ${run.cost} exceeds cost_budget ${native.costBudget} ❌\n`);
       failed = true;
     }
   }
-  return { text: texts.join('\n'), failed };
+  return { text: texts.join('\n'), failed, written };
 }
 
 registerOutputFormat({
