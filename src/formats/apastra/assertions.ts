@@ -159,7 +159,11 @@ function schemaValidator(schema: unknown): ValidateFunction {
       // jsonschema's validator_for: the draft `$schema` names, else (absent or unknown) the latest.
       let compiled: unknown = schema;
       let ajv: InstanceType<AjvClass>;
-      if (/json-schema\.org\/draft-0[67]\/schema/.test(draft)) {
+      if (/json-schema\.org\/draft-04\/schema/.test(draft)) {
+        // draft-04 (exclusiveMaximum as a boolean, `id`): ajv's own draft-04 class, loaded only here.
+        const Ajv04 = require('ajv-draft-04') as AjvClass;
+        ajv = new Ajv04(options);
+      } else if (/json-schema\.org\/draft-0[67]\/schema/.test(draft)) {
         const { Ajv } = require('ajv') as { Ajv: AjvClass };
         ajv = new Ajv(options);
         if (draft.includes('draft-06')) ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json'));

@@ -214,3 +214,35 @@ describe('review13: is-valid-json-schema under the $schema a schema declares (js
         assert.equal(r.score, type.startsWith('not-') ? 0 : 1, r.reason);
       });
 });
+
+describe('review13: draft-04 keywords as jsonschema Draft4Validator reads them', () => {
+  // python3: Draft4Validator({..., "maximum": 5, "exclusiveMaximum": True}).is_valid(5) → False, (4) → True
+  for (const [output, want] of [
+    ['5', 0],
+    ['4', 1],
+  ] as const)
+    it(`exclusiveMaximum: true on ${output} scores ${want}`, async () => {
+      const line = JSON.stringify({
+        type: 'is-valid-json-schema',
+        value: {
+          $schema: 'http://json-schema.org/draft-04/schema#',
+          type: 'number',
+          maximum: 5,
+          exclusiveMaximum: true,
+        },
+      });
+      const spec = inlineSpec(JSON.parse(line), pyJsonLoads(line), 'default', { file: 'x' });
+      const scorer = getScorer(spec.type);
+      assert.ok(scorer);
+      const r = await scorer.score({
+        output,
+        outputValue: output,
+        value: spec.value,
+        spec,
+        vars: {},
+        prompt: '',
+        response: {},
+      } as never);
+      assert.equal(r.score, want, r.reason);
+    });
+});
