@@ -311,9 +311,10 @@ async function judged(base: string, spec: AssertionSpec, input: ScoreInput): Pro
   });
   if (base !== 'similar') return verdict.pass;
   try {
-    return verdict.score >= pyFloatOf(o.threshold ?? 0.8);
+    return verdict.score >= pyFloatOf(o.threshold === undefined ? 0.8 : o.threshold);
   } catch {
-    return verdict.pass;
+    // float(threshold) raised (None, "high"): evaluate_assertions.py falls back to bool(score).
+    return verdict.score !== 0;
   }
 }
 

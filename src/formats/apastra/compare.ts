@@ -1,10 +1,12 @@
 // `assay compare BASELINE CANDIDATE --policy regression.yaml` and `assay baseline save` for apastra:
 // each side is an apastra scorecard file (or a `{scorecard: …}` baseline), an apastra run folder,
 // or an assay run of an apastra suite (whose apastra scorecard is computed from its results).
+
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.js';
 import { displayPath } from '../../core/positions.js';
+import { aFormat } from '../../core/printable.js';
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, PyJsonError, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import { readManifest } from '../../runlog/reader.js';
@@ -59,7 +61,7 @@ export async function scorecardOfAssayRun(
   const native = manifest.suite.native as unknown as ApastraNative | undefined;
   if (!native || (native.kind !== 'suite' && native.kind !== 'eval'))
     throw new InputError(
-      `${displayPath(runDir)}: a run of a ${manifest.suite.format} suite has no apastra scorecard; give an apastra scorecard.json or run folder`,
+      `${displayPath(runDir)}: a run of ${aFormat(manifest.suite.format)} suite has no apastra scorecard; give an apastra scorecard.json or run folder`,
     );
   const runs = await gatherRun(runDir, manifest);
   if (runs.length > 1)

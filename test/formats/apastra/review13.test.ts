@@ -246,3 +246,22 @@ describe('review13: draft-04 keywords as jsonschema Draft4Validator reads them',
       assert.equal(r.score, want, r.reason);
     });
 });
+
+describe('review13: a similar threshold written as null', () => {
+  // evaluate_assertions.py: assertion.get("threshold", 0.8) keeps None; float(None) raises
+  // TypeError, so the judge's score decides as bool(score). It is not read as 0.8.
+  for (const a of [
+    { type: 'similar', value: 'Paris', threshold: null },
+    { type: 'similar', value: { value: 'Paris', threshold: null } },
+  ])
+    it(JSON.stringify(a), () => {
+      const line = JSON.stringify(a);
+      const spec = inlineSpec(JSON.parse(line), pyJsonLoads(line), 'default', { file: 'x' });
+      assert.equal((spec.options as { threshold?: unknown }).threshold, null);
+    });
+  it('an absent threshold is 0.8', () => {
+    const line = JSON.stringify({ type: 'similar', value: 'Paris' });
+    const spec = inlineSpec(JSON.parse(line), pyJsonLoads(line), 'default', { file: 'x' });
+    assert.equal((spec.options as { threshold?: unknown }).threshold, 0.8);
+  });
+});
