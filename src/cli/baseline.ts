@@ -5,14 +5,15 @@ import { oneLine } from '../report/console.js';
 import { DEFAULT_BASELINES_DIR, listBaselines, resolveRun, saveBaseline } from '../runlog/baselines.js';
 import { guard, parseFlags } from './common.js';
 
-const USAGE = `Usage: assay baseline save RUN [--name NAME] [--dir DIR]
+const USAGE = `Usage: assay baseline save RUN [--name NAME] [--dir DIR] [--force]
        assay baseline list [--dir DIR]
 
 save copies a finished run (its results.jsonl, manifest.json and scorecard.json) to DIR/NAME
 (default .assay/baselines/<NAME>; NAME defaults to the run id), replacing a baseline of that name.
 A run of an apastra suite also becomes its active apastra baseline,
 derived-index/baselines/<suite-id>.json in the workspace (the previous one is renamed
-<suite-id>-<timestamp>.json).
+<suite-id>-<timestamp>.json). An interrupted or aborted run of an apastra suite is refused
+(nothing is saved) unless --force is given.
 RUN is a run directory or a run id under --runs-dir. A baseline is a run directory: assay compare,
 report and rescore read it as any run.
 list shows the saved baselines, newest first.
@@ -25,6 +26,7 @@ export async function baselineCommand(args: string[]): Promise<number> {
       name: { type: 'string' },
       dir: { type: 'string' },
       'runs-dir': { type: 'string' },
+      force: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
@@ -38,13 +40,14 @@ export async function baselineCommand(args: string[]): Promise<number> {
         throw new InputError('assay baseline save: expected one RUN (a run directory or id)');
       const runDir = resolveRun(rest[0], { runsDir: values['runs-dir'] ?? '.assay/runs', baselinesDir });
       const name = values.name ?? basename(runDir);
+      const apastraModule = await import('../formats/apastra/compare.js');
+      const refusal = apastraModule.apastraBaselineRefusal(runDir);
+      if (refusal && !values.force) throw new InputError(refusal);
+      if (refusal) process.stderr.write(`assay: warning: --force: ${refusal.split(',')[0]}\n`);
       const target = saveBaseline(runDir, name, baselinesDir);
       process.stdout.write(`Saved baseline ${name}: ${target}\n`);
       // A run of an apastra suite also becomes the suite's active baseline where apastra looks.
-      const apastra = await (await import('../formats/apastra/compare.js')).saveApastraBaseline(
-        runDir,
-        target,
-      );
+      const apastra = await apastraModule.saveApastraBaseline(runDir, target);
       if (apastra) {
         if (apastra.archived)
           process.stdout.write(`Archived the previous apastra baseline: ${apastra.archived}\n`);

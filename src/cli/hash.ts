@@ -1,4 +1,5 @@
 import { formatDiagnostic, InputError } from '../core/errors.js';
+import { aFormat } from '../core/printable.js';
 import { foreignFileHash, loadSuite } from '../formats/detect.js';
 import { guard, parseFlags } from './common.js';
 import { loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
@@ -55,7 +56,7 @@ export async function hashCommand(args: string[]): Promise<number> {
     }
     throw new InputError({
       file: suite.source.path,
-      message: `a ${suite.format} suite has no suite hash of its own (assay's content hash: ${suite.source.contentHash})`,
+      message: `${aFormat(suite.format)} suite has no suite hash of its own (assay's content hash: ${suite.source.contentHash})`,
       severity: 'error',
     });
   });

@@ -76,7 +76,7 @@ export async function writeOutputs(
       if (o.folder && o.format.fileName) path = join(o.path, o.format.fileName(runDir));
       const judgement = await writeOutput(runDir, scorecard, path, o.format);
       if (judgement) opts.judgements?.push(judgement);
-      process.stdout.write(`Wrote ${path}\n`);
+      for (const written of judgement?.written ?? [path]) process.stdout.write(`Wrote ${written}\n`);
     } catch (err) {
       ok = false;
       process.stderr.write(`assay: cannot write ${path}: ${(err as Error).message}\n`);

@@ -1,4 +1,5 @@
 import { InputError } from '../core/errors.js';
+import { aFormat } from '../core/printable.js';
 import type { ProviderSpec } from '../core/types.js';
 import { graderSpec } from '../evaluate/settings.js';
 import type { LoadOptions } from '../formats/detect.js';
@@ -95,7 +96,7 @@ export function checkExpectedHash(
   if (actual === undefined)
     throw new InputError({
       file: suite.source.path,
-      message: `--expect-hash: a ${suite.format} suite has no suite hash to check`,
+      message: `--expect-hash: ${aFormat(suite.format)} suite has no suite hash to check`,
       severity: 'error',
     });
   const norm = (h: string): string => (h.startsWith('sha256:') ? h : `sha256:${h}`).toLowerCase();

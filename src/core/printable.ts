@@ -19,3 +19,8 @@ export function printable(text: string, keepNewlines = false): string {
 
 // C0 controls except tab, DEL and C1 controls, and the Unicode bidi embedding/override/isolate marks.
 const UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `a promptfoo`, `an apastra`, `an inspect`: the indefinite article a format name takes. */
+export function aFormat(name: string): string {
+  return `${/^[aeiou]/i.test(name) ? 'an' : 'a'} ${name}`;
+}

@@ -1,5 +1,7 @@
 // selectProviders: the providers a run uses, the suite's own or those named with `-p`.
+
 import { InputError } from '../core/errors.js';
+import { aFormat } from '../core/printable.js';
 import type { ProviderSpec, Suite } from '../core/types.js';
 import { providerKey } from '../engine/plan.js';
 import { isKnownProviderId, providerPatterns } from '../providers/registry.js';
@@ -14,7 +16,7 @@ export function selectProviders(suite: Suite, overrides: string[] | undefined): 
     if (suite.providers.length === 0)
       throw new InputError({
         file: suite.source.path,
-        message: `a ${suite.format} suite names no model: give one with -p, e.g. -p openai:chat:MODEL (OPENAI_BASE_URL for a local OpenAI-compatible server)`,
+        message: `${aFormat(suite.format)} suite names no model: give one with -p, e.g. -p openai:chat:MODEL (OPENAI_BASE_URL for a local OpenAI-compatible server)`,
         severity: 'error',
       });
     return suite.providers;

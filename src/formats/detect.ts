@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { utf16Problem } from '../core/encoding.js';
 import { InputError } from '../core/errors.js';
+import { aFormat } from '../core/printable.js';
 import type { Suite } from '../core/types.js';
 import type { LoadOptions, SuiteFormat } from './types.js';
 
@@ -115,7 +116,7 @@ function loadWith(format: SuiteFormat, path: string, options: LoadOptions): Prom
     throw new InputError(
       refused.map((k) => ({
         file: path,
-        message: `${FORMAT_FLAGS[k]} does not apply to a ${format.name} suite`,
+        message: `${FORMAT_FLAGS[k]} does not apply to ${aFormat(format.name)} suite`,
         severity: 'error' as const,
       })),
     );

@@ -46,6 +46,11 @@ export interface OutputFormat {
 export interface OutputJudgement {
   text: string;
   failed: boolean;
+  /**
+   * The folders actually written, when they differ from the path asked for (a name taken by a
+   * concurrent run gets `-2`; several models get one folder each): what the console names.
+   */
+  written?: string[];
 }
 
 /** What an output format may need to know of a run before it starts. */

@@ -5,7 +5,8 @@
 // `$` also before a final newline, `\s` as str.isspace, possessive quantifiers and atomic groups.
 // Flags (re.IGNORECASE, MULTILINE, DOTALL, ASCII, or the same as global inline flags `(?i)` at the
 // start) change what `.`, `^`, `$` and the categories emit.
-// Not reproduced (PyRegexUnsupported): scoped inline flags `(?i:…)`, verbose mode, conditional groups, `\N{name}`, and a
+// Verbose mode (re.X, `(?x)`) drops whitespace and `#` comments outside sets before parsing.
+// Not reproduced (PyRegexUnsupported): scoped inline flags `(?i:…)`, conditional groups, `\N{name}`, and a
 // backreference to a group that may not take part in the match (JavaScript matches the empty
 // string there, Python fails).
 
@@ -32,6 +33,52 @@ export interface PyRegexFlags {
   multiline?: boolean;
   dotAll?: boolean;
   ascii?: boolean;
+  /** re.X: whitespace and `#` comments outside character sets are ignored. */
+  verbose?: boolean;
+}
+
+const VERBOSE_SPACE = '\t\n\v\f\r ';
+
+/**
+ * A verbose pattern with its whitespace and `#…` comments removed where sre_parse skips them
+ * (outside a character set, not escaped). Python would read a `{m, n}` with spaces as literal
+ * text, not a repeat; that case is refused rather than guessed.
+ */
+function stripVerbose(chars: string[]): string[] {
+  const out: string[] = [];
+  let inSet = false;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    if (c === '\\') {
+      out.push(c);
+      if (i + 1 < chars.length) out.push(chars[++i]);
+      continue;
+    }
+    if (inSet) {
+      out.push(c);
+      if (c === ']') inSet = false;
+      continue;
+    }
+    if (c === '[') {
+      inSet = true;
+      out.push(c);
+      if (chars[i + 1] === '^') out.push(chars[++i]);
+      if (chars[i + 1] === ']') out.push(chars[++i]);
+      continue;
+    }
+    if (VERBOSE_SPACE.includes(c)) continue;
+    if (c === '#') {
+      while (i + 1 < chars.length && chars[i + 1] !== '\n') i++;
+      continue;
+    }
+    if (c === '{') {
+      const m = /^\{[0-9,\t\n\v\f\r ]*\}/.exec(chars.slice(i).join(''));
+      if (m && /[\t\n\v\f\r ]/.test(m[0]))
+        throw new PyRegexUnsupported('a verbose-mode {m,n} with whitespace inside (Python reads it as text)');
+    }
+    out.push(c);
+  }
+  return out;
 }
 
 const ASCII_WORD = 'A-Za-z0-9_';
@@ -52,7 +99,7 @@ const ASCII_ANCHORS: Record<string, string> = {
 
 class Parser {
   private pos = 0;
-  private readonly chars: string[];
+  private chars: string[];
   /** Widths of the groups opened so far (index = group number − 1); undefined while open. */
   private readonly groups: ({ min: number; max: number } | undefined)[] = [];
   private readonly names = new Map<string, number>();
@@ -68,6 +115,8 @@ class Parser {
     this.chars = [...source];
     this.flags = { ...flags };
     this.globalFlags();
+    if (this.flags.verbose)
+      this.chars = [...this.chars.slice(0, this.pos), ...stripVerbose(this.chars.slice(this.pos))];
   }
 
   /** Global inline flags (`(?im)`), which Python 3.11 accepts only at the start of the pattern. */
@@ -79,8 +128,8 @@ class Parser {
       if (letters.length === 0 || this.chars[j] !== ')') return;
       for (const l of letters) {
         if (l === 'L') this.error("bad inline flags: cannot use 'L' flag with a str pattern", this.pos + 2);
-        if (l === 'x') throw new PyRegexUnsupported('verbose mode (?x)');
-        if (l === 'i') this.flags.ignoreCase = true;
+        if (l === 'x') this.flags.verbose = true;
+        else if (l === 'i') this.flags.ignoreCase = true;
         else if (l === 'm') this.flags.multiline = true;
         else if (l === 's') this.flags.dotAll = true;
         else if (l === 'a') this.flags.ascii = true;

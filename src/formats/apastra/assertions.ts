@@ -84,14 +84,11 @@ function fencePattern(): RegExp {
 }
 
 /**
- * Python's `re.compile(pattern)` for `re.search`: the shared translator, plus a leading global
- * `(?i)` (Python's IGNORECASE on str patterns is Unicode case folding, as JavaScript's `iu`).
+ * Python's `re.compile(pattern)` for `re.search`: the shared translator, which takes leading global
+ * flag groups (`(?i)`, `(?sm)`, `(?a)`, `(?x)`) as `re` does.
  */
 export function pyRegex(pattern: string): RegExp {
-  const m = /^\(\?i\)/.exec(pattern);
-  if (!m) return compilePyRegex(pattern);
-  const re = compilePyRegex(pattern.slice(m[0].length));
-  return new RegExp(re.source, `${re.flags}i`);
+  return compilePyRegex(pattern);
 }
 
 /** `extract_json_blocks`: fenced blocks' inner text, then every `{`/`[` that `raw_decode` parses. */
@@ -150,17 +147,43 @@ function schemaValidator(schema: unknown): ValidateFunction {
       if (typeof schema !== 'object' && typeof schema !== 'boolean') throw new Error('not a schema');
       if (schema === null || Array.isArray(schema)) throw new Error('not a schema');
       const require = createRequire(import.meta.url);
+      type AjvClass = new (
+        o: object,
+      ) => {
+        compile(s: unknown): ValidateFunction;
+        addMetaSchema(s: object): unknown;
+      };
       const draft =
         typeof schema === 'object' ? String((schema as Record<string, unknown>).$schema ?? '') : '';
       const options = { strict: false, logger: false, validateFormats: false, validateSchema: true };
-      const Ajv = /draft-0[467]/.test(draft)
-        ? (require('ajv') as { Ajv: new (o: object) => { compile(s: unknown): ValidateFunction } }).Ajv
-        : (
-            require('ajv/dist/2020') as {
-              Ajv2020: new (o: object) => { compile(s: unknown): ValidateFunction };
-            }
-          ).Ajv2020;
-      fn = new Ajv(options).compile(schema);
+      // jsonschema's validator_for: the draft `$schema` names, else (absent or unknown) the latest.
+      let compiled: unknown = schema;
+      let ajv: InstanceType<AjvClass>;
+      if (/json-schema\.org\/draft-04\/schema/.test(draft)) {
+        // draft-04 (exclusiveMaximum as a boolean, `id`): ajv's own draft-04 class, loaded only here.
+        const Ajv04 = require('ajv-draft-04') as AjvClass;
+        ajv = new Ajv04(options);
+      } else if (/json-schema\.org\/draft-0[67]\/schema/.test(draft)) {
+        const { Ajv } = require('ajv') as { Ajv: AjvClass };
+        ajv = new Ajv(options);
+        if (draft.includes('draft-06')) ajv.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json'));
+      } else if (/json-schema\.org\/draft\/2019-09\/schema/.test(draft)) {
+        const { Ajv2019 } = require('ajv/dist/2019') as { Ajv2019: AjvClass };
+        ajv = new Ajv2019(options);
+      } else {
+        const { Ajv2020 } = require('ajv/dist/2020') as { Ajv2020: AjvClass };
+        ajv = new Ajv2020(options);
+        if (
+          draft &&
+          !/json-schema\.org\/(draft\/2020-12\/)?schema#?$/.test(draft) &&
+          !/draft-0[34]/.test(draft)
+        ) {
+          // An unknown meta-schema: jsonschema validates with its latest draft.
+          const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
+          compiled = rest;
+        }
+      }
+      fn = ajv.compile(compiled);
     } catch (err) {
       fn = new SchemaInvalid((err as Error).message);
     }
@@ -288,9 +311,10 @@ async function judged(base: string, spec: AssertionSpec, input: ScoreInput): Pro
   });
   if (base !== 'similar') return verdict.pass;
   try {
-    return verdict.score >= pyFloatOf(o.threshold ?? 0.8);
+    return verdict.score >= pyFloatOf(o.threshold === undefined ? 0.8 : o.threshold);
   } catch {
-    return verdict.pass;
+    // float(threshold) raised (None, "high"): evaluate_assertions.py falls back to bool(score).
+    return verdict.score !== 0;
   }
 }
 

@@ -116,9 +116,11 @@ export function inlineSpec(
   const base = written.replace(/^not-/, '');
   if (base === 'similar') {
     let reference: PyValue = pyValue;
-    let threshold: unknown = obj?.threshold ?? 0.8;
+    // dict.get("threshold", 0.8): a threshold written as null stays None (float(None) then fails).
+    let threshold: unknown = obj && 'threshold' in obj ? obj.threshold : 0.8;
     if (pyValue instanceof Map) {
-      threshold = (value as Record<string, unknown>).threshold ?? threshold;
+      const v = value as Record<string, unknown>;
+      if ('threshold' in v) threshold = v.threshold;
       reference = pyValue.has('value') ? (pyValue.get('value') as PyValue) : '';
     }
     options.reference = pyStr(reference);

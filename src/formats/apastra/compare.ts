@@ -1,10 +1,12 @@
 // `assay compare BASELINE CANDIDATE --policy regression.yaml` and `assay baseline save` for apastra:
 // each side is an apastra scorecard file (or a `{scorecard: …}` baseline), an apastra run folder,
 // or an assay run of an apastra suite (whose apastra scorecard is computed from its results).
+
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.js';
 import { displayPath } from '../../core/positions.js';
+import { aFormat } from '../../core/printable.js';
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, PyJsonError, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import { readManifest } from '../../runlog/reader.js';
@@ -59,7 +61,7 @@ export async function scorecardOfAssayRun(
   const native = manifest.suite.native as unknown as ApastraNative | undefined;
   if (!native || (native.kind !== 'suite' && native.kind !== 'eval'))
     throw new InputError(
-      `${displayPath(runDir)}: a run of a ${manifest.suite.format} suite has no apastra scorecard; give an apastra scorecard.json or run folder`,
+      `${displayPath(runDir)}: a run of ${aFormat(manifest.suite.format)} suite has no apastra scorecard; give an apastra scorecard.json or run folder`,
     );
   const runs = await gatherRun(runDir, manifest);
   if (runs.length > 1)
@@ -175,6 +177,19 @@ export function writeReport(
 }
 
 export { renderRegression };
+
+/**
+ * Why a run of an apastra suite must not become its active baseline: an interrupted or aborted run
+ * scored only some of its cases, and its metrics would become the floor every later run is held
+ * to. Undefined for a finished run, and for a run of another format.
+ */
+export function apastraBaselineRefusal(runDir: string): string | undefined {
+  const manifest = readManifest(runDir);
+  const native = manifest.suite.native as unknown as ApastraNative | undefined;
+  if (!native || (native.kind !== 'suite' && native.kind !== 'eval')) return undefined;
+  if (manifest.status === 'complete' || manifest.status === 'running') return undefined;
+  return `${runDir}: the run is ${manifest.status}, so it would not become apastra suite ${native.suiteId}'s active baseline (its metrics cover only the cases it reached); finish it with assay eval --resume ${manifest.runId}, or pass --force to save it anyway`;
+}
 
 /**
  * Writes the suite's active apastra baseline (`derived-index/baselines/<suite-id>.json`, the

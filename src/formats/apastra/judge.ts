@@ -46,7 +46,10 @@ export async function judgeRun(
   folder: string,
   paths: ReturnType<typeof gatePaths>,
   runDir: string,
+  runStatus: string = 'complete',
 ): Promise<{ text: string; failed: boolean }> {
+  // An interrupted or aborted run judged nothing whole: never PASS, never compared with the baseline.
+  const unfinished = runStatus !== 'complete';
   const metrics = scorecard.get('normalized_metrics') as Map<string, PyValue>;
   const value = (m: string): number | undefined => {
     const v = metrics.get(m);
@@ -67,12 +70,12 @@ export async function judgeRun(
   for (const [m, v] of metrics)
     if (!(m in native.thresholds) && v instanceof PyFloat) metricLines.push(`  ${m}: ${two(v.value)}`);
   const errors = run.jobs.error;
-  const status = !thresholdsFail && errors === 0;
+  const status = !thresholdsFail && errors === 0 && !unfinished;
   lines.push(
     `${native.kind === 'eval' ? 'Quick Eval' : 'Suite'}: ${native.suiteId}${run.model ? ` (model ${run.model})` : ''}`,
   );
   lines.push(
-    `Status: ${status ? 'PASS ✅' : 'FAIL ❌'}${errors > 0 ? ` (${errors} of ${run.jobs.total} jobs errored: no answer was scored)` : ''}`,
+    `Status: ${status ? 'PASS ✅' : 'FAIL ❌'}${unfinished ? ` (the run is ${runStatus}: ${run.jobs.total} jobs done, not all it planned)` : ''}${errors > 0 ? ` (${errors} of ${run.jobs.total} jobs errored: no answer was scored)` : ''}`,
   );
   lines.push('');
   if (native.kind === 'eval') {
@@ -100,9 +103,11 @@ export async function judgeRun(
       lines.push(`  ${c.caseId}: ${shown.join(' ') || '(no metric)'} ${mark}`);
     }
   }
-  let failed = thresholdsFail;
+  let failed = thresholdsFail || unfinished;
   // Regression against the active baseline, when the workspace has one and a policy.
-  if (existsSync(paths.baseline)) {
+  if (unfinished && existsSync(paths.baseline)) {
+    lines.push('', `Regression: not compared — the run is ${runStatus}; finish it with --resume`);
+  } else if (existsSync(paths.baseline)) {
     lines.push('');
     if (!existsSync(paths.policy)) {
       lines.push(`Regression: not compared — a baseline exists but ${displayPath(paths.policy)} does not`);

@@ -7,7 +7,8 @@ import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { sha256 } from '../../core/hash.js';
 import { assignCaseIds } from '../../core/ids.js';
 import { displayPath } from '../../core/positions.js';
-import type { PyValue } from '../../core/python/json-loads.js';
+import { PyFloat, PyInt, type PyValue } from '../../core/python/json-loads.js';
+import { pyRepr } from '../../core/python/str.js';
 import type { Case, ProviderSpec, Suite } from '../../core/types.js';
 import '../../scorers/index.js';
 import './assertions.js';
@@ -377,25 +378,67 @@ function baseSuite(
 function checkGateFiles(native: ApastraNative, bag: DiagnosticBag, files: string[]): void {
   const paths = gatePaths(native);
   if (!existsSync(paths.baseline)) return;
+  let baseline: Doc | undefined;
   try {
-    const baseline = readDoc(paths.baseline);
-    if (!baselineHasMetrics(baseline.py))
+    baseline = readDoc(paths.baseline);
+    if (!baselineHasMetrics(baseline.py)) {
       bag.warn(
         baseline.file,
         'this baseline holds no scorecard (apastra baseline-schema shape: ids and a digest); the run will not be compared with it (save one with assay baseline save)',
         { line: 1 },
       );
+      baseline = undefined;
+    }
   } catch (err) {
     if (err instanceof InputError) for (const d of err.diagnostics) bag.error(d.file, d.message, d);
     else throw err;
   }
   if (!existsSync(paths.policy)) return;
   files.push(paths.policy);
+  let policy: Doc | undefined;
   try {
-    checkSchema('regression-policy', readDoc(paths.policy), bag);
+    policy = readDoc(paths.policy);
+    if (!checkSchema('regression-policy', policy, bag)) policy = undefined;
   } catch (err) {
     if (err instanceof InputError) for (const d of err.diagnostics) bag.error(d.file, d.message, d);
     else throw err;
+  }
+  if (baseline && policy) checkBaselineValues(baseline, policy, bag);
+}
+
+/**
+ * compare.py subtracts the baseline's value of every metric a rule names, and its total_cost: a
+ * value that is not a number (`"exact_match": "high"`) would fail the gate after every model call.
+ */
+function checkBaselineValues(baseline: Doc, policy: Doc, bag: DiagnosticBag): void {
+  const numeric = (v: PyValue | undefined): boolean =>
+    v === undefined || v === null || typeof v === 'boolean' || v instanceof PyInt || v instanceof PyFloat;
+  const root = baseline.py as Map<string, PyValue>;
+  const prefix = root.has('scorecard') ? ['scorecard'] : [];
+  const scorecard = (root.has('scorecard') ? root.get('scorecard') : root) as Map<string, PyValue>;
+  const metrics = scorecard.get('normalized_metrics') as Map<string, PyValue>;
+  const rules = policy.py instanceof Map ? policy.py.get('rules') : undefined;
+  const seen = new Set<string>();
+  for (const rule of Array.isArray(rules) ? rules : []) {
+    const metric = rule instanceof Map ? rule.get('metric') : undefined;
+    if (typeof metric !== 'string' || seen.has(metric)) continue;
+    seen.add(metric);
+    if (numeric(metrics.get(metric))) continue;
+    const w = baseline.at([...prefix, 'normalized_metrics', metric]);
+    bag.error(
+      w.file,
+      `baseline metric "${metric}" is ${pyRepr(metrics.get(metric) as PyValue)}, not a number; the regression policy compares it (apastra's compare.py would fail on it)`,
+      w,
+    );
+  }
+  const manifest = root.get('manifest');
+  const costPath =
+    manifest instanceof Map && manifest.has('total_cost') ? ['manifest', 'total_cost'] : ['total_cost'];
+  const cost =
+    costPath.length === 2 ? (manifest as Map<string, PyValue>).get('total_cost') : root.get('total_cost');
+  if (cost !== undefined && (cost === null || !numeric(cost))) {
+    const w = baseline.at(costPath);
+    bag.error(w.file, `baseline total_cost is ${pyRepr(cost)}, not a number (compare.py subtracts it)`, w);
   }
 }
 

@@ -274,9 +274,10 @@ function heldByAnotherRun(dir: string, runId: string): boolean {
 }
 
 /** `dir`, or `dir-2`, `dir-3`…: two runs started in the same second get folders of their own. */
-function folderFor(dir: string, runId: string): string {
+function folderFor(dir: string, runId: string, taken: Set<string> = new Set()): string {
   let target = dir;
-  for (let i = 2; heldByAnotherRun(target, runId); i++) target = `${dir}-${i}`;
+  for (let i = 2; taken.has(target) || heldByAnotherRun(target, runId); i++) target = `${dir}-${i}`;
+  taken.add(target);
   return target;
 }
 
@@ -293,11 +294,15 @@ export async function writeApastraRun(runDir: string, dir: string): Promise<Outp
   }
   const texts: string[] = [];
   let failed = false;
+  // Two models whose names sanitise alike (mod/b, mod_b) must not share a folder in one run.
+  const taken = new Set<string>();
+  const written: string[] = [];
   for (const run of runs) {
     // Several models: one folder each, as apastra runs a suite once per model.
     const target = folderFor(
       runs.length > 1 ? `${dir}-${run.model.replace(/[^\p{L}\p{N}._-]+/gu, '_')}` : dir,
       manifest.runId,
+      taken,
     );
     const failures: Map<string, PyValue>[] = [];
     if (native.costBudget !== undefined && run.cost > native.costBudget)
@@ -311,15 +316,16 @@ export async function writeApastraRun(runDir: string, dir: string): Promise<Outp
           ]),
         );
     const scorecard = writeModelFolder(target, runDir, manifest, run, failures);
-    const judged = await judgeRun(native, run, scorecard, target, gatePaths(native), runDir);
-    texts.push(runs.length > 1 ? `Wrote ${target}\n${judged.text}` : judged.text);
+    const judged = await judgeRun(native, run, scorecard, target, gatePaths(native), runDir, manifest.status);
+    written.push(target);
+    texts.push(runs.length > 1 ? `Run folder ${target}\n${judged.text}` : judged.text);
     if (judged.failed) failed = true;
     if (native.costBudget !== undefined && run.cost > native.costBudget) {
       texts.push(`Budget: total cost ${run.cost} exceeds cost_budget ${native.costBudget} ❌\n`);
       failed = true;
     }
   }
-  return { text: texts.join('\n'), failed };
+  return { text: texts.join('\n'), failed, written };
 }
 
 registerOutputFormat({

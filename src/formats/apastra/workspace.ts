@@ -3,7 +3,8 @@
 // apastra's resolver tries paths in, then a scan of the kind's folder for a file whose `id` matches.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { parseDocument, type Tags as YamlTags } from 'yaml';
+import { parseDocument } from 'yaml';
+import { pyyamlTags } from '../../core/python/pyyaml.js';
 
 export type Kind = 'prompts' | 'datasets' | 'evaluators' | 'suites' | 'evals';
 
@@ -147,25 +148,13 @@ export function unreadableFiles(root: string, kind: Kind): string[] {
   });
 }
 
-type Tags = YamlTags;
-
 /**
- * YAML 1.1 as PyYAML's `safe_load` reads it: its booleans are yes/no, true/false and on/off in
- * three casings — not `y`/`n`, which the YAML 1.1 spec (and the yaml package) also take.
+ * YAML 1.1 as PyYAML's `safe_load` reads it (see core/python/pyyaml.ts): its booleans, its
+ * narrower ints and floats, and dates/timestamps as the text Python's `str()` gives them.
  */
 export const PYYAML_OPTIONS = {
   version: '1.1' as const,
-  customTags: (tags: Tags): Tags =>
-    tags.map((t) => {
-      if (typeof t !== 'object' || t.tag !== 'tag:yaml.org,2002:bool' || !('test' in t) || !t.test) return t;
-      const truthy = t.test.test('true');
-      return {
-        ...t,
-        test: truthy
-          ? /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/
-          : /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/,
-      };
-    }),
+  customTags: pyyamlTags,
 };
 
 /** A YAML text's value (YAML 1.1, as PyYAML reads it); throws when it has errors, printing nothing. */

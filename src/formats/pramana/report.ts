@@ -1,7 +1,9 @@
 // pramana's results file (`--output-format pramana`): the JSON array of `EvalResults` run blocks
 // that `pramana run --output` writes and `pramana submit` reads, one block per tier, model and
 // trial, written as Python's `json.dumps(runs, indent=2)` writes it.
+
 import type { WriteStream } from 'node:fs';
+import { aFormat } from '../../core/printable.js';
 import { pyFloat, pyJsonDumps } from '../../core/python/json-dumps.js';
 import type { JobResult } from '../../core/types.js';
 import { type RunShape, registerOutputFormat, runShapeOf } from '../../report/outputs.js';
@@ -69,7 +71,7 @@ function testResult(
 function checkPramanaRun(run: RunShape): string | undefined {
   const native = run.native?.pramana as PramanaNative | undefined;
   if (!native?.tiers)
-    return `--output-format pramana needs a pramana suite; this run is of a ${run.format} suite`;
+    return `--output-format pramana needs a pramana suite; this run is of ${aFormat(run.format)} suite`;
   return undefined;
 }
 
