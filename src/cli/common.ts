@@ -76,3 +76,13 @@ export async function guard(body: () => Promise<number>): Promise<number> {
 export function useColor(stream: NodeJS.WriteStream, disabled: boolean): boolean {
   return !disabled && stream.isTTY === true && !process.env.NO_COLOR;
 }
+
+/**
+ * A command-line word as a POSIX shell reads it back: as it is when it holds only safe characters,
+ * else in single quotes. Made printable too, so a path holding control characters cannot drive the
+ * terminal it is shown on.
+ */
+export function shellWord(word: string): string {
+  const quoted = /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  return printable(quoted);
+}

@@ -1,10 +1,12 @@
 // `assay compare BASELINE CANDIDATE`: did the change make things better, worse, or is it noise?
+
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readCaseRecords } from '../analysis/cases.js';
 import { type CompareOptions, type Comparison, compareRuns, compareViews } from '../analysis/compare.js';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import { renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
@@ -52,7 +54,7 @@ async function policyCompare(
       process.stdout.write(
         `\n${renderComparison(comparison, { baseline: positionals[0], candidate: positionals[1] })}`,
       );
-    if (values.output) process.stdout.write(`Wrote ${resolve(values.output)}\n`);
+    if (values.output) process.stdout.write(`Wrote ${printable(resolve(values.output))}\n`);
   }
   // apastra's CI gate: pass passes; warning and fail both fail.
   return outcome.status === 'pass' ? 0 : 1;

@@ -13,7 +13,7 @@ import { renderResultLine, renderSummary } from '../report/console.js';
 import type { OutputJudgement } from '../report/formats.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
-import { guard, intFlag, parseFlags, useColor } from './common.js';
+import { guard, intFlag, parseFlags, shellWord, useColor } from './common.js';
 import { compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
 import { loadEnvFiles } from './env.js';
 import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
@@ -242,8 +242,8 @@ export async function evalCommand(args: string[]): Promise<number> {
         );
       process.stdout.write(renderSummary(manifest, scorecard, runDir, { color }));
       if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
-        const runsFlag = values['runs-dir'] ? ` --runs-dir ${values['runs-dir']}` : '';
-        const suiteArg = suitePath ? ` ${suitePath}` : '';
+        const runsFlag = values['runs-dir'] ? ` --runs-dir ${shellWord(values['runs-dir'])}` : '';
+        const suiteArg = suitePath ? ` ${shellWord(suitePath)}` : '';
         // After an outage the errors are what most needs running again: say so in the command.
         const retry = scorecard.counts.error > 0 ? ' --retry-errors' : '';
         process.stdout.write(

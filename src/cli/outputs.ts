@@ -1,7 +1,9 @@
 // `-o` targets: checked before a run starts, written after it ends.
+
 import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import {
   type OutputFormat,
   type OutputJudgement,
@@ -68,18 +70,21 @@ export async function writeOutputs(
         // A tree of files (one per test folder), appended to as the format's own tool does.
         const fileName = o.inPlace ?? `assay-${basename(runDir)}.jsonl`;
         const files = await o.format.writeTree(runDir, { dir: o.inPlace ? undefined : o.path, fileName });
-        for (const f of files) process.stdout.write(`Wrote ${f}\n`);
+        for (const f of files) process.stdout.write(`Wrote ${printable(f)}\n`);
         if (files.length === 0)
-          process.stdout.write(`Wrote nothing for ${o.inPlace ?? o.path}: no result could be recorded\n`);
+          process.stdout.write(
+            `Wrote nothing for ${printable(o.inPlace ?? o.path)}: no result could be recorded\n`,
+          );
         continue;
       }
       if (o.folder && o.format.fileName) path = join(o.path, o.format.fileName(runDir));
       const judgement = await writeOutput(runDir, scorecard, path, o.format);
       if (judgement) opts.judgements?.push(judgement);
-      for (const written of judgement?.written ?? [path]) process.stdout.write(`Wrote ${written}\n`);
+      for (const written of judgement?.written ?? [path])
+        process.stdout.write(`Wrote ${printable(written)}\n`);
     } catch (err) {
       ok = false;
-      process.stderr.write(`assay: cannot write ${path}: ${(err as Error).message}\n`);
+      process.stderr.write(`assay: cannot write ${printable(path)}: ${printable((err as Error).message)}\n`);
     }
   }
   // Only now is the run whole: until here its manifest said which files were still to be written.

@@ -1,8 +1,9 @@
-import { renameSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
+import { alive } from './lock.js';
 import { readManifest, readResults } from './reader.js';
 import type { RunManifest } from './types.js';
 import { RUNLOG_VERSION } from './version.js';
@@ -81,7 +82,8 @@ export async function mergeRuns(
   // Built under a hidden name and renamed when whole: a merge that stops half-way leaves no run
   // that a later --resume could take for an unfinished one.
   const finalDir = join(resolve(runsDir), merged.runId);
-  const writer = RunWriter.reopen(join(resolve(runsDir), `.${merged.runId}.merging`), merged);
+  removeDeadMerges(resolve(runsDir));
+  const writer = RunWriter.reopen(join(resolve(runsDir), `.${merged.runId}.merging-${process.pid}`), merged);
   const keys = new Set<string>();
   try {
     for (const { dir } of manifests) {
@@ -121,4 +123,25 @@ export async function mergeRuns(
   });
   renameSync(writer.dir, finalDir);
   return { runDir: finalDir, manifest: readManifest(finalDir), scorecard };
+}
+
+/**
+ * Removes the hidden folders of merges whose process is gone (`.<run-id>.merging-<pid>`, left by a
+ * merge killed half-way): each holds a copy of every merged result, and nothing else would ever
+ * remove it. A merge still running is left alone.
+ */
+export function removeDeadMerges(runsDir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(runsDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^\..+\.merging-(\d+)$/.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || alive(pid)) continue;
+    rmSync(join(runsDir, name), { recursive: true, force: true });
+  }
 }

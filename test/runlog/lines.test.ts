@@ -83,3 +83,21 @@ describe('a merge that stopped half-way', () => {
     assert.equal(findLatestUnfinishedRun(runsDir, 'h'), visible);
   });
 });
+
+describe('the hidden folder of a merge killed half-way', () => {
+  it('is removed by the next merge in that runs folder when its process is gone, never while it runs', async () => {
+    const { removeDeadMerges } = await import('../../src/runlog/merge.js');
+    const { mkdirSync, existsSync } = await import('node:fs');
+    const runsDir = join(tmp.dir, 'runs-dead-merge');
+    // pid 2^22 + 1 is beyond Linux's default pid_max: no process has it.
+    const dead = join(runsDir, '.20250101T000000Z-abcdef.merging-4194305');
+    const live = join(runsDir, `.20250101T000000Z-fedcba.merging-${process.pid}`);
+    const run = join(runsDir, '20250101T000000Z-abcdef');
+    for (const d of [dead, live, run]) mkdirSync(d, { recursive: true });
+    writeFileSync(join(dead, 'results.jsonl'), 'a copy of every result\n');
+    removeDeadMerges(runsDir);
+    assert.equal(existsSync(dead), false);
+    assert.equal(existsSync(live), true);
+    assert.equal(existsSync(run), true);
+  });
+});
