@@ -1,0 +1,58 @@
+// Review of issue 14: a multi_run_prompt that makes exactly one run (one entry, one repetition).
+// Upstream's MultiRunBaseChecker.invoke_check always returns a list of responses and hands its
+// checker a list of conversations, whatever their number.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { instance, writeLve } from '../formats/lve/helpers.js';
+import { cleanEnv, runCli } from '../support/cli.js';
+import { type MockServer, startMockServer } from '../support/mock-openai.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir('assay-cli-lve-review14-');
+let mock: MockServer;
+let n = 0;
+before(async () => {
+  mock = await startMockServer({ answers: [{ match: 'Compute (\\d+) \\+ (\\d+)', reply: '44' }] });
+});
+after(async () => {
+  await mock.close();
+  tmp.cleanup();
+});
+async function assay(args: string[]) {
+  const runs = join(tmp.dir, `runs-${n++}`);
+  return runCli([...args, '--no-progress', '--runs-dir', runs], {
+    env: { ...cleanEnv, OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: 'test-key' },
+  });
+}
+
+describe('review14: a multi-run prompt with a single run', () => {
+  it('records the response as a one-element list, and replays an upstream-shaped ["44"]', async () => {
+    const repo = join(tmp.dir, 'one-run');
+    const rel = 'dummy/math/one_run/openai--gpt-35-turbo';
+    writeLve(
+      repo,
+      rel,
+      {
+        description: 'multi-run, one entry',
+        model: 'openai/gpt-3.5-turbo',
+        checker_args: {
+          checker_name: 'MultiRunLambdaChecker',
+          func: 'lambda rs, a, b: all(int(r) == int(a) + int(b) for r in rs)',
+        },
+        multi_run_prompt: [
+          { name: 'only', prompt: [{ content: 'Compute {a} + {b}.', role: 'user' }], repetitions: 1 },
+        ],
+        prompt_parameters: ['a', 'b'],
+      },
+      { instances: instance({ a: '20', b: '24' }, ['44']) },
+    );
+    const replay = await assay(['eval', repo, '--replay']);
+    assert.equal(replay.code, 0, replay.stdout);
+    const r = await assay(['eval', repo, '--no-cache', '--record', 'again.jsonl']);
+    assert.equal(r.code, 0, r.stdout);
+    const recorded = readFileSync(join(repo, 'repository', rel, 'instances', 'again.jsonl'), 'utf8');
+    assert.match(recorded, /"response":\["44"\],"passed":true/);
+  });
+});
