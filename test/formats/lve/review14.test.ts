@@ -76,7 +76,9 @@ describe('review14: recorded response shape', () => {
         ],
       },
       output: '7',
-      verdicts: [{ type: 'lve:RegexChecker', pass: true, score: 1, reason: '', weight: 1, details: { passed: true } }],
+      verdicts: [
+        { type: 'lve:RegexChecker', pass: true, score: 1, reason: '', weight: 1, details: { passed: true } },
+      ],
       metadata: { args: '{"a": "q"}' },
     } as JobResult;
     const line = testInstanceLine(result, '1');
