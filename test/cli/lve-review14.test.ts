@@ -2,7 +2,7 @@
 // Upstream's MultiRunBaseChecker.invoke_check always returns a list of responses and hands its
 // checker a list of conversations, whatever their number.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { instance, writeLve } from '../formats/lve/helpers.js';
@@ -52,6 +52,44 @@ describe('review14: a multi-run prompt with a single run', () => {
     assert.equal(replay.code, 0, replay.stdout);
     const r = await assay(['eval', repo, '--no-cache', '--record', 'again.jsonl']);
     assert.equal(r.code, 0, r.stdout);
+    const recorded = readFileSync(join(repo, 'repository', rel, 'instances', 'again.jsonl'), 'utf8');
+    assert.match(recorded, /"response":\["44"\],"passed":true/);
+  });
+
+  it('a custom MultiRunBaseChecker is given a list of one conversation', async () => {
+    const repo = join(tmp.dir, 'one-run-custom');
+    const rel = 'dummy/math/one_run_custom/openai--gpt-35-turbo';
+    const dir = writeLve(
+      repo,
+      rel,
+      {
+        description: 'multi-run, one entry, custom checker',
+        model: 'openai/gpt-3.5-turbo',
+        checker_args: { checker_name: 'OneRun' },
+        multi_run_prompt: [
+          { name: 'only', prompt: [{ content: 'Compute {a} + {b}.', role: 'user' }], repetitions: 1 },
+        ],
+        prompt_parameters: ['a', 'b'],
+      },
+      { instances: instance({ a: '20', b: '24' }, ['44']) },
+    );
+    mkdirSync(join(dir, 'checker'), { recursive: true });
+    writeFileSync(
+      join(dir, 'checker', 'checker_one.py'),
+      [
+        'from lve.checkers.base import MultiRunBaseChecker',
+        '',
+        'class OneRun(MultiRunBaseChecker):',
+        '    def is_safe(self, prompt_out, param_values=None):',
+        '        assert isinstance(prompt_out, list) and isinstance(prompt_out[0], list), repr(prompt_out)',
+        '        return len(prompt_out) == 1 and prompt_out[0][-1].content == "44"',
+        '',
+      ].join('\n'),
+    );
+    const replay = await assay(['eval', repo, '--replay']);
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    const r = await assay(['eval', repo, '--no-cache', '--record', 'again.jsonl']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
     const recorded = readFileSync(join(repo, 'repository', rel, 'instances', 'again.jsonl'), 'utf8');
     assert.match(recorded, /"response":\["44"\],"passed":true/);
   });

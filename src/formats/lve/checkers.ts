@@ -50,7 +50,10 @@ function contextOf(name: string, input: ScoreInput): CheckContext {
   const args = asMap(options.args, 'checker args');
   const params = asMap(options.params, 'prompt values');
   const promptOut = toCheck(input.messages ?? [{ role: 'assistant', content: input.output }]);
+  const multi = options.multi === true;
   const runs = (input.runs ?? []).map((r) => toCheck(r.messages));
+  // A multi-run prompt of a single run and a single answer is generated as a plain prompt.
+  if (multi && runs.length === 0) runs.push(promptOut);
   const files = Array.isArray(options.files) ? (options.files as string[]) : [];
   return {
     name,
@@ -58,6 +61,7 @@ function contextOf(name: string, input: ScoreInput): CheckContext {
     params: params.map,
     promptOut,
     runs,
+    multi,
     argsJson: args.json,
     paramsJson: params.json,
     files,
@@ -227,7 +231,7 @@ function customCheck(ctx: CheckContext): Promise<boolean> {
     files: ctx.files,
     args: ctx.argsJson,
     params: ctx.paramsJson,
-    ...(ctx.runs.length > 1 ? { multi: true, runs: ctx.runs } : { messages: ctx.promptOut }),
+    ...(ctx.multi ? { multi: true, runs: ctx.runs } : { messages: ctx.promptOut }),
   });
 }
 

@@ -50,12 +50,16 @@ function variablesOf(messages: Message[]): Map<string, PyValue> {
 /** The response LVE records: the answer, the variables when several are named, one per run for multi-run. */
 function responseOf(result: JobResult): PyValue | undefined {
   if (result.output === null) return undefined;
-  if (!result.runs || result.runs.length === 0) return result.output;
+  // A multi_run_prompt's response is a list of one per run, even of a single run (runs from
+  // before the case said so: more than one run).
+  const flag = result.metadata?.multi_run;
+  const multi = typeof flag === 'boolean' ? flag : (result.runs?.length ?? 0) > 1;
+  if (!result.runs || result.runs.length === 0) return multi ? [result.output] : result.output;
   const filled = (completions: string[], outputs: Record<string, string> | undefined): PyValue => {
     const named = Object.keys(outputs ?? {});
     if (named.length <= 1) return completions[completions.length - 1] ?? '';
     // The conversation up to the last hole, then that hole: its variable is the one not yet seen.
-    const messages: Message[] = result.runs?.length === 1 ? [...result.prompt.messages] : [];
+    const messages: Message[] = multi ? [] : [...result.prompt.messages];
     const seen = new Set(messages.map((m) => m.variable).filter(Boolean));
     const last = named.find((k) => !seen.has(k));
     messages.push({
@@ -63,10 +67,10 @@ function responseOf(result: JobResult): PyValue | undefined {
       content: completions[completions.length - 1] ?? '',
       ...(last ? { variable: last } : {}),
     });
-    if (result.runs?.length === 1) return variablesOf(messages);
+    if (!multi) return variablesOf(messages);
     return new Map(Object.entries(outputs ?? {}));
   };
-  if (result.runs.length === 1) return filled(result.runs[0].completions, result.runs[0].outputs);
+  if (!multi) return filled(result.runs[0].completions, result.runs[0].outputs);
   return result.runs.map((r) => filled(r.completions, r.outputs));
 }
 
