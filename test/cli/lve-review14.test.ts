@@ -93,4 +93,45 @@ describe('review14: a multi-run prompt with a single run', () => {
     const recorded = readFileSync(join(repo, 'repository', rel, 'instances', 'again.jsonl'), 'utf8');
     assert.match(recorded, /"response":\["44"\],"passed":true/);
   });
+
+  it('a literal named assistant message: the checker sees every variable and --record writes the dict', async () => {
+    const repo = join(tmp.dir, 'literal-named');
+    const rel = 'dummy/math/literal_named/openai--gpt-35-turbo';
+    const dir = writeLve(
+      repo,
+      rel,
+      {
+        description: 'a literal assistant message with a variable',
+        model: 'openai/gpt-3.5-turbo',
+        checker_args: { checker_name: 'Vars' },
+        prompt: [
+          { content: 'hi {a}', role: 'user' },
+          { content: 'ok', role: 'assistant', variable: 'ex' },
+          { content: 'Compute {a} + {b}.', role: 'user' },
+        ],
+        prompt_parameters: ['a', 'b'],
+      },
+      { instances: instance({ a: '20', b: '24' }, { ex: 'ok', response: '44' }) },
+    );
+    mkdirSync(join(dir, 'checker'), { recursive: true });
+    writeFileSync(
+      join(dir, 'checker', 'checker_vars.py'),
+      [
+        'from lve.checkers.base import BaseChecker',
+        '',
+        'class Vars(BaseChecker):',
+        '    def is_safe(self, prompt_out, param_values=None):',
+        '        got = [(m.role, m.content, m.variable) for m in prompt_out if m.role == "assistant"]',
+        '        assert got == [("assistant", "ok", "ex"), ("assistant", "44", "response")], repr(got)',
+        '        return True',
+        '',
+      ].join('\n'),
+    );
+    const replay = await assay(['eval', repo, '--replay']);
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+    const r = await assay(['eval', repo, '--no-cache', '--record', 'again.jsonl']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const recorded = readFileSync(join(repo, 'repository', rel, 'instances', 'again.jsonl'), 'utf8');
+    assert.match(recorded, /"response":\{"ex":"ok","response":"44"\},"passed":true/);
+  });
 });

@@ -252,6 +252,12 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
         typeof v === 'string' ? format(v, instance.args, `checker_args "${k}"`, 'format') : v,
       );
     base.conversations = conversations;
+    // A plain prompt's one hole is answered as a plain prompt: its variable (LVE's appended
+    // `response`, or the prompt's own) is kept here for the checker's prompt_out and --record.
+    if (!test.multiRun) {
+      const holes = holeVariables(conversations[0].messages);
+      if (holes.length === 1) metadata.answer_variable = holes[0] ?? null;
+    }
     base.options = { params: requestParams(test.defaultModelArgs, modelArgs) };
     base.asserts = [
       {

@@ -52,6 +52,14 @@ function contextOf(name: string, input: ScoreInput): CheckContext {
   const promptOut = toCheck(input.messages ?? [{ role: 'assistant', content: input.output }]);
   const multi = options.multi === true;
   const runs = (input.runs ?? []).map((r) => toCheck(r.messages));
+  // A plain prompt's answer is given its hole's variable (LVE's appended `response`), which a
+  // plain generation does not carry.
+  const answerVariable = input.test?.metadata?.answer_variable;
+  if (typeof answerVariable === 'string' && (input.runs ?? []).length <= 1)
+    for (const messages of [promptOut, ...runs]) {
+      const last = messages[messages.length - 1];
+      if (last?.role === 'assistant' && last.variable === null) last.variable = answerVariable;
+    }
   // A multi-run prompt of a single run and a single answer is generated as a plain prompt.
   if (multi && runs.length === 0) runs.push(promptOut);
   const files = Array.isArray(options.files) ? (options.files as string[]) : [];

@@ -54,12 +54,31 @@ function responseOf(result: JobResult): PyValue | undefined {
   // before the case said so: more than one run).
   const flag = result.metadata?.multi_run;
   const multi = typeof flag === 'boolean' ? flag : (result.runs?.length ?? 0) > 1;
-  if (!result.runs || result.runs.length === 0) return multi ? [result.output] : result.output;
+  // LVE counts every named assistant message of the conversation (literal ones too, as
+  // invoke_check does): more than one, and the response is the dict of variables.
+  const namedCount = (messages: Message[]): number =>
+    messages.filter((m) => m.role === 'assistant' && m.variable).length;
+  if (!result.runs || result.runs.length === 0) {
+    if (multi) return [result.output];
+    // A plain prompt's answer fills its one hole: LVE's appended `response` unless the case says otherwise.
+    const v = result.metadata?.answer_variable;
+    const variable = typeof v === 'string' ? v : v === null ? undefined : 'response';
+    const messages: Message[] = [
+      ...result.prompt.messages,
+      { role: 'assistant', content: result.output, ...(variable ? { variable } : {}) },
+    ];
+    return namedCount(messages) > 1 ? variablesOf(messages) : result.output;
+  }
   const filled = (completions: string[], outputs: Record<string, string> | undefined): PyValue => {
     const named = Object.keys(outputs ?? {});
-    if (named.length <= 1) return completions[completions.length - 1] ?? '';
+    // Named literal assistant messages count too (a filled hole's name is in both: a set).
+    const names = new Set(named);
+    if (!multi)
+      for (const m of result.prompt.messages) if (m.role === 'assistant' && m.variable) names.add(m.variable);
+    if (names.size <= 1) return completions[completions.length - 1] ?? '';
+    if (multi) return new Map(Object.entries(outputs ?? {}));
     // The conversation up to the last hole, then that hole: its variable is the one not yet seen.
-    const messages: Message[] = multi ? [] : [...result.prompt.messages];
+    const messages: Message[] = [...result.prompt.messages];
     const seen = new Set(messages.map((m) => m.variable).filter(Boolean));
     const last = named.find((k) => !seen.has(k));
     messages.push({
@@ -67,8 +86,7 @@ function responseOf(result: JobResult): PyValue | undefined {
       content: completions[completions.length - 1] ?? '',
       ...(last ? { variable: last } : {}),
     });
-    if (!multi) return variablesOf(messages);
-    return new Map(Object.entries(outputs ?? {}));
+    return variablesOf(messages);
   };
   if (!multi) return filled(result.runs[0].completions, result.runs[0].outputs);
   return result.runs.map((r) => filled(r.completions, r.outputs));
