@@ -2,8 +2,8 @@
 // its LVE's `instances/` folder, exactly as `lve record` writes one (pydantic's model_dump_json:
 // keys args, response, passed, author, run_info, prompt_out; compact; UTF-8 as is), so LVE's own
 // tools read them. Results that could not be checked (errors) are not instances and are left out.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pyFloatRepr } from '../../core/python/json-dumps.js';
 import { PyFloat, PyInt, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import type { JobResult, Message } from '../../core/types.js';
@@ -110,6 +110,23 @@ export function testInstanceLine(result: JobResult, version: string): string | u
   return `{"args":${pydanticJson(args)},"response":${pydanticJson(response)},"passed":${passed},"author":null,"run_info":${pydanticJson(runInfo)},"prompt_out":null}\n`;
 }
 
+/** The run's record of the TestInstance lines it appended: file → job keys. */
+const LEDGER = 'lve-recorded.json';
+
+function readLedger(runDir: string): Map<string, Set<string>> {
+  const path = join(runDir, LEDGER);
+  if (!existsSync(path)) return new Map();
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string[]>;
+  return new Map(Object.entries(raw).map(([file, keys]) => [file, new Set(keys)]));
+}
+
+function writeLedger(runDir: string, ledger: Map<string, Set<string>>): void {
+  const path = join(runDir, LEDGER);
+  const body = Object.fromEntries([...ledger].map(([file, keys]) => [file, [...keys]]));
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(body)}\n`);
+  renameSync(`${path}.tmp`, path);
+}
+
 function assayVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8'));
@@ -141,25 +158,36 @@ registerOutputFormat({
     if (native?.kind !== 'lve') throw new Error('the run is not of an LVE repository');
     const byShort = new Map(native.lves.map((l) => [l.path.replace(/^repository\//, ''), l]));
     const version = assayVersion();
-    const lines = new Map<string, string[]>();
+    // What earlier writes of this run appended (a resumed run writes its tree again): by file, the
+    // job keys already there, so every result is appended once.
+    const ledger = readLedger(runDir);
+    const lines = new Map<string, { keys: string[]; text: string[] }>();
     for await (const text of resultLinesInPlanOrder(runDir)) {
       const result = JSON.parse(text) as JobResult;
       const lve = byShort.get(String(result.metadata?.lve ?? ''));
       const line = lve ? testInstanceLine(result, version) : undefined;
       if (!lve || !line) continue;
-      const file = join(
+      const file = resolve(
         target.dir !== undefined ? join(target.dir, lve.path) : lve.dir,
         'instances',
         target.fileName,
       );
-      lines.set(file, [...(lines.get(file) ?? []), line]);
+      if (ledger.get(file)?.has(result.key)) continue;
+      const entry = lines.get(file) ?? { keys: [], text: [] };
+      entry.keys.push(result.key);
+      entry.text.push(line);
+      lines.set(file, entry);
     }
     for (const [file, chunk] of lines) {
       ensureDir(join(file, '..'));
       // Appended, as lve record does; a file without a final newline gets one first.
       const needsNewline =
         existsSync(file) && !readFileSync(file, 'utf8').endsWith('\n') && readFileSync(file).length > 0;
-      appendFileSync(file, (needsNewline ? '\n' : '') + chunk.join(''));
+      appendFileSync(file, (needsNewline ? '\n' : '') + chunk.text.join(''));
+      const done = ledger.get(file) ?? new Set<string>();
+      for (const k of chunk.keys) done.add(k);
+      ledger.set(file, done);
+      writeLedger(runDir, ledger);
     }
     return [...lines.keys()];
   },
