@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { instance, writeLve } from '../formats/lve/helpers.js';
+import { instance, regexTest, writeLve } from '../formats/lve/helpers.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { tempDir } from '../support/tmp.js';
@@ -133,5 +133,22 @@ describe('review14: a multi-run prompt with a single run', () => {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const recorded = readFileSync(join(repo, 'repository', rel, 'instances', 'again.jsonl'), 'utf8');
     assert.match(recorded, /"response":\{"ex":"ok","response":"44"\},"passed":true/);
+  });
+
+  it("an instance's passed is read as pydantic reads a bool; null is an error at its line", async () => {
+    const repo = join(tmp.dir, 'lax-bool');
+    const rel = 'dummy/lax/passed/openai--gpt-35-turbo';
+    const line = (passed: string) =>
+      `{"args": {"thing": "x"}, "response": "a secret", "passed": ${passed}, "author": null, "run_info": {}}\n`;
+    writeLve(repo, rel, regexTest(), {
+      instances: ['"false"', '0', '"off"', '"F"', '0.0'].map(line).join(''),
+    });
+    const ok = await assay(['eval', repo, '--replay']);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /5 passed|passed: 5|5\/5/);
+    writeLve(repo, rel, regexTest(), { instances: line('false') + line('null') });
+    const bad = await assay(['eval', repo, '--replay']);
+    assert.equal(bad.code, 2, bad.stdout + bad.stderr);
+    assert.match(bad.stderr, /instances\.jsonl:2\b.*"passed" must be a boolean/);
   });
 });
