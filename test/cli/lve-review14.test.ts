@@ -151,4 +151,33 @@ describe('review14: a multi-run prompt with a single run', () => {
     assert.equal(bad.code, 2, bad.stdout + bad.stderr);
     assert.match(bad.stderr, /instances\.jsonl:2\b.*"passed" must be a boolean/);
   });
+
+  it('a custom checker class named like a built-in replaces it for its LVE', async () => {
+    const repo = join(tmp.dir, 'shadow');
+    const rel = 'dummy/shadow/regex/openai--gpt-35-turbo';
+    const dir = writeLve(
+      repo,
+      rel,
+      regexTest({ checker_args: { checker_name: 'RegexChecker', word: 'fine' } }),
+      { instances: instance({ thing: 'x' }, 'all fine') + instance({ thing: 'y' }, 'bad', false) },
+    );
+    mkdirSync(join(dir, 'checker'), { recursive: true });
+    writeFileSync(
+      join(dir, 'checker', 'checker.py'),
+      [
+        'from lve.checkers.base import BaseChecker',
+        '',
+        'class RegexChecker(BaseChecker):',
+        '    def __init__(self, word):',
+        '        super().__init__()',
+        '        self.word = word',
+        '',
+        '    def is_safe(self, prompt_out, param_values=None):',
+        '        return self.word in prompt_out[-1].content',
+        '',
+      ].join('\n'),
+    );
+    const replay = await assay(['eval', repo, '--replay']);
+    assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+  });
 });

@@ -243,15 +243,32 @@ function customCheck(ctx: CheckContext): Promise<boolean> {
   });
 }
 
-/** The scorer type for a checker class name, registering a custom checker's on first use. */
-export function checkerType(name: string): string {
+/**
+ * The scorer type for a checker class name, registering a custom checker's on first use. With
+ * `custom`, the LVE's own class of that name (which replaces a built-in of the same name).
+ */
+export function checkerType(name: string, custom = false): string {
+  if (custom && getScorer(`lve:${name}`) && !CUSTOM_TYPES.has(`lve:${name}`)) {
+    const type = `lve:custom:${name}`;
+    if (!getScorer(type))
+      registerScorer({
+        ...makeScorer(name, `LVE custom checker ${name} (checker/checker*.py, python3)`, customCheck),
+        type,
+      });
+    return type;
+  }
   const type = `lve:${name}`;
-  if (!getScorer(type))
+  if (!getScorer(type)) {
+    CUSTOM_TYPES.add(type);
     registerScorer(
       makeScorer(name, `LVE custom checker ${name} (checker/checker*.py, python3)`, customCheck),
     );
+  }
   return type;
 }
+
+/** Scorer types registered for custom checkers (not built-ins). */
+const CUSTOM_TYPES = new Set<string>();
 
 for (const [name, check] of Object.entries(BUILTIN))
   registerScorer(makeScorer(name, DESCRIPTIONS[name], check));
