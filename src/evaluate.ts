@@ -31,7 +31,7 @@ import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, dropPartialGroups, repairTail } from './runlog/resume.js';
 import type { RunManifest, Selection } from './runlog/types.js';
 import { RunWriter } from './runlog/writer.js';
-import { closePythonWorker } from './scorers/code/index.js';
+import { closePythonWorker, killPythonWorker, setPythonTimeLimit } from './scorers/code/index.js';
 
 export type { ErrorBudget } from './evaluate/error-budget.js';
 
@@ -316,6 +316,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const allowedErrorCount = allowedErrors(options.maxErrors, planned, Number.POSITIVE_INFINITY);
 
   let outcome: Awaited<ReturnType<typeof runSuite>>;
+  // A Python call may run as long as a job may (60 s when the suite sets no job time limit); a hard
+  // stop kills the worker, so no job waits on Python code that never returns.
+  setPythonTimeLimit(jobTimeoutMs);
+  const stopPython = (): void => killPythonWorker();
+  options.hardSignal?.addEventListener('abort', stopPython, { once: true });
   try {
     outcome = await runSuite(suite, resolved, {
       ...plan,
@@ -351,7 +356,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     for (const r of resolved) await r.provider.close?.();
     for (const p of caseProviders.values()) await p.close?.();
     await graders.close();
+    options.hardSignal?.removeEventListener('abort', stopPython);
     await closePythonWorker();
+    setPythonTimeLimit(undefined);
     recorded?.close();
   }
   // The scorecard is what the log says: analysis reads the run log, as for any past run (progress

@@ -23,7 +23,7 @@ import { githubReporterOn, writeGithubReport } from './github.js';
 import { outputTargets, recordTarget, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
-import { checkExpectedHash, graderFrom, loadOptionsFrom } from './suite-flags.js';
+import { checkExpectedHash, graderFrom, loadOptionsFrom, SUITE_FLAGS } from './suite-flags.js';
 
 /** `assay eval`: run a suite. */
 export async function evalCommand(args: string[]): Promise<number> {
@@ -244,10 +244,13 @@ export async function evalCommand(args: string[]): Promise<number> {
       if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
         const runsFlag = values['runs-dir'] ? ` --runs-dir ${shellWord(values['runs-dir'])}` : '';
         const suiteArg = suitePath ? ` ${shellWord(suitePath)}` : '';
+        // The flags that chose what the suite loaded (--args, --replay, --tier, …) and where its
+        // results are written must be given again for the resume to find the same suite and outputs.
+        const again = resumeFlags(values as Record<string, unknown>);
         // After an outage the errors are what most needs running again: say so in the command.
         const retry = scorecard.counts.error > 0 ? ' --retry-errors' : '';
         process.stdout.write(
-          `To finish it: assay eval${suiteArg}${runsFlag} --resume ${manifest.runId}${retry}\n`,
+          `To finish it: assay eval${suiteArg}${again}${runsFlag} --resume ${manifest.runId}${retry}\n`,
         );
       }
       const judgements: OutputJudgement[] = [];
@@ -274,4 +277,18 @@ export async function evalCommand(args: string[]): Promise<number> {
       process.off('SIGTERM', onLateSignal);
     }
   });
+}
+
+/** The flags a resume must repeat: those that choose the suite (SUITE_FLAGS) and the outputs. */
+function resumeFlags(values: Record<string, unknown>): string {
+  const names = [...Object.keys(SUITE_FLAGS), 'output', 'output-format', 'record'];
+  let out = '';
+  for (const name of names) {
+    const v = values[name];
+    for (const item of Array.isArray(v) ? v : [v]) {
+      if (item === true) out += ` --${name}`;
+      else if (typeof item === 'string') out += ` --${name} ${shellWord(item)}`;
+    }
+  }
+  return out;
 }

@@ -66,3 +66,17 @@ describe('pyStr', () => {
     assert.equal(pyStr(pyJsonLoads('12345678901234567890')), '12345678901234567890');
   });
 });
+
+describe('pyFormatMap: !a is ascii()', () => {
+  it('escapes every non-ASCII character of the repr, in containers too (python3 computed)', () => {
+    const values = new Map<string, PyValue>([
+      ['x', 'café ☃ 😀'],
+      ['y', ['é', new Map<string, PyValue>([['k', 'ü']])]],
+      ['z', 'é'],
+    ]);
+    assert.equal(
+      pyFormatMap('{x!a}|{y!a}|{z!r}', values),
+      "'caf\\xe9 \\u2603 \\U0001f600'|['\\xe9', {'k': '\\xfc'}]|'é'",
+    );
+  });
+});

@@ -54,6 +54,19 @@ export function pyRepr(v: PyValue): string {
   return pyStr(v);
 }
 
+/** Python's `ascii()` of a JSON value: its repr with every non-ASCII character escaped. */
+export function pyAscii(v: PyValue): string {
+  let out = '';
+  for (const ch of pyRepr(v)) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x80) out += ch;
+    else if (cp < 0x100) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return out;
+}
+
 /** Python's `str()` of a JSON value: strings as themselves, the rest as repr. */
 export function pyStr(v: PyValue): string {
   if (v === null) return 'None';
@@ -100,7 +113,7 @@ export function pyFormatMap(
   return scan(template, method, (name, conversion) => {
     if (!values.has(name)) throw new PyFormatError('KeyError', pyStrRepr(name));
     const v = values.get(name) as PyValue;
-    return conversion === 'r' || conversion === 'a' ? pyRepr(v) : pyStr(v);
+    return conversion === 'r' ? pyRepr(v) : conversion === 'a' ? pyAscii(v) : pyStr(v);
   });
 }
 

@@ -143,6 +143,7 @@ function holeVariables(messages: Message[]): (string | undefined)[] {
 function recordedAnswers(
   response: PyValue | undefined,
   conversations: Conversation[],
+  multi: boolean,
 ): { providerOutput?: string; recordedRuns?: string[][] } {
   const runs: (string | undefined)[][] = [];
   for (const c of conversations)
@@ -170,12 +171,14 @@ function recordedAnswers(
   };
   if (response === undefined || response === null)
     throw new CaseProblem('the instance has no recorded response to replay');
-  if (runs.length > 1) {
+  // A multi_run_prompt's response is a list, one per run, even when it makes a single run.
+  if (multi) {
     if (!Array.isArray(response) || response.length !== runs.length)
       throw new CaseProblem(
-        `the prompt makes ${runs.length} runs; the recorded response should be a list of ${runs.length}`,
+        `the prompt makes ${runs.length} run${runs.length === 1 ? '' : 's'}; the recorded response should be a list of ${runs.length}`,
       );
-    return { recordedRuns: response.map((r, i) => onto(r, runs[i], ` of run ${i + 1}`)) };
+    const recorded = response.map((r, i) => onto(r, runs[i], ` of run ${i + 1}`));
+    return plain ? { providerOutput: recorded[0][0] } : { recordedRuns: recorded };
   }
   const completions = onto(response, runs[0], '');
   return plain ? { providerOutput: completions[0] } : { recordedRuns: [completions] };
@@ -220,6 +223,8 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
     instance_file: instance.fileName,
     instance_line: instance.line,
     args: pyJsonDumps(instance.args),
+    // A multi_run_prompt's response and checker input are per run, however many runs it makes.
+    ...(test.multiRun ? { multi_run: true } : {}),
   };
   if (instance.passed !== undefined && !fresh) metadata.recorded_passed = instance.passed;
   const description = `${ref.rel} ${instance.fileName}:${instance.line}`;
@@ -247,6 +252,12 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
         typeof v === 'string' ? format(v, instance.args, `checker_args "${k}"`, 'format') : v,
       );
     base.conversations = conversations;
+    // A plain prompt's one hole is answered as a plain prompt: its variable (LVE's appended
+    // `response`, or the prompt's own) is kept here for the checker's prompt_out and --record.
+    if (!test.multiRun) {
+      const holes = holeVariables(conversations[0].messages);
+      if (holes.length === 1) metadata.answer_variable = holes[0] ?? null;
+    }
     base.options = { params: requestParams(test.defaultModelArgs, modelArgs) };
     base.asserts = [
       {
@@ -255,6 +266,7 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
         options: {
           args: pyJsonDumps(checkerArgs),
           params: pyJsonDumps(params),
+          ...(test.multiRun ? { multi: true } : {}),
           ...(test.customCheckerFiles.length ? { files: test.customCheckerFiles } : {}),
           ...(ref.replay
             ? { expect: instance.passed ?? true }
@@ -265,7 +277,8 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
         source: { file: test.file, ...(test.lineOf('checker_args') ?? {}) },
       },
     ];
-    if (ref.replay) Object.assign(base, recordedAnswers(instance.response, conversations));
+    if (ref.replay)
+      Object.assign(base, recordedAnswers(instance.response, conversations, test.multiRun !== undefined));
     else if (ref.dummy) Object.assign(base, dummyAnswers(modelArgs, conversations));
   } catch (err) {
     if (!(err instanceof CaseProblem)) throw err;

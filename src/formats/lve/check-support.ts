@@ -19,6 +19,8 @@ export interface CheckContext {
   params: Map<string, PyValue>;
   promptOut: CheckMessage[];
   runs: CheckMessage[][];
+  /** The LVE uses multi_run_prompt: its checker is given `runs`, one per run, even a single one. */
+  multi: boolean;
   /** Raw Python JSON of args and params, for checks that run in Python. */
   argsJson: string;
   paramsJson: string;

@@ -50,7 +50,18 @@ function contextOf(name: string, input: ScoreInput): CheckContext {
   const args = asMap(options.args, 'checker args');
   const params = asMap(options.params, 'prompt values');
   const promptOut = toCheck(input.messages ?? [{ role: 'assistant', content: input.output }]);
+  const multi = options.multi === true;
   const runs = (input.runs ?? []).map((r) => toCheck(r.messages));
+  // A plain prompt's answer is given its hole's variable (LVE's appended `response`), which a
+  // plain generation does not carry.
+  const answerVariable = input.test?.metadata?.answer_variable;
+  if (typeof answerVariable === 'string' && (input.runs ?? []).length <= 1)
+    for (const messages of [promptOut, ...runs]) {
+      const last = messages[messages.length - 1];
+      if (last?.role === 'assistant' && last.variable === null) last.variable = answerVariable;
+    }
+  // A multi-run prompt of a single run and a single answer is generated as a plain prompt.
+  if (multi && runs.length === 0) runs.push(promptOut);
   const files = Array.isArray(options.files) ? (options.files as string[]) : [];
   return {
     name,
@@ -58,6 +69,7 @@ function contextOf(name: string, input: ScoreInput): CheckContext {
     params: params.map,
     promptOut,
     runs,
+    multi,
     argsJson: args.json,
     paramsJson: params.json,
     files,
@@ -227,19 +239,36 @@ function customCheck(ctx: CheckContext): Promise<boolean> {
     files: ctx.files,
     args: ctx.argsJson,
     params: ctx.paramsJson,
-    ...(ctx.runs.length > 1 ? { multi: true, runs: ctx.runs } : { messages: ctx.promptOut }),
+    ...(ctx.multi ? { multi: true, runs: ctx.runs } : { messages: ctx.promptOut }),
   });
 }
 
-/** The scorer type for a checker class name, registering a custom checker's on first use. */
-export function checkerType(name: string): string {
+/**
+ * The scorer type for a checker class name, registering a custom checker's on first use. With
+ * `custom`, the LVE's own class of that name (which replaces a built-in of the same name).
+ */
+export function checkerType(name: string, custom = false): string {
+  if (custom && getScorer(`lve:${name}`) && !CUSTOM_TYPES.has(`lve:${name}`)) {
+    const type = `lve:custom:${name}`;
+    if (!getScorer(type))
+      registerScorer({
+        ...makeScorer(name, `LVE custom checker ${name} (checker/checker*.py, python3)`, customCheck),
+        type,
+      });
+    return type;
+  }
   const type = `lve:${name}`;
-  if (!getScorer(type))
+  if (!getScorer(type)) {
+    CUSTOM_TYPES.add(type);
     registerScorer(
       makeScorer(name, `LVE custom checker ${name} (checker/checker*.py, python3)`, customCheck),
     );
+  }
   return type;
 }
+
+/** Scorer types registered for custom checkers (not built-ins). */
+const CUSTOM_TYPES = new Set<string>();
 
 for (const [name, check] of Object.entries(BUILTIN))
   registerScorer(makeScorer(name, DESCRIPTIONS[name], check));

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiagnosticBag } from '../../core/errors.js';
 import { displayPath } from '../../core/positions.js';
-import { PyJsonError, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
+import { PyJsonError, type PyValue, pyJsonLoads, pyToJs } from '../../core/python/json-loads.js';
 
 /** One recorded instance: its args and, when recorded, the response and verdict. */
 export interface LveInstance {
@@ -90,9 +90,14 @@ export function readInstanceFile(
       );
       return;
     }
-    const passed = value.get('passed') ?? true;
-    if (typeof passed !== 'boolean') {
-      bag.error(shown, '"passed" must be true or false', { line });
+    // pydantic's lax bool (a missing field is its default, True; null is refused).
+    const passed = value.has('passed') ? laxBool(value.get('passed') as PyValue) : true;
+    if (passed === undefined) {
+      bag.error(
+        shown,
+        `"passed" must be a boolean (pydantic: true/false, 0/1, or "true"/"false", "yes"/"no", "on"/"off", "t"/"f", "y"/"n", "1"/"0"), got ${JSON.stringify(pyToJs(value.get('passed') as PyValue))}`,
+        { line },
+      );
       return;
     }
     if (!(value.get('run_info') instanceof Map)) {
@@ -109,4 +114,20 @@ function okResponse(v: PyValue | undefined): boolean {
     x instanceof Map && [...x.values()].every((s) => typeof s === 'string');
   if (typeof v === 'string' || (v !== undefined && v !== null && dict(v))) return true;
   return Array.isArray(v) && (v.every((x) => typeof x === 'string') || v.every(dict));
+}
+
+/** pydantic's lax (JSON) bool validation; undefined where pydantic refuses the value. */
+export function laxBool(v: PyValue): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') {
+    const t = v.toLowerCase();
+    if (['0', 'off', 'f', 'false', 'n', 'no'].includes(t)) return false;
+    if (['1', 'on', 't', 'true', 'y', 'yes'].includes(t)) return true;
+    return undefined;
+  }
+  if (v === null || Array.isArray(v) || v instanceof Map) return undefined;
+  const n = pyToJs(v);
+  if (n === 0) return false;
+  if (n === 1) return true;
+  return undefined;
 }

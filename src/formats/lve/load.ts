@@ -180,7 +180,7 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
         providers.set(column, { id: 'echo', label: column });
       }
     }
-    const type = checkerType(test.checkerName);
+    const type = checkerType(test.checkerName, test.checkerIsCustom);
     const ref: LveRef = {
       test,
       category,
@@ -191,7 +191,9 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
       dummy,
     };
     // What will be an error result is said now too (assay validate shows it before any run).
-    const needs = unportable(test.checkerName, test.customCheckerFiles.length > 0);
+    const needs = test.checkerIsCustom
+      ? undefined
+      : unportable(test.checkerName, test.customCheckerFiles.length > 0);
     if (needs && instances.length > 0)
       bag.warn(
         shown,

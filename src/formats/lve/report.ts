@@ -2,8 +2,8 @@
 // its LVE's `instances/` folder, exactly as `lve record` writes one (pydantic's model_dump_json:
 // keys args, response, passed, author, run_info, prompt_out; compact; UTF-8 as is), so LVE's own
 // tools read them. Results that could not be checked (errors) are not instances and are left out.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pyFloatRepr } from '../../core/python/json-dumps.js';
 import { PyFloat, PyInt, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import type { JobResult, Message } from '../../core/types.js';
@@ -50,12 +50,35 @@ function variablesOf(messages: Message[]): Map<string, PyValue> {
 /** The response LVE records: the answer, the variables when several are named, one per run for multi-run. */
 function responseOf(result: JobResult): PyValue | undefined {
   if (result.output === null) return undefined;
-  if (!result.runs || result.runs.length === 0) return result.output;
+  // A multi_run_prompt's response is a list of one per run, even of a single run (runs from
+  // before the case said so: more than one run).
+  const flag = result.metadata?.multi_run;
+  const multi = typeof flag === 'boolean' ? flag : (result.runs?.length ?? 0) > 1;
+  // LVE counts every named assistant message of the conversation (literal ones too, as
+  // invoke_check does): more than one, and the response is the dict of variables.
+  const namedCount = (messages: Message[]): number =>
+    messages.filter((m) => m.role === 'assistant' && m.variable).length;
+  if (!result.runs || result.runs.length === 0) {
+    if (multi) return [result.output];
+    // A plain prompt's answer fills its one hole: LVE's appended `response` unless the case says otherwise.
+    const v = result.metadata?.answer_variable;
+    const variable = typeof v === 'string' ? v : v === null ? undefined : 'response';
+    const messages: Message[] = [
+      ...result.prompt.messages,
+      { role: 'assistant', content: result.output, ...(variable ? { variable } : {}) },
+    ];
+    return namedCount(messages) > 1 ? variablesOf(messages) : result.output;
+  }
   const filled = (completions: string[], outputs: Record<string, string> | undefined): PyValue => {
     const named = Object.keys(outputs ?? {});
-    if (named.length <= 1) return completions[completions.length - 1] ?? '';
+    // Named literal assistant messages count too (a filled hole's name is in both: a set).
+    const names = new Set(named);
+    if (!multi)
+      for (const m of result.prompt.messages) if (m.role === 'assistant' && m.variable) names.add(m.variable);
+    if (names.size <= 1) return completions[completions.length - 1] ?? '';
+    if (multi) return new Map(Object.entries(outputs ?? {}));
     // The conversation up to the last hole, then that hole: its variable is the one not yet seen.
-    const messages: Message[] = result.runs?.length === 1 ? [...result.prompt.messages] : [];
+    const messages: Message[] = [...result.prompt.messages];
     const seen = new Set(messages.map((m) => m.variable).filter(Boolean));
     const last = named.find((k) => !seen.has(k));
     messages.push({
@@ -63,10 +86,9 @@ function responseOf(result: JobResult): PyValue | undefined {
       content: completions[completions.length - 1] ?? '',
       ...(last ? { variable: last } : {}),
     });
-    if (result.runs?.length === 1) return variablesOf(messages);
-    return new Map(Object.entries(outputs ?? {}));
+    return variablesOf(messages);
   };
-  if (result.runs.length === 1) return filled(result.runs[0].completions, result.runs[0].outputs);
+  if (!multi) return filled(result.runs[0].completions, result.runs[0].outputs);
   return result.runs.map((r) => filled(r.completions, r.outputs));
 }
 
@@ -86,6 +108,23 @@ export function testInstanceLine(result: JobResult, version: string): string | u
     ['provider', result.providerId],
   ]);
   return `{"args":${pydanticJson(args)},"response":${pydanticJson(response)},"passed":${passed},"author":null,"run_info":${pydanticJson(runInfo)},"prompt_out":null}\n`;
+}
+
+/** The run's record of the TestInstance lines it appended: file → job keys. */
+const LEDGER = 'lve-recorded.json';
+
+function readLedger(runDir: string): Map<string, Set<string>> {
+  const path = join(runDir, LEDGER);
+  if (!existsSync(path)) return new Map();
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string[]>;
+  return new Map(Object.entries(raw).map(([file, keys]) => [file, new Set(keys)]));
+}
+
+function writeLedger(runDir: string, ledger: Map<string, Set<string>>): void {
+  const path = join(runDir, LEDGER);
+  const body = Object.fromEntries([...ledger].map(([file, keys]) => [file, [...keys]]));
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(body)}\n`);
+  renameSync(`${path}.tmp`, path);
 }
 
 function assayVersion(): string {
@@ -119,25 +158,36 @@ registerOutputFormat({
     if (native?.kind !== 'lve') throw new Error('the run is not of an LVE repository');
     const byShort = new Map(native.lves.map((l) => [l.path.replace(/^repository\//, ''), l]));
     const version = assayVersion();
-    const lines = new Map<string, string[]>();
+    // What earlier writes of this run appended (a resumed run writes its tree again): by file, the
+    // job keys already there, so every result is appended once.
+    const ledger = readLedger(runDir);
+    const lines = new Map<string, { keys: string[]; text: string[] }>();
     for await (const text of resultLinesInPlanOrder(runDir)) {
       const result = JSON.parse(text) as JobResult;
       const lve = byShort.get(String(result.metadata?.lve ?? ''));
       const line = lve ? testInstanceLine(result, version) : undefined;
       if (!lve || !line) continue;
-      const file = join(
+      const file = resolve(
         target.dir !== undefined ? join(target.dir, lve.path) : lve.dir,
         'instances',
         target.fileName,
       );
-      lines.set(file, [...(lines.get(file) ?? []), line]);
+      if (ledger.get(file)?.has(result.key)) continue;
+      const entry = lines.get(file) ?? { keys: [], text: [] };
+      entry.keys.push(result.key);
+      entry.text.push(line);
+      lines.set(file, entry);
     }
     for (const [file, chunk] of lines) {
       ensureDir(join(file, '..'));
       // Appended, as lve record does; a file without a final newline gets one first.
       const needsNewline =
         existsSync(file) && !readFileSync(file, 'utf8').endsWith('\n') && readFileSync(file).length > 0;
-      appendFileSync(file, (needsNewline ? '\n' : '') + chunk.join(''));
+      appendFileSync(file, (needsNewline ? '\n' : '') + chunk.text.join(''));
+      const done = ledger.get(file) ?? new Set<string>();
+      for (const k of chunk.keys) done.add(k);
+      ledger.set(file, done);
+      writeLedger(runDir, ledger);
     }
     return [...lines.keys()];
   },

@@ -39,6 +39,11 @@ export interface LveTest {
   tags: { name: string; value: string }[];
   /** `checker/checker*.py`, sorted. */
   customCheckerFiles: string[];
+  /**
+   * The checker is a class of those files (one named like a built-in replaces it, as LVE's
+   * registry is keyed by class name and the LVE's files are imported last).
+   */
+  checkerIsCustom: boolean;
   /** Line of a key in test.json (for per-instance messages). */
   lineOf(key: string): { line: number; col: number } | undefined;
 }
@@ -233,7 +238,8 @@ export function readLveTest(dir: string, shownFile: string, bag: DiagnosticBag):
     for (const [k, v] of checkerRaw) if (k !== 'checker_name') checkerArgs.set(k, v);
   }
   const customCheckerFiles = customCheckers(dir);
-  if (checkerName) {
+  const checkerIsCustom = checkerName !== '' && definesClass(customCheckerFiles, checkerName);
+  if (checkerName && !checkerIsCustom) {
     const sig = checkerSignature(checkerName);
     if (sig) {
       const missing = sig.required.filter((p) => !checkerArgs.has(p));
@@ -319,11 +325,25 @@ export function readLveTest(dir: string, shownFile: string, bag: DiagnosticBag):
     author,
     tags,
     customCheckerFiles,
+    checkerIsCustom,
     lineOf: (key) => keyPosition(text, key),
   };
 }
 
 /** The custom checker files LVE imports: `checker/checker*.py`. */
+/** Whether one of the files defines a class of this name at its top level. */
+function definesClass(files: string[], name: string): boolean {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^class[ \\t]+${escaped}[ \\t]*[(:]`, 'm');
+  return files.some((f) => {
+    try {
+      return pattern.test(readFileSync(f, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
+
 function customCheckers(dir: string): string[] {
   const folder = join(dir, 'checker');
   try {

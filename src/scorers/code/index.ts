@@ -12,5 +12,11 @@ registerScorer(rubyScorer);
 export type { ScriptContext } from './context.js';
 export type { ScriptScoreResult } from './normalize.js';
 export { normalizeJavascriptResult, normalizePythonResult } from './normalize.js';
-export { closePythonWorker, pythonExecutable, pythonWorkerPid } from './python-worker.js';
+export {
+  closePythonWorker,
+  killPythonWorker,
+  pythonExecutable,
+  pythonWorkerPid,
+  setPythonTimeLimit,
+} from './python-worker.js';
 export { javascriptScorer, pythonScorer, rubyScorer };

@@ -28,10 +28,36 @@ interface Pending {
   crashes: number;
   /** Why the last of those workers died. */
   error?: string;
+  /** How long the request may run once the worker starts on it (ms). */
+  timeLimitMs: number;
 }
 
 const STDERR_TAIL = 2000;
 const CLOSE_GRACE_MS = 2000;
+/** How long one Python call may run when nothing else says (`ASSAY_PYTHON_TIMEOUT_MS` overrides). */
+export const DEFAULT_PYTHON_TIME_LIMIT_MS = 60_000;
+let defaultTimeLimitMs: number | undefined;
+
+/**
+ * Sets how long a Python call may run before its worker is killed and the call fails (the engine
+ * sets the run's job time limit here); undefined restores the default.
+ */
+export function setPythonTimeLimit(ms: number | undefined): void {
+  defaultTimeLimitMs = ms !== undefined && Number.isFinite(ms) && ms > 0 ? ms : undefined;
+}
+
+/** The time limit of a call that names none: the one set, else `ASSAY_PYTHON_TIMEOUT_MS`, else 60 s. */
+export function pythonTimeLimit(env: NodeJS.ProcessEnv = process.env): number {
+  if (defaultTimeLimitMs !== undefined) return defaultTimeLimitMs;
+  const fromEnv = Number(env.ASSAY_PYTHON_TIMEOUT_MS);
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_PYTHON_TIME_LIMIT_MS;
+}
+
+/** The error of a call that ran past its time limit. */
+export function pythonTimeLimitError(ms: number): string {
+  const shown = ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+  return `timed out: the Python code did not return within ${shown} (the time limit of a Python call); its worker was stopped`;
+}
 
 /** The interpreter: `ASSAY_PYTHON`, else promptfoo's `PROMPTFOO_PYTHON`, else `python3`. */
 export function pythonExecutable(env: NodeJS.ProcessEnv = process.env): string {
@@ -48,6 +74,10 @@ class PythonWorker {
   private closing = false;
   private stderrTail = '';
   private spawnError?: Error;
+  /** The request being served and the timer of its time limit. */
+  private timed?: { entry: Pending; timer: NodeJS.Timeout };
+  /** The worker was killed on purpose (a time limit, a hard stop): no request caused its death. */
+  private killed = false;
   readonly exited: Promise<void>;
 
   constructor(
@@ -90,6 +120,44 @@ class PythonWorker {
     this.pending.set(id, entry);
     this.setKeepAlive(true);
     this.child.stdin.write(`${line}\n`);
+    this.armTimer();
+  }
+
+  /**
+   * Starts the time limit of the request being served (the oldest unanswered one: the worker
+   * answers in order), so a request's wait in the queue does not count against it.
+   */
+  private armTimer(): void {
+    const [head] = this.pending.values();
+    if (this.timed?.entry === head) return;
+    if (this.timed) clearTimeout(this.timed.timer);
+    this.timed = undefined;
+    // The interpreter's start does not count against the first request.
+    if (!head || this.dead || !this.ready) return;
+    const ms = head.timeLimitMs;
+    const timer = setTimeout(() => this.timeOut(head), Math.min(ms, 2_147_483_647));
+    timer.unref();
+    this.timed = { entry: head, timer };
+  }
+
+  /** The request being served ran past its limit: it fails, and the worker is killed (the rest go to a new one). */
+  private timeOut(entry: Pending): void {
+    for (const [id, e] of this.pending) if (e === entry) this.pending.delete(id);
+    this.timed = undefined;
+    entry.resolve({ ok: false, error: pythonTimeLimitError(entry.timeLimitMs) });
+    this.kill();
+  }
+
+  /** Kills the process at once; requests not answered go to a new worker (or fail, if `reason` is given). */
+  kill(reason?: string): void {
+    this.killed = true;
+    if (reason !== undefined) {
+      for (const e of this.pending.values()) e.resolve({ ok: false, error: reason });
+      this.pending.clear();
+    }
+    if (this.timed) clearTimeout(this.timed.timer);
+    this.timed = undefined;
+    this.child.kill('SIGKILL');
   }
 
   /** Whether the worker can take requests (not dead, not being closed). */
@@ -143,12 +211,14 @@ class PythonWorker {
     }
     if (message.ready === true) {
       this.ready = true;
+      this.armTimer();
       return;
     }
     if (typeof message.id !== 'number') return;
     const entry = this.pending.get(message.id);
     if (!entry) return;
     this.pending.delete(message.id);
+    this.armTimer();
     if (this.pending.size === 0) this.setKeepAlive(false);
     if (message.ok === true) entry.resolve({ ok: true, result: message.result });
     else {
@@ -161,10 +231,12 @@ class PythonWorker {
   private die(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.dead) return;
     this.dead = true;
+    if (this.timed) clearTimeout(this.timed.timer);
+    this.timed = undefined;
     const orphans = [...this.pending.values()];
     this.pending.clear();
     const tail = this.stderrTail.trim();
-    if (!this.ready) {
+    if (!this.ready && !this.killed) {
       const why = this.spawnError
         ? (this.spawnError as NodeJS.ErrnoException).code === 'ENOENT'
           ? `"${this.python}" was not found`
@@ -183,9 +255,10 @@ class PythonWorker {
       this.onDeath(this, []);
       return;
     }
-    // Requests are served in order, so the oldest unanswered one was running when the worker died.
+    // Requests are served in order, so the oldest unanswered one was running when the worker died
+    // (unless assay killed it, for a time limit or a stop: then no request is to blame).
     const [running] = orphans;
-    if (running) {
+    if (running && !this.killed) {
       running.crashes++;
       running.error = `the Python worker died while running this assertion (${signal ?? `exit code ${code}`})${tail ? `: ${lastLines(tail)}` : ''}`;
     }
@@ -219,8 +292,25 @@ function dispatch(entry: Pending): void {
  * Runs one request in the shared worker, starting it on first use and again after it died.
  * Rejects with PythonUnavailableError when Python cannot be started.
  */
-export function callPython(request: PythonRequest): Promise<PythonReply> {
-  return new Promise((resolve, reject) => dispatch({ request, resolve, reject, crashes: 0 }));
+export function callPython(
+  request: PythonRequest,
+  options: { timeLimitMs?: number } = {},
+): Promise<PythonReply> {
+  const timeLimitMs =
+    options.timeLimitMs !== undefined && options.timeLimitMs > 0 ? options.timeLimitMs : pythonTimeLimit();
+  return new Promise((resolve, reject) => dispatch({ request, resolve, reject, crashes: 0, timeLimitMs }));
+}
+
+/**
+ * Kills the Python worker at once (a hard stop): every call it has not answered ends with an
+ * error, so nothing waits on Python any more. A later call starts a new worker.
+ */
+export function killPythonWorker(
+  reason = 'stopped: the run was stopped before the Python code returned',
+): void {
+  const worker = current;
+  current = undefined;
+  if (worker?.alive) worker.kill(reason);
 }
 
 /**

@@ -6,6 +6,7 @@ import { pythonScript } from '../../../src/scorers/code/python.js';
 import {
   callPython,
   closePythonWorker,
+  killPythonWorker,
   pythonExecutable,
   pythonWorkerPid,
 } from '../../../src/scorers/code/python-worker.js';
@@ -203,5 +204,44 @@ describe('python worker', () => {
     const pid = Number(child.stdout.trim());
     assert.ok(pid > 0);
     assert.ok(await waitUntilGone(pid, 5000), `worker ${pid} outlived its parent`);
+  });
+
+  it('a call that runs past its time limit fails naming the limit; the worker is restarted for the rest', async () => {
+    await inline('1', ['x', {}]);
+    const pid = pythonWorkerPid()!;
+    const started = Date.now();
+    const stuck = callPython(
+      {
+        kind: 'inline',
+        code: pythonScript('__import__("time").sleep(1000)'),
+        fn: 'main',
+        header: 3,
+        args: ['x', {}],
+      },
+      { timeLimitMs: 300 },
+    );
+    // Queued behind the stuck call: its own limit only counts once it runs, and it is not blamed.
+    const next = callPython(
+      { kind: 'inline', code: pythonScript('output * 2'), fn: 'main', header: 3, args: [21, {}] },
+      { timeLimitMs: 300 },
+    );
+    const reply = await stuck;
+    assert.equal(reply.ok, false);
+    assert.match(reply.ok ? '' : reply.error, /did not return within 300 ms/);
+    assert.ok(Date.now() - started < 5000);
+    assert.deepEqual(await next, { ok: true, result: 42 });
+    assert.ok(await waitUntilGone(pid), 'the stuck worker was killed');
+    assert.notEqual(pythonWorkerPid(), pid);
+  });
+
+  it('killPythonWorker() ends the calls waiting on a stuck worker at once', async () => {
+    const stuck = inline('__import__("time").sleep(1000)', ['x', {}]);
+    await new Promise((r) => setTimeout(r, 200));
+    const pid = pythonWorkerPid()!;
+    killPythonWorker();
+    const reply = await stuck;
+    assert.equal(reply.ok, false);
+    assert.match(reply.ok ? '' : reply.error, /stopped/);
+    assert.ok(await waitUntilGone(pid));
   });
 });

@@ -1,0 +1,105 @@
+// A Python check that never returns must neither block a run forever nor survive a hard stop.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { instance, writeLve } from '../formats/lve/helpers.js';
+import { childEnv, cleanEnv, runCli } from '../support/cli.js';
+import { repoRoot } from '../support/paths.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir('assay-cli-lve-python-stop-');
+after(() => tmp.cleanup());
+
+function hangingLve(name: string): string {
+  const repo = join(tmp.dir, name);
+  writeLve(
+    repo,
+    'dummy/hang/sleep/openai--gpt-35-turbo',
+    {
+      description: 'a lambda that never returns',
+      model: 'openai/gpt-3.5-turbo',
+      checker_args: { checker_name: 'LambdaChecker', func: 'lambda r, a: __import__("time").sleep(1000)' },
+      prompt: [{ content: 'Say {a}', role: 'user' }],
+      prompt_parameters: ['a'],
+    },
+    { instances: instance({ a: '1' }, 'one') + instance({ a: '2' }, 'two', false) },
+  );
+  return repo;
+}
+
+function results(runs: string): Record<string, unknown>[] {
+  const [id] = readdirSync(runs);
+  return readFileSync(join(runs, id, 'results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+describe('LVE: a Python check that hangs', () => {
+  it('is an error naming the time limit, and the run ends', async () => {
+    const repo = hangingLve('limit');
+    const runs = join(tmp.dir, 'runs-limit');
+    const started = Date.now();
+    const r = await runCli(['eval', repo, '--replay', '--no-progress', '--runs-dir', runs], {
+      env: { ...cleanEnv, ASSAY_PYTHON_TIMEOUT_MS: '500' },
+    });
+    assert.ok(Date.now() - started < 20_000);
+    assert.equal(r.code, 3, r.stdout + r.stderr);
+    const rows = results(runs);
+    assert.equal(rows.length, 2);
+    for (const row of rows) {
+      assert.equal(row.status, 'error');
+      assert.match(String(row.error), /did not return within 500 ms/);
+    }
+  });
+
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    it(`a second ${sig} kills the worker and assay exits`, async () => {
+      const repo = hangingLve(`stop-${sig}`);
+      const runs = join(tmp.dir, `runs-${sig}`);
+      const child = spawn(
+        process.execPath,
+        [
+          join(repoRoot, 'bin', 'assay.js'),
+          'eval',
+          repo,
+          '--replay',
+          '--no-progress',
+          '--runs-dir',
+          runs,
+          '--verbose',
+        ],
+        { cwd: repoRoot, env: childEnv({ ...cleanEnv }), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+      });
+      child.stderr.on('data', (d) => {
+        out += d;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      try {
+        // Let the run reach the hanging Python call.
+        await new Promise((r) => setTimeout(r, 1500));
+        child.kill(sig);
+        await new Promise((r) => setTimeout(r, 300));
+        const stoppedAt = Date.now();
+        child.kill(sig);
+        const code = await Promise.race([
+          exited,
+          new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000)),
+        ]);
+        assert.notEqual(code, 'hung', `assay did not exit after a second ${sig}: ${out}`);
+        assert.ok(Date.now() - stoppedAt < 10_000);
+        assert.match(out, /stopping now/);
+        assert.match(out, /To finish it: assay eval/);
+      } finally {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    });
+  }
+});

@@ -1,0 +1,123 @@
+// `-o DIR/ --output-format lve` of a resumed run appends each TestInstance once: what earlier writes of the run
+// appended is not appended again, and resuming a finished run appends nothing.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { instance, writeLve } from '../formats/lve/helpers.js';
+import { cleanEnv, runCli } from '../support/cli.js';
+import { tempDir } from '../support/tmp.js';
+
+const tmp = tempDir('assay-cli-lve-record-resume-');
+after(() => tmp.cleanup());
+
+describe('LVE -o DIR/ and --resume', () => {
+  it('appends only the results not yet recorded, exactly once', async () => {
+    const repo = join(tmp.dir, 'repo');
+    const rel = 'dummy/sleep/gate/dummy--dummy';
+    const gate = join(tmp.dir, 'gate');
+    writeFileSync(gate, '');
+    // The second instance hangs (and so errors at the time limit) while the gate file exists.
+    const func = `lambda r, n: (__import__("time").sleep(100) if n == "2" and __import__("os").path.exists(${JSON.stringify(gate)}) else True)`;
+    writeLve(
+      repo,
+      rel,
+      {
+        description: 'record and resume',
+        model: 'dummy/dummy',
+        checker_args: { checker_name: 'LambdaChecker', func },
+        prompt: [{ content: 'Say {n}', role: 'user' }],
+        prompt_parameters: ['n'],
+      },
+      { instances: ['1', '2', '3'].map((n) => instance({ n }, 'x')).join('') },
+    );
+    const runs = join(tmp.dir, 'runs');
+    const out = join(tmp.dir, 'out');
+    const env = { ...cleanEnv, ASSAY_PYTHON_TIMEOUT_MS: '500' };
+    const base = [
+      'eval',
+      repo,
+      '--no-progress',
+      '--runs-dir',
+      runs,
+      '-j',
+      '1',
+      '-o',
+      `${out}/`,
+      '--output-format',
+      'lve',
+    ];
+    const first = await runCli([...base, '--max-errors', '0'], { env });
+    assert.equal(first.code, 3, first.stdout + first.stderr);
+    const args = () =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).args.n);
+    const [runId] = readdirSync(runs);
+    const file = join(out, 'repository', rel, 'instances', `assay-${runId}.jsonl`);
+    assert.deepEqual(args(), ['1']);
+    rmSync(gate);
+    const second = await runCli([...base, '--resume', runId, '--retry-errors'], { env });
+    assert.equal(second.code, 0, second.stdout + second.stderr);
+    assert.deepEqual(args().sort(), ['1', '2', '3']);
+    const third = await runCli([...base, '--resume', runId], { env });
+    assert.ok(existsSync(file), third.stdout + third.stderr);
+    assert.deepEqual(args().sort(), ['1', '2', '3']);
+  });
+
+  it('--args with --record: the printed resume command, pasted, records the rest once', async () => {
+    const repo = join(tmp.dir, 'repo-args');
+    const rel = 'dummy/sleep/gate_args/dummy--dummy';
+    const gate = join(tmp.dir, 'gate-args');
+    writeFileSync(gate, '');
+    const func = `lambda r, n: (__import__("time").sleep(100) if n == "2" and __import__("os").path.exists(${JSON.stringify(gate)}) else True)`;
+    writeLve(repo, rel, {
+      description: 'record and resume with --args',
+      model: 'dummy/dummy',
+      checker_args: { checker_name: 'LambdaChecker', func },
+      prompt: [{ content: 'Say {n}', role: 'user' }],
+      prompt_parameters: ['n'],
+    });
+    const argsFile = join(tmp.dir, 'new args.jsonl');
+    writeFileSync(argsFile, ['1', '2', '3'].map((n) => `${JSON.stringify({ n })}\n`).join(''));
+    const runs = join(tmp.dir, 'runs-args');
+    const env = { ...cleanEnv, ASSAY_PYTHON_TIMEOUT_MS: '500' };
+    const first = await runCli(
+      [
+        'eval',
+        repo,
+        '--args',
+        argsFile,
+        '--no-progress',
+        '--runs-dir',
+        runs,
+        '-j',
+        '1',
+        '--record',
+        'new.jsonl',
+        '--max-errors',
+        '0',
+      ],
+      { env },
+    );
+    assert.equal(first.code, 3, first.stdout + first.stderr);
+    const file = join(repo, 'repository', rel, 'instances', 'new.jsonl');
+    const args = () =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).args.n);
+    assert.deepEqual(args(), ['1']);
+    const hint = /To finish it: assay (.*)/.exec(first.stdout)?.[1];
+    assert.ok(hint, first.stdout);
+    assert.match(hint, /--args '[^']*new args\.jsonl'/);
+    assert.match(hint, /--record new\.jsonl/);
+    // The hint as a shell reads it (its only quoting: the path with a space).
+    const words = [...hint.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
+    rmSync(gate);
+    const second = await runCli([...words, '--no-progress'], { env });
+    assert.equal(second.code, 0, second.stdout + second.stderr);
+    assert.deepEqual(args().sort(), ['1', '2', '3']);
+  });
+});
