@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { PyFormatError, pyFormatMap, pyFromJs, pyStr } from '../../src/core/python/format.js';
+import { PyFormatError, pyFormatMap } from '../../src/core/python/format.js';
 import { type PyValue, pyJsonLoads } from '../../src/core/python/json-loads.js';
+import { pyStr, toPyValue } from '../../src/core/python/str.js';
 import { fixture } from '../support/paths.js';
 
 const raw = readFileSync(fixture('lve', 'python-reference.json'), 'utf8');
@@ -57,10 +58,10 @@ describe("pyFormatMap(…, 'format'): str.format(**values)", () => {
 
 describe('pyStr', () => {
   it('spells JSON values as Python str() does', () => {
-    assert.equal(pyStr(pyFromJs(true)), 'True');
-    assert.equal(pyStr(pyFromJs(null)), 'None');
-    assert.equal(pyStr(pyFromJs(['a', "b'c", 1, null])), `['a', "b'c", 1, None]`);
-    assert.equal(pyStr(pyFromJs({ k: 'v' })), "{'k': 'v'}");
+    assert.equal(pyStr(toPyValue(true)), 'True');
+    assert.equal(pyStr(toPyValue(null)), 'None');
+    assert.equal(pyStr(toPyValue(['a', "b'c", 1, null])), `['a', "b'c", 1, None]`);
+    assert.equal(pyStr(toPyValue({ k: 'v' })), "{'k': 'v'}");
     assert.equal(pyStr(pyJsonLoads('1.0')), '1.0');
     assert.equal(pyStr(pyJsonLoads('1e20')), '1e+20');
     assert.equal(pyStr(pyJsonLoads('12345678901234567890')), '12345678901234567890');

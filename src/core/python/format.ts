@@ -1,9 +1,9 @@
-// Python's `str()`/`repr()` of JSON values and `str.format_map`, for formats whose tool fills
-// templates with Python (LVE fills prompts and checker arguments with `format_map`): `{name}`
-// inserts `str(value)` in Python's spelling (`True`, `None`, `['a', 'b']`, `0.0`), `{{` and `}}`
-// are literal braces, a missing name is a KeyError and a lone brace a ValueError.
-import { pyFloatRepr } from './json-dumps.js';
-import { PyFloat, PyInt, type PyValue } from './json-loads.js';
+// Python's `str.format_map` and `str.format`, for formats whose tool fills templates with Python
+// (LVE fills prompts and checker arguments with them): `{name}` inserts `str(value)` in Python's
+// spelling (core/python/str.ts), `{{` and `}}` are literal braces, a missing name is a KeyError and a
+// lone brace a ValueError.
+import type { PyValue } from './json-loads.js';
+import { pyAscii, pyRepr, pyStr, pyStrRepr } from './str.js';
 
 /** A Python exception raised while formatting: its type name and message, as Python prints them. */
 export class PyFormatError extends Error {
@@ -18,75 +18,6 @@ export class PyFormatError extends Error {
   describe(): string {
     return this.pyType === 'Unsupported' ? this.message : `${this.pyType}: ${this.message}`;
   }
-}
-
-/** Whether Python's `str.isprintable` holds for one code point (repr escapes the others). */
-function printable(ch: string): boolean {
-  if (ch === ' ') return true;
-  return !/^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u.test(ch);
-}
-
-/** Python's `repr(str)`. */
-export function pyStrRepr(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (printable(ch)) out += ch;
-    else {
-      const cp = ch.codePointAt(0)!;
-      if (cp < 0x100) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-      else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-      else out += `\\U${cp.toString(16).padStart(8, '0')}`;
-    }
-  }
-  return out + quote;
-}
-
-/** Python's `repr()` of a JSON value. */
-export function pyRepr(v: PyValue): string {
-  if (typeof v === 'string') return pyStrRepr(v);
-  if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  if (v instanceof Map) return `{${[...v].map(([k, x]) => `${pyStrRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
-  return pyStr(v);
-}
-
-/** Python's `ascii()` of a JSON value: its repr with every non-ASCII character escaped. */
-export function pyAscii(v: PyValue): string {
-  let out = '';
-  for (const ch of pyRepr(v)) {
-    const cp = ch.codePointAt(0)!;
-    if (cp < 0x80) out += ch;
-    else if (cp < 0x100) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
-    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
-  }
-  return out;
-}
-
-/** Python's `str()` of a JSON value: strings as themselves, the rest as repr. */
-export function pyStr(v: PyValue): string {
-  if (v === null) return 'None';
-  if (v === true) return 'True';
-  if (v === false) return 'False';
-  if (typeof v === 'string') return v;
-  if (v instanceof PyInt) return v.value.toString();
-  if (v instanceof PyFloat) return pyFloatRepr(v.value);
-  return pyRepr(v);
-}
-
-/** A JavaScript value (from JSON.parse) as a Python value: integral numbers as int. */
-export function pyFromJs(v: unknown): PyValue {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'boolean' || typeof v === 'string') return v;
-  if (typeof v === 'number') return Number.isInteger(v) ? new PyInt(BigInt(v)) : new PyFloat(v);
-  if (Array.isArray(v)) return v.map(pyFromJs);
-  if (v instanceof PyInt || v instanceof PyFloat) return v;
-  if (v instanceof Map) return v as Map<string, PyValue>;
-  return new Map(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, pyFromJs(x)]));
 }
 
 /** The names a template refers to (`{name}` fields), in order; throws PyFormatError on bad syntax. */

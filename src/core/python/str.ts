@@ -33,6 +33,19 @@ export function pyRepr(v: PyValue): string {
   return pyStr(v);
 }
 
+/** Python's `ascii()` of a parsed value: its repr with every non-ASCII character escaped. */
+export function pyAscii(v: PyValue): string {
+  let out = '';
+  for (const ch of pyRepr(v)) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x80) out += ch;
+    else if (cp < 0x100) out += `\\x${cp.toString(16).padStart(2, '0')}`;
+    else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
+    else out += `\\U${cp.toString(16).padStart(8, '0')}`;
+  }
+  return out;
+}
+
 /** Python's `str()` of a parsed value: text as itself, everything else as its repr. */
 export function pyStr(v: PyValue): string {
   if (v === null) return 'None';

@@ -2,9 +2,10 @@
 // format_map on non-assistant messages), the appended response hole, the checker's arguments
 // formatted with all instance args, and the model args with temperature 0.0 by default.
 
-import { PyFormatError, pyFormatMap, pyStr } from '../../core/python/format.js';
+import { PyFormatError, pyFormatMap } from '../../core/python/format.js';
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, type PyValue, pyToJs } from '../../core/python/json-loads.js';
+import { pyStr } from '../../core/python/str.js';
 import type { Case, ContentPart, Conversation, Message } from '../../core/types.js';
 import type { LveInstance } from './instances.js';
 import type { LveMessage } from './messages.js';

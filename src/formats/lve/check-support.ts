@@ -1,8 +1,9 @@
 // What LVE's checkers share: the context a checker is given, the answer it reads, Python truth and
 // equality of its arguments, and regexes compiled as Python's `re` compiles them.
-import { pyStr } from '../../core/python/format.js';
+
 import { type PyValue, pyToJs } from '../../core/python/json-loads.js';
 import { compilePyRegex, PyRegexError, type PyRegexFlags, PyRegexUnsupported } from '../../core/python/re.js';
+import { pyStr } from '../../core/python/str.js';
 import { ScorerInputError } from '../../scorers/types.js';
 
 /** A message as an LVE checker sees it. */

@@ -9,9 +9,10 @@
 
 import { messageText } from '../../core/messages.js';
 import { pyFloat } from '../../core/python/float.js';
-import { PyFormatError, pyFormatMap, pyStr } from '../../core/python/format.js';
+import { PyFormatError, pyFormatMap } from '../../core/python/format.js';
 import { type PyValue, pyJsonLoads, pyToJs } from '../../core/python/json-loads.js';
 import type { PyRegexFlags } from '../../core/python/re.js';
+import { pyStr } from '../../core/python/str.js';
 import type { Message } from '../../core/types.js';
 import { getScorer, registerScorer } from '../../scorers/registry.js';
 import { type ScoreInput, type ScoreResult, type Scorer, ScorerInputError } from '../../scorers/types.js';

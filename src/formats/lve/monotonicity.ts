@@ -2,7 +2,7 @@
 // answers, keyed by the id in each variable's name, must follow the order of the parameters with
 // the same ids (ascending or descending, strictly or not).
 import { pyFloat } from '../../core/python/float.js';
-import { pyStr } from '../../core/python/format.js';
+import { pyStr } from '../../core/python/str.js';
 import { ScorerInputError } from '../../scorers/types.js';
 import { type CheckContext, compile, truthy } from './check-support.js';
 

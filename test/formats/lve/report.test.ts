@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { pyFromJs } from '../../../src/core/python/format.js';
 import { pyJsonDumps } from '../../../src/core/python/json-dumps.js';
 import { pyJsonLoads } from '../../../src/core/python/json-loads.js';
+import { toPyValue } from '../../../src/core/python/str.js';
 import type { JobResult } from '../../../src/core/types.js';
 import { ctime, pydanticJson, testInstanceLine } from '../../../src/formats/lve/report.js';
 import { fixture } from '../../support/paths.js';
@@ -71,7 +71,7 @@ describe('TestInstance lines', () => {
         pydanticJson(pyJsonLoads(c.args)),
         c.line.slice('{"args":'.length, c.line.indexOf(',"response":')),
       );
-      assert.equal(pydanticJson(pyFromJs(line.response)), JSON.stringify(line.response));
+      assert.equal(pydanticJson(toPyValue(line.response)), JSON.stringify(line.response));
     }
   });
   it('lay out a recorded result as lve record does: keys, passed, the response shapes', () => {
