@@ -2,11 +2,11 @@
 // hash) and where each YAML value sits (for positioned diagnostics).
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
 import { utf16Problem } from '../../core/encoding.js';
 import type { DiagnosticBag } from '../../core/errors.js';
-import { displayPath, type ParseProblem } from '../../core/positions.js';
+import type { ParseProblem } from '../../core/positions.js';
 import { FAST_YAML_MIN_CHARS, type FastYaml, readYamlFast } from '../../core/yaml-fast.js';
 import { printable } from './escape.js';
 
