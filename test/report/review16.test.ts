@@ -58,8 +58,16 @@ describe('review 16', () => {
   });
 
   it('cases whose description renders the same keep the vars that tell them apart', () => {
-    const a = caseName({ caseId: 'a'.repeat(40), description: 'capital in {{lang}}', vars: { lang: 'en', country: 'France' } });
-    const b = caseName({ caseId: 'b'.repeat(40), description: 'capital in {{lang}}', vars: { lang: 'en', country: 'Japan' } });
+    const a = caseName({
+      caseId: 'a'.repeat(40),
+      description: 'capital in {{lang}}',
+      vars: { lang: 'en', country: 'France' },
+    });
+    const b = caseName({
+      caseId: 'b'.repeat(40),
+      description: 'capital in {{lang}}',
+      vars: { lang: 'en', country: 'Japan' },
+    });
     assert.notEqual(fullTitle(a), fullTitle(b), `both named "${fullTitle(a)}"`);
     const c = caseName({ caseId: 'c'.repeat(40), description: 'Test {{missing}}', vars: { x: 1 } });
     const d = caseName({ caseId: 'd'.repeat(40), description: 'Test {{missing}}', vars: { x: 2 } });
@@ -69,7 +77,10 @@ describe('review 16', () => {
   it('the Markdown cap never cuts a table row in half nor drops the failures silently', async () => {
     const dir = join(tmp.dir, 'wide');
     mkdirSync(dir);
-    const providers = Array.from({ length: 600 }, (_, i) => `  - id: echo\n    label: '${'<'.repeat(50)}${i}'`).join('\n');
+    const providers = Array.from(
+      { length: 600 },
+      (_, i) => `  - id: echo\n    label: '${'<'.repeat(50)}${i}'`,
+    ).join('\n');
     const run = await evalSuite(
       dir,
       `prompts: ['{{x}}']\nproviders:\n${providers}\ntests:\n  - vars: { x: a }\n    assert: [{ type: contains, value: zzz }]\n`,
