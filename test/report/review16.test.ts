@@ -92,4 +92,18 @@ describe('review 16', () => {
     for (const row of rows) assert.ok(row.endsWith('|'), `a row cut in half: …${row.slice(-60)}`);
     assert.match(md, /Failures|more/, 'the 600 failures are not mentioned at all');
   });
+  it('a run with many columns still gets its 10 annotations (the cap is not the first 50 failing jobs)', async () => {
+    const dir = join(tmp.dir, 'columns');
+    mkdirSync(dir);
+    const providers = Array.from({ length: 12 }, (_, i) => `  - id: echo\n    label: e${i}`).join('\n');
+    const tests = Array.from(
+      { length: 20 },
+      (_, i) => `  - vars: { x: a${i} }\n    assert: [{ type: contains, value: zzz }]`,
+    ).join('\n');
+    const run = await evalSuite(dir, `prompts: ['{{x}}']\nproviders:\n${providers}\ntests:\n${tests}\n`);
+    assert.equal(run.code, 1, run.stderr);
+    const lines = githubAnnotations(readManifest(run.runDir), await scorecardOfRun(run.runDir));
+    // 20 tests failed; GitHub shows 10 error annotations of a step.
+    assert.equal(lines.filter((l) => l.startsWith('::error')).length, 10, lines.join('\n'));
+  });
 });
