@@ -95,7 +95,23 @@ export function renderMarkdown(manifest: RunManifest, card: Scorecard, limit = M
         `| ${mdText(g.value, 60)} | ${g.pass} | ${g.fail} | ${g.error} | ${formatRate(g.passRate)} |`,
       );
   }
-  let text = lines.join('\n');
+  let text = '';
+  // Whole lines only: a table cut inside a cell breaks the page, and the failures' note must fit.
+  const room = limit - 400;
+  let cut = 0;
+  for (const line of lines) {
+    if (cut > 0 || text.length + line.length + 1 > room) {
+      cut++;
+      continue;
+    }
+    text += text ? `\n${line}` : line;
+  }
+  if (cut > 0) {
+    text += `\n\n… ${cut} more lines of figures left out to fit GitHub's size limit: see the HTML report.`;
+    const total = card.failures.length + card.failuresOmitted;
+    if (total > 0) text += `\n\n${total} failing or erroring jobs: see the HTML report or results.jsonl.`;
+    return `${text}\n`;
+  }
   if (card.failures.length > 0) {
     const total = card.failures.length + card.failuresOmitted;
     const head = `\n\n### Failures and errors (${total})\n\n| | case | prompt · provider | why | where |\n|---|---|---|---|---|`;
