@@ -210,21 +210,7 @@ export class ScorecardBuilder {
       this.failuresOmitted++;
       return;
     }
-    const failing = r.verdicts.find((v) => !v.pass);
-    this.failures.push({
-      key: r.key,
-      caseId: r.caseId,
-      ...(r.caseRef !== undefined ? { caseRef: r.caseRef } : {}),
-      description: r.description,
-      vars: namingVars(r.vars),
-      ...(r.source ? { source: r.source } : {}),
-      promptLabel: r.promptLabel,
-      providerId: r.providerId,
-      trial: r.trial,
-      status: r.status as 'fail' | 'error',
-      assertion: r.status === 'error' ? 'error' : failing?.type,
-      reason: r.status === 'error' ? (r.error ?? r.reason) : (failing?.reason ?? r.reason),
-    });
+    this.failures.push(failureNoteOf(r));
   }
 
   /** The scorecard of everything added so far. */
@@ -417,4 +403,46 @@ export async function scorecardOfRun(runDir: string): Promise<Scorecard> {
       manifest.options.repeat,
     ),
   );
+}
+
+/** A failed or errored job as reports name it: the case, where it is written, the failing check. */
+export function failureNoteOf(r: JobResult): FailureNote {
+  const failing = r.verdicts.find((v) => !v.pass);
+  return {
+    key: r.key,
+    caseId: r.caseId,
+    ...(r.caseRef !== undefined ? { caseRef: r.caseRef } : {}),
+    description: r.description,
+    vars: namingVars(r.vars),
+    ...(r.source ? { source: r.source } : {}),
+    promptLabel: r.promptLabel,
+    providerId: r.providerId,
+    trial: r.trial,
+    status: r.status as 'fail' | 'error',
+    assertion: r.status === 'error' ? 'error' : failing?.type,
+    reason: r.status === 'error' ? (r.error ?? r.reason) : (failing?.reason ?? r.reason),
+  };
+}
+
+/**
+ * The first failed or errored job of each failing case, for the first `max` such cases in log
+ * order, and how many other cases failed: one pass over the run log (the scorecard lists only the
+ * first failing jobs, which on a run of many columns may all be a handful of cases).
+ */
+export async function failingCases(
+  runDir: string,
+  max: number,
+): Promise<{ notes: FailureNote[]; more: number }> {
+  const notes: FailureNote[] = [];
+  const seen = new Set<string>();
+  let more = 0;
+  for await (const r of readResults(runDir)) {
+    if (r.status !== 'fail' && r.status !== 'error') continue;
+    const id = r.caseRef ?? r.caseId;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    if (notes.length < max) notes.push(failureNoteOf(r));
+    else more++;
+  }
+  return { notes, more };
 }

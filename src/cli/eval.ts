@@ -255,7 +255,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       }
       const judgements: OutputJudgement[] = [];
       let written = await writeOutputs(runDir, scorecard, outputs, { judgements });
-      if (github) written = writeGithubReport(manifest, scorecard, process.env) && written;
+      if (github) written = (await writeGithubReport(runDir, manifest, scorecard, process.env)) && written;
       let code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
       // A native output whose tool judges its own runs (apastra's thresholds and regression
       // policy) decides a run that completed: its gate, not the count of failing cases.

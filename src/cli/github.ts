@@ -1,8 +1,9 @@
 // `--reporter github` (automatic when GITHUB_ACTIONS=true): the summary as Markdown appended to
 // the job summary ($GITHUB_STEP_SUMMARY) and an `::error` annotation at each failing test's line.
 import { appendFileSync } from 'node:fs';
+import { failingCases } from '../analysis/scorecard.js';
 import type { Scorecard } from '../core/scorecard.js';
-import { githubAnnotations, renderMarkdown } from '../report/markdown.js';
+import { githubAnnotations, MAX_ANNOTATIONS, renderMarkdown } from '../report/markdown.js';
 import type { RunManifest } from '../runlog/types.js';
 
 /** Whether the GitHub reporter is on: asked for, or running in GitHub Actions. */
@@ -14,7 +15,12 @@ export function githubReporterOn(reporter: string | undefined, env: NodeJS.Proce
  * Writes the job summary and the annotations. Without $GITHUB_STEP_SUMMARY (not in Actions) the
  * summary goes to stdout. Returns false, after saying why, when the summary file cannot be written.
  */
-export function writeGithubReport(manifest: RunManifest, card: Scorecard, env: NodeJS.ProcessEnv): boolean {
+export async function writeGithubReport(
+  runDir: string,
+  manifest: RunManifest,
+  card: Scorecard,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
   const summary = renderMarkdown(manifest, card);
   let ok = true;
   if (env.GITHUB_STEP_SUMMARY) {
@@ -27,6 +33,8 @@ export function writeGithubReport(manifest: RunManifest, card: Scorecard, env: N
       ok = false;
     }
   } else process.stdout.write(summary);
-  for (const line of githubAnnotations(manifest, card)) process.stdout.write(`${line}\n`);
+  const failing = await failingCases(runDir, MAX_ANNOTATIONS);
+  for (const line of githubAnnotations(manifest, failing, env.GITHUB_WORKSPACE || undefined))
+    process.stdout.write(`${line}\n`);
   return ok;
 }

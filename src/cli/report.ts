@@ -110,7 +110,8 @@ export async function reportCommand(args: string[]): Promise<number> {
       const html = outputTargets([join(runDir, 'report.html')], 'html');
       return (await writeOutputs(runDir, scorecard, html, { keepPending: true })) ? 0 : 3;
     }
-    if (format === 'github') return writeGithubReport(manifest, scorecard, process.env) ? 0 : 3;
+    if (format === 'github')
+      return (await writeGithubReport(runDir, manifest, scorecard, process.env)) ? 0 : 3;
     if (format === 'markdown') {
       process.stdout.write(renderMarkdown(manifest, scorecard));
       return 0;

@@ -86,6 +86,14 @@ function testcase(r: JobResult, suiteName: string, cwd: string, repeat: number):
   return `${open}\n${body.join('\n')}${body.length ? '\n' : ''}    </testcase>\n`;
 }
 
+/** A test suite of one errored test case saying the run did not complete, and what it left undone. */
+function runError(manifest: ReturnType<typeof readManifest>, done: number): string {
+  const notRun = Math.max(0, manifest.plannedJobs - done);
+  const why = `the run is ${manifest.status}: ${notRun} of ${manifest.plannedJobs} planned jobs did not run${manifest.stopReason ? ` (${manifest.stopReason})` : ''}`;
+  const name = `${manifest.suite.name} · run ${manifest.runId}`;
+  return `  <testsuite name="${xmlAttr(name)}" tests="1" failures="0" errors="1" skipped="0" time="0.000">\n    <testcase name="run ${xmlAttr(manifest.status)}" classname="${xmlAttr(name)}" time="0.000">\n      <error message="${xmlAttr(clip(why, MESSAGE_CHARS))}" type="${xmlAttr(manifest.status)}">${cdata(why)}</error>\n    </testcase>\n  </testsuite>\n`;
+}
+
 /** Writes the JUnit report: one pass over the log per prompt × provider (memory stays bounded). */
 export async function writeJunit(runDir: string, card: Scorecard, out: WriteStream): Promise<void> {
   const manifest = readManifest(runDir);
@@ -94,9 +102,14 @@ export async function writeJunit(runDir: string, card: Scorecard, out: WriteStre
   };
   const c = card.counts;
   const totalMs = card.latencyMsMean * c.total;
+  // A run that did not complete is itself an error: a CI reporter must not show its partial results
+  // as a green run.
+  const unfinished = manifest.status !== 'complete' ? runError(manifest, c.total) : undefined;
+  const extra = unfinished ? 1 : 0;
   await put(
-    `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttr(manifest.suite.name)}" tests="${c.total}" failures="${c.fail}" errors="${c.error}" skipped="${c.skip}" time="${seconds(totalMs)}">\n`,
+    `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="${xmlAttr(manifest.suite.name)}" tests="${c.total + extra}" failures="${c.fail}" errors="${c.error + extra}" skipped="${c.skip}" time="${seconds(totalMs)}">\n`,
   );
+  if (unfinished) await put(unfinished);
   for (const cell of reportColumns(manifest, card)) {
     const suiteName = `${manifest.suite.name} · ${cell.promptLabel} · ${cell.providerId}`;
     await put(

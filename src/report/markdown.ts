@@ -4,6 +4,7 @@
 // within GitHub's comment limit. The GitHub reporter adds `::error` annotations at the suite
 // lines of the failing tests.
 import type { WriteStream } from 'node:fs';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { FailureNote, Scorecard } from '../core/scorecard.js';
 import { readManifest } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
@@ -146,24 +147,20 @@ export const MAX_ANNOTATIONS = 10;
 
 /**
  * `::error file=…,line=…,title=…::message` at the suite line of each failing test (once per test,
- * however many prompts and providers it failed), at most MAX_ANNOTATIONS, then a notice of the rest.
+ * however many prompts and providers it failed: analysis/scorecard.ts `failingCases`), then a
+ * notice of the rest. The file is relative to `workspace` ($GITHUB_WORKSPACE, the repository root
+ * GitHub resolves it against), else absolute: never relative to the folder assay ran in.
  */
-export function githubAnnotations(manifest: RunManifest, card: Scorecard, max = MAX_ANNOTATIONS): string[] {
+export function githubAnnotations(
+  manifest: RunManifest,
+  failing: { notes: FailureNote[]; more: number },
+  workspace?: string,
+): string[] {
   const out: string[] = [];
-  const seen = new Set<string>();
-  let left = 0;
-  for (const f of card.failures) {
-    const id = f.caseRef ?? f.caseId;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    if (out.length >= max) {
-      left++;
-      continue;
-    }
+  for (const f of failing.notes) {
     const name = caseName(f);
     const title = fullTitle(name);
-    const src = sourceText(f.source, manifest.cwd);
-    const file = src?.replace(/:\d+$/, '');
+    const file = annotationFile(f.source, manifest.cwd, workspace);
     const props = [
       ...(file ? [`file=${commandProperty(clean(file))}`] : []),
       ...(f.source?.line ? [`line=${f.source.line}`] : []),
@@ -173,12 +170,21 @@ export function githubAnnotations(manifest: RunManifest, card: Scorecard, max = 
     const message = `${title} (${name.id}) · ${f.promptLabel} · ${f.providerId}: ${what}`;
     out.push(`::error ${props.join(',')}::${commandData(clean(message).slice(0, 1000))}`);
   }
-  const more = left + (card.failuresOmitted > 0 ? card.failuresOmitted : 0);
-  if (more > 0)
+  if (failing.more > 0)
     out.push(
-      `::notice title=assay::${more} more failing or erroring jobs are not annotated (see the job summary)`,
+      `::notice title=assay::${failing.more} more failing tests are not annotated (see the job summary)`,
     );
   return out;
+}
+
+/** The file of a case's source for an annotation (an .xlsx sheet name is no part of the path). */
+function annotationFile(source: FailureNote['source'], cwd: string, workspace?: string): string | undefined {
+  if (!source?.file) return undefined;
+  const file = source.file.replace(/#[^/\\]*$/, '');
+  const abs = isAbsolute(file) ? file : resolve(cwd || '.', file);
+  if (!workspace) return abs;
+  const rel = relative(workspace, abs);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? abs : rel.split(sep).join('/');
 }
 
 /** Control characters and bidi overrides out (a workflow command is one printable line; `::` stays inside the message). */

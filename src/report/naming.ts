@@ -1,7 +1,8 @@
 // How a person recognises a case: by its description rendered with its vars (`capital of
 // {{country}}` → `capital of France`), else by its most telling vars (`country=France`), never by a
-// hash alone. The case's id stays beside the name, for reference. A description that names no var
-// (`Row #2`, one text for many rows) keeps the telling vars beside it. Every report uses this rule.
+// hash alone. The case's id stays beside the name, for reference. The vars a description does not
+// show (`Row #2`, one text for many rows; `capital in {{lang}}` for many countries) stay beside it,
+// so two cases never share a name. Every report uses this rule.
 import { hasTemplateSyntax, renderString } from '../template/render.js';
 
 /** What a report knows of a case: the fields every result and failure note carries. */
@@ -19,8 +20,8 @@ export interface CaseName {
   /** The case's stable identity (ref, else its content hash), shortened when it is a long hash. */
   id: string;
   /**
-   * The telling vars, when the title is a description that names none of them (`Row #2`, a
-   * description written once for many rows): what tells such cases apart.
+   * The telling vars the title does not show (`Row #2`, a description written once for many rows):
+   * what tells such cases apart.
    */
   detail?: string;
 }
@@ -74,7 +75,13 @@ export function caseName(c: CaseIdentity): CaseName {
   const id = shortId(c.caseRef ?? c.caseId);
   const description = c.description?.trim() ? renderedDescription(c.description, c.vars).trim() : '';
   if (!description) return { title: tellingVars(c.vars) || `case ${id}`, id };
-  const detail = c.description && !hasTemplateSyntax(c.description) ? tellingVars(c.vars) : '';
+  // A description with holes shows some vars; the ones it does not show still tell cases apart
+  // (`capital in {{lang}}` for several countries). One with none shows none of them.
+  const shown = c.description && hasTemplateSyntax(c.description);
+  const unshown = shown
+    ? Object.fromEntries(Object.entries(c.vars ?? {}).filter(([, v]) => !description.includes(valueText(v))))
+    : c.vars;
+  const detail = tellingVars(unshown);
   return detail ? { title: description, id, detail } : { title: description, id };
 }
 

@@ -96,7 +96,10 @@ describe('JUnit XML', () => {
     skip: xmllint,
   }, () => {
     const name = xpath('string(//testcase[1]/@name)');
-    assert.match(name, /^bytes 1 \(h:[0-9a-f]{12}\) · trial 1$/);
+    assert.match(
+      name,
+      /^bytes 1 · text=bell nul-ish back \]\]> <b>&amp;<\/b> {2}end \(h:[0-9a-f]{12}\) · trial 1$/,
+    );
     assert.equal(xpath('string(//testcase[1]/@file)'), 'promptfooconfig.yaml');
     assert.equal(xpath('string(//testcase[1]/@line)'), '7');
     const out = xpath('string(//testcase[1]/system-out)');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { scorecardOfRun } from '../../src/analysis/scorecard.js';
+import { failingCases, scorecardOfRun } from '../../src/analysis/scorecard.js';
 import { githubAnnotations, MAX_ANNOTATIONS, mdText, renderMarkdown } from '../../src/report/markdown.js';
 import { readManifest } from '../../src/runlog/reader.js';
 import { runCli } from '../support/cli.js';
@@ -76,10 +76,12 @@ describe('the GitHub reporter', () => {
     assert.deepEqual(
       annotations.map((a) => /^::error file=([^,]+),line=(\d+),title=([^:]+)::(.+)$/.exec(a)?.slice(1, 3)),
       [
-        ['promptfooconfig.yaml', String(line('country: Japan'))],
-        ['promptfooconfig.yaml', String(line('country: Peru'))],
+        // Absolute without $GITHUB_WORKSPACE (GitHub resolves a relative path from the repository
+        // root, not from the folder assay ran in).
+        [join(capitals.dir, 'promptfooconfig.yaml'), String(line('country: Japan'))],
+        [join(capitals.dir, 'promptfooconfig.yaml'), String(line('country: Peru'))],
         // This test's entry starts on the line of its vars.
-        ['promptfooconfig.yaml', String(lineOf(CAPITALS, '"json"'))],
+        [join(capitals.dir, 'promptfooconfig.yaml'), String(lineOf(CAPITALS, '"json"'))],
       ],
     );
     assert.match(annotations[0], /title=assay%3A failed%3A capital of Japan::capital of Japan \(h:/);
@@ -92,7 +94,7 @@ describe('the GitHub reporter', () => {
     assert.equal(annotations.filter((l) => l.startsWith('::error ')).length, MAX_ANNOTATIONS);
     assert.equal(
       annotations[annotations.length - 1],
-      `::notice title=assay::${30 - MAX_ANNOTATIONS} more failing or erroring jobs are not annotated (see the job summary)`,
+      `::notice title=assay::${30 - MAX_ANNOTATIONS} more failing tests are not annotated (see the job summary)`,
     );
     assert.ok(existsSync(join(many.dir, 'summary.md')));
   });
@@ -136,6 +138,8 @@ describe('Markdown', () => {
       small,
       new RegExp(`… and ${30 - shown} more: see the HTML report or results\\.jsonl\\.\\n$`),
     );
-    assert.deepEqual(githubAnnotations(manifest, card, 2).length, 3);
+    const failing = await failingCases(many.runDir, 2);
+    assert.equal(failing.more, 28);
+    assert.deepEqual(githubAnnotations(manifest, failing).length, 3);
   });
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { scorecardOfRun } from '../../src/analysis/scorecard.js';
+import { failingCases, scorecardOfRun } from '../../src/analysis/scorecard.js';
 import { githubAnnotations, renderMarkdown } from '../../src/report/markdown.js';
 import { caseName, fullTitle } from '../../src/report/naming.js';
 import { readManifest } from '../../src/runlog/reader.js';
@@ -45,8 +45,7 @@ describe('review 16', () => {
     );
     assert.equal(run.code, 1, run.stderr);
     const manifest = readManifest(run.runDir);
-    const card = await scorecardOfRun(run.runDir);
-    const [line] = githubAnnotations(manifest, card);
+    const [line] = githubAnnotations(manifest, await failingCases(run.runDir, 10));
     // GitHub resolves a relative `file` against the workspace (the repository root), and turns an
     // absolute path under it into a relative one; `promptfooconfig.yaml` alone points at a file
     // the repository does not have.
@@ -102,7 +101,8 @@ describe('review 16', () => {
     ).join('\n');
     const run = await evalSuite(dir, `prompts: ['{{x}}']\nproviders:\n${providers}\ntests:\n${tests}\n`);
     assert.equal(run.code, 1, run.stderr);
-    const lines = githubAnnotations(readManifest(run.runDir), await scorecardOfRun(run.runDir));
+    const lines = githubAnnotations(readManifest(run.runDir), await failingCases(run.runDir, 10));
+    assert.match(lines.at(-1) ?? '', /10 more failing tests are not annotated/);
     // 20 tests failed; GitHub shows 10 error annotations of a step.
     assert.equal(lines.filter((l) => l.startsWith('::error')).length, 10, lines.join('\n'));
   });
