@@ -189,14 +189,7 @@ function recordedRuns(testCase: Case): Generation {
       };
     const context = fill(messages, holes, completions).slice(0, holes[holes.length - 1]);
     lastPrompt = { text: promptText(context), messages: context };
-    const run: ConversationRun = {
-      conversation: slot.conversation,
-      repetition: slot.repetition,
-      completions,
-    };
-    const outputs = namedOutputs(messages, holes, completions);
-    if (Object.keys(outputs).length > 0) run.outputs = outputs;
-    runs.push(run);
+    runs.push(runOf(slot, messages, holes, completions));
     transcripts.push(transcriptOf(slot, messages, holes, completions));
   }
   if (recorded.length !== slots.length)
@@ -276,14 +269,7 @@ async function generateRuns(
       }
       completions.push(response.output);
     }
-    const run: ConversationRun = {
-      conversation: slot.conversation,
-      repetition: slot.repetition,
-      completions,
-    };
-    const outputs = namedOutputs(messages, holes, completions);
-    if (Object.keys(outputs).length > 0) run.outputs = outputs;
-    runs.push(run);
+    runs.push(runOf(slot, messages, holes, completions));
     transcripts.push(transcriptOf(slot, messages, holes, completions));
   }
   const last = runs[runs.length - 1];
@@ -312,6 +298,19 @@ function summary(t: Totals): Omit<Generation, 'prompt' | 'output' | 'outputValue
   if (t.logProbs !== undefined) out.logProbs = t.logProbs;
   if (t.nonText !== undefined) out.nonText = t.nonText;
   return out;
+}
+
+/** A run of a conversation as the result records it: its completions, and the named ones. */
+function runOf(
+  slot: { conversation: number; repetition: number },
+  messages: Message[],
+  holes: number[],
+  completions: string[],
+): ConversationRun {
+  const run: ConversationRun = { conversation: slot.conversation, repetition: slot.repetition, completions };
+  const outputs = namedOutputs(messages, holes, completions);
+  if (Object.keys(outputs).length > 0) run.outputs = outputs;
+  return run;
 }
 
 function transcriptOf(
