@@ -172,36 +172,31 @@ function recordedRuns(testCase: Case): Generation {
   const runs: ConversationRun[] = [];
   const transcripts: RunTranscript[] = [];
   let lastPrompt: Generation['prompt'] = { text: '', messages: [] };
+  // The recorded answers cannot stand for this case's conversations: an error, with the runs so far.
+  const unfit = (why: string): Generation => ({
+    prompt: lastPrompt,
+    output: null,
+    outputValue: null,
+    transcripts,
+    runs,
+    latencyMs: 0,
+    error: `the recorded answers do not fit the case: ${why}`,
+  });
   const slots = runSlots(testCase);
   for (let i = 0; i < slots.length; i++) {
     const slot = slots[i];
     const { messages, holes } = holesOf(conversations[slot.conversation].messages);
     const completions = recorded[i] ?? [];
     if (completions.length !== holes.length)
-      return {
-        prompt: lastPrompt,
-        output: null,
-        outputValue: null,
-        transcripts,
-        runs,
-        latencyMs: 0,
-        error: `the recorded answers do not fit the case: run ${i + 1} has ${holes.length} hole(s) and ${completions.length} recorded completion(s)`,
-      };
+      return unfit(
+        `run ${i + 1} has ${holes.length} hole(s) and ${completions.length} recorded completion(s)`,
+      );
     const context = fill(messages, holes, completions).slice(0, holes[holes.length - 1]);
     lastPrompt = { text: promptText(context), messages: context };
     runs.push(runOf(slot, messages, holes, completions));
     transcripts.push(transcriptOf(slot, messages, holes, completions));
   }
-  if (recorded.length !== slots.length)
-    return {
-      prompt: lastPrompt,
-      output: null,
-      outputValue: null,
-      transcripts,
-      runs,
-      latencyMs: 0,
-      error: `the recorded answers do not fit the case: ${slots.length} run(s), ${recorded.length} recorded`,
-    };
+  if (recorded.length !== slots.length) return unfit(`${slots.length} run(s), ${recorded.length} recorded`);
   const last = runs[runs.length - 1];
   const output = last ? last.completions[last.completions.length - 1] : null;
   const generation: Generation = {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { pyJsonDumps } from '../../../src/core/python/json-dumps.js';
 import { type PyValue, pyJsonLoads, pyToJs } from '../../../src/core/python/json-loads.js';
+import { ASSERT_TYPES } from '../../../src/formats/apastra/assertions.js';
 import { inlineSpec, renderTemplate } from '../../../src/formats/apastra/cases.js';
 import { documentDigest, jsonlDigest, withoutDigestKey } from '../../../src/formats/apastra/digest.js';
 import { readDoc, readJsonl } from '../../../src/formats/apastra/documents.js';
@@ -28,24 +29,7 @@ describe('apastra inline assertions match evaluate_assertions.py', () => {
     for (const v of vectors)
       for (const a of get(v, 'assertions') as PyValue[])
         if (a instanceof Map && typeof a.get('type') === 'string') written.add(a.get('type') as string);
-    for (const t of [
-      'equals',
-      'contains',
-      'icontains',
-      'contains-any',
-      'contains-all',
-      'regex',
-      'starts-with',
-      'is-json',
-      'contains-json',
-      'is-valid-json-schema',
-      'similar',
-      'llm-rubric',
-      'factuality',
-      'answer-relevance',
-      'latency',
-      'cost',
-    ]) {
+    for (const t of ASSERT_TYPES) {
       assert.ok(written.has(t), t);
       assert.ok(written.has(`not-${t}`), `not-${t}`);
     }
