@@ -228,6 +228,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   );
   if (recorded) planned = countRecorded(suite, providers, plan, recorded);
   else if (shard) planned = countPlanned(suite, providers, plan, shard);
+  // A re-score covers what its source recorded: the jobs of the suite (of the source's shard) the
+  // source never ran are counted, and a source that did not complete passes its status on.
+  const sourceShard = source?.manifest.options.shard;
+  const notRecorded = source ? Math.max(0, countPlanned(suite, providers, plan, sourceShard) - planned) : 0;
+  const sourceIncomplete = source && source.manifest.status !== 'complete';
   const manifest = newManifest(
     suite,
     resolved,
@@ -235,13 +240,23 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     planned,
     options.command ?? [],
   );
-  if (source)
+  if (source) {
     manifest.rescoredFrom = {
       runId: source.manifest.runId,
       dir: source.dir,
       results: source.recorded.size,
       unmatched: 0,
+      ...(sourceIncomplete
+        ? {
+            // A source killed without a resume still says `running`: it stopped, it is interrupted.
+            status: source.manifest.status === 'running' ? 'interrupted' : source.manifest.status,
+            notRecorded,
+          }
+        : {}),
     };
+    // One shard re-scored is still one shard.
+    if (sourceShard) manifest.options.shard = sourceShard;
+  }
 
   const progress: Progress = { done: 0, planned, pass: 0, fail: 0, error: 0 };
   const count = (result: JobResult): void => {
@@ -367,8 +382,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   writer.writeJson('scorecard.json', card);
   // Complete means every planned job is in the log, nothing less, whatever else happened.
   const finished = card.counts.total >= planned;
-  const status = finished ? 'complete' : outcome.interrupted ? 'interrupted' : 'aborted';
+  let status: RunManifest['status'] = finished ? 'complete' : outcome.interrupted ? 'interrupted' : 'aborted';
   if (!finished && !outcome.stopReason) outcome.stopReason = 'not every planned job ran';
+  const inherited = manifest.rescoredFrom?.status;
+  if (status === 'complete' && inherited && inherited !== 'complete') {
+    status = inherited;
+    outcome.stopReason = `re-scored from run ${manifest.rescoredFrom?.runId}, which is ${inherited}${source?.manifest.stopReason ? ` (${source.manifest.stopReason})` : ''}: ${notRecorded} planned job${notRecorded === 1 ? ' was' : 's were'} never run`;
+  }
   writer.updateManifest({
     status,
     stopReason: status === 'complete' ? undefined : outcome.stopReason,

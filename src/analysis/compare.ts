@@ -102,6 +102,21 @@ export interface Comparison {
   across?: { provider?: [string, string]; prompt?: [string, string] };
   /** Each side's own summaries, side by side, where both runs have them (from their logs). */
   views?: ComparisonViews;
+  /**
+   * Set when a side is not a whole run (interrupted, aborted, a shard) and the comparison was
+   * asked for anyway (`--allow-partial`): how whole each side is. Such a comparison is never
+   * unchanged or improved (see markIncomplete).
+   */
+  incomplete?: string[];
+}
+
+/**
+ * A comparison of runs that are not both whole: the cases never run may be the ones that moved,
+ * so it is inconclusive (a regression among the cases run stays a regression), with the reasons.
+ */
+export function markIncomplete(c: Comparison, reasons: string[]): void {
+  c.incomplete = reasons;
+  if (c.verdict !== 'regressed') c.verdict = 'inconclusive';
 }
 
 /** The suite's own summaries of both runs, side by side: breakdowns by metadata, a weighted score. */

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { oneLine } from '../report/console.js';
 import { DEFAULT_BASELINES_DIR, listBaselines, resolveRun, saveBaseline } from '../runlog/baselines.js';
+import { completenessText, runCompleteness } from '../runlog/completeness.js';
 import { guard, parseFlags } from './common.js';
 
 const USAGE = `Usage: assay baseline save RUN [--name NAME] [--dir DIR] [--force]
@@ -12,8 +13,8 @@ save copies a finished run (its results.jsonl, manifest.json and scorecard.json)
 (default .assay/baselines/<NAME>; NAME defaults to the run id), replacing a baseline of that name.
 A run of an apastra suite also becomes its active apastra baseline,
 derived-index/baselines/<suite-id>.json in the workspace (the previous one is renamed
-<suite-id>-<timestamp>.json). An interrupted or aborted run of an apastra suite is refused
-(nothing is saved) unless --force is given.
+<suite-id>-<timestamp>.json). A run that is not complete (interrupted, aborted, one shard, or a
+log shorter than its plan), of any format, is refused (nothing is saved) unless --force is given.
 RUN is a run directory or a run id under --runs-dir. A baseline is a run directory: assay compare,
 report and rescore read it as any run.
 list shows the saved baselines, newest first.
@@ -41,9 +42,15 @@ export async function baselineCommand(args: string[]): Promise<number> {
       const runDir = resolveRun(rest[0], { runsDir: values['runs-dir'] ?? '.assay/runs', baselinesDir });
       const name = values.name ?? basename(runDir);
       const apastraModule = await import('../formats/apastra/compare.js');
-      const refusal = apastraModule.apastraBaselineRefusal(runDir);
+      // A run that did not reach every planned job would hold every later run to the cases it
+      // reached: refused for every format unless --force.
+      const whole = await runCompleteness(runDir);
+      const refusal = whole.complete
+        ? undefined
+        : (apastraModule.apastraBaselineRefusal(runDir) ??
+          `${runDir}: the run is ${completenessText(whole)}, so a baseline of it would hold only the jobs it reached; finish it with assay eval --resume ${whole.runId}, or pass --force to save it anyway`);
       if (refusal && !values.force) throw new InputError(refusal);
-      if (refusal) process.stderr.write(`assay: warning: --force: ${refusal.split(',')[0]}\n`);
+      if (refusal) process.stderr.write(`assay: warning: --force: ${refusal.split(', so')[0]}\n`);
       const target = saveBaseline(runDir, name, baselinesDir);
       process.stdout.write(`Saved baseline ${name}: ${target}\n`);
       // A run of an apastra suite also becomes the suite's active baseline where apastra looks.

@@ -3,13 +3,23 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readCaseRecords } from '../analysis/cases.js';
-import { type CompareOptions, type Comparison, compareRuns, compareViews } from '../analysis/compare.js';
+import {
+  type CompareOptions,
+  type Comparison,
+  compareRuns,
+  compareViews,
+  markIncomplete,
+} from '../analysis/compare.js';
 import { scorecardOfRun } from '../analysis/scorecard.js';
+import { suiteCases } from '../core/cases.js';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import type { Suite } from '../core/types.js';
 import { renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
+import { describeCompleteness, runCompleteness } from '../runlog/completeness.js';
+import { readManifest, readResults } from '../runlog/reader.js';
 import { guard, intFlag, parseFlags } from './common.js';
 
 export const COMPARE_FLAGS = {
@@ -20,17 +30,65 @@ export const COMPARE_FLAGS = {
   'pass-at': { type: 'string' },
   'fail-on': { type: 'string' },
   'baselines-dir': { type: 'string' },
+  'allow-partial': { type: 'boolean' },
 } as const;
+
+/**
+ * How whole the two runs are, one line each, when either is not (undefined when both are). Without
+ * `allowPartial` such a pair is refused (exit 2): a run that did not reach every planned job can
+ * never make a gate pass.
+ */
+export async function partialSides(
+  baselineDir: string,
+  candidateDir: string,
+  allowPartial: boolean,
+): Promise<string[] | undefined> {
+  const [b, c] = await Promise.all([runCompleteness(baselineDir), runCompleteness(candidateDir)]);
+  if (b.complete && c.complete) return undefined;
+  const lines = [describeCompleteness('baseline', b), describeCompleteness('candidate', c)];
+  if (!allowPartial)
+    throw new InputError(
+      `cannot compare runs that are not both complete: ${lines.join('; ')}. Finish the run (assay eval --resume RUN), or pass --allow-partial to see the comparison (never unchanged, improved or PASS; exit 1)`,
+    );
+  return lines;
+}
 
 /** A side given to `compare --policy`: a file or folder as given, else a run id or baseline name. */
 function policySidePath(ref: string, dirs: { runsDir: string; baselinesDir: string }): string {
   return existsSync(ref) ? ref : resolveRun(ref, dirs);
 }
 
+/**
+ * `assay eval --baseline B`, before any model is called: B must be whole (or --allow-partial) and
+ * share at least one case with the suite, else the gate could only fail after the run was paid for.
+ */
+export async function checkGateBaseline(
+  baselineDir: string,
+  suite: Suite,
+  opts: { allowPartial: boolean; shard: boolean },
+): Promise<void> {
+  if (opts.shard)
+    throw new InputError(
+      '--baseline with --shard: one shard is not a whole run and cannot pass a gate; merge the shards (assay merge), then assay compare',
+    );
+  const whole = await runCompleteness(baselineDir);
+  if (!whole.complete && !opts.allowPartial)
+    throw new InputError(
+      `--baseline ${baselineDir}: ${describeCompleteness('the baseline', whole)}; a gate against it cannot pass (save a complete run as the baseline, or pass --allow-partial)`,
+    );
+  const refs = new Set<string>();
+  for await (const r of readResults(baselineDir)) refs.add(r.caseRef ?? r.caseId);
+  for (const c of suiteCases(suite)) if (refs.has(c.ref ?? c.id)) return;
+  const manifest = readManifest(baselineDir);
+  throw new InputError(
+    `--baseline ${baselineDir}: no case in common with this suite (the baseline is a run of ${manifest.suite.name}, ${manifest.suite.path}): is it a run of another suite?`,
+  );
+}
+
 /** `assay compare BASELINE CANDIDATE --policy FILE`: apastra's regression policy (compare.py). */
 async function policyCompare(
   positionals: string[],
-  values: { policy?: string; output?: string; json?: boolean },
+  values: { policy?: string; output?: string; json?: boolean; 'allow-partial'?: boolean },
   dirs: { runsDir: string; baselinesDir: string },
   stats: ReturnType<typeof compareOptionsFrom>,
 ): Promise<number> {
@@ -39,13 +97,22 @@ async function policyCompare(
   const [baseline, candidate] = await Promise.all(
     positionals.map((p) => apastra.readSide(policySidePath(p, dirs))),
   );
+  // An assay run that is not whole never passes a policy: refused, or (--allow-partial) a warning.
+  const partial = await policyPartial(baseline.runDir, candidate.runDir, values['allow-partial'] === true);
   const outcome = apastra.policyOutcome(baseline, candidate, policy);
+  if (partial) apastra.demotePartial(outcome, partial);
   // Beyond apastra: two assay runs are also paired case by case, so a delta within the noise is
   // said to be noise.
   let comparison: Comparison | undefined;
   if (baseline.runDir && candidate.runDir)
-    comparison = await compareDirs(baseline.runDir, candidate.runDir, stats.options, stats.ks);
-  const extra = comparison ? { paired_statistics: comparison } : undefined;
+    comparison = await compareDirs(baseline.runDir, candidate.runDir, stats.options, stats.ks, true);
+  const extra =
+    comparison || partial
+      ? {
+          ...(partial ? { incomplete: partial } : {}),
+          ...(comparison ? { paired_statistics: comparison } : {}),
+        }
+      : undefined;
   if (values.output) apastra.writeReport(values.output, outcome.report, extra);
   if (values.json) process.stdout.write(`${apastra.reportText(outcome.report, extra)}\n`);
   else {
@@ -58,6 +125,27 @@ async function policyCompare(
   }
   // apastra's CI gate: pass passes; warning and fail both fail.
   return outcome.status === 'pass' ? 0 : 1;
+}
+
+/** The completeness lines of the sides of a policy comparison that are assay runs, if one is not whole. */
+async function policyPartial(
+  baselineDir: string | undefined,
+  candidateDir: string | undefined,
+  allowPartial: boolean,
+): Promise<string[] | undefined> {
+  const sides: [string, string][] = [];
+  if (baselineDir) sides.push(['baseline', baselineDir]);
+  if (candidateDir) sides.push(['candidate', candidateDir]);
+  const read = await Promise.all(
+    sides.map(async ([side, dir]) => [side, await runCompleteness(dir)] as const),
+  );
+  if (read.every(([, c]) => c.complete)) return undefined;
+  const lines = read.map(([side, c]) => describeCompleteness(side, c));
+  if (!allowPartial)
+    throw new InputError(
+      `cannot judge runs that are not complete by a policy: ${lines.join('; ')}. Finish the run (assay eval --resume RUN), or pass --allow-partial to see the report (never PASS; exit 1)`,
+    );
+  return lines;
 }
 
 const USAGE = `Usage: assay compare BASELINE CANDIDATE [options]
@@ -73,7 +161,13 @@ permutation test on the per-case differences; 95% paired-bootstrap intervals; Ho
 Benjamini–Hochberg) correction over every comparison. Each metric also shows the smallest change
 the suite could detect at 80% power. Draws are seeded: the same runs give the same answer.
 
+ A run that is not complete (interrupted, aborted, one shard, or a log shorter than its plan) is
+refused (exit 2), saying how many planned jobs each side is missing: the jobs never run may be
+the ones that changed. --allow-partial compares them anyway: the verdict is then never unchanged
+or improved (inconclusive, or regressed), a policy never PASSes, and the exit code is 1.
+
 Options:
+      --allow-partial        compare runs that did not complete (see above)
       --seed N               seed of the bootstrap and permutation draws (default 1)
       --min-effect D         a change counts only when its whole interval is beyond ±D (pass rate
                              in points of 1, e.g. 0.02 for 2 points; score in its own units)
@@ -93,7 +187,8 @@ Options:
       --baselines-dir DIR    where baseline names are found (default .assay/baselines)
 
 Exit codes: 0 nothing regressed; 1 something regressed (or inconclusive, with --fail-on
-inconclusive); 2 bad input (unreadable runs, no case in common).
+inconclusive; or a side is not complete, with --allow-partial); 2 bad input (unreadable or damaged
+runs, no case in common, a run that is not complete).
 `;
 
 /** The comparison options and exit rule from parsed COMPARE_FLAGS. */
@@ -130,13 +225,18 @@ export function compareOptionsFrom(values: {
   return { options, ks, failOn };
 }
 
-/** Compares two run directories; refuses two runs with no case in common (exit 2). */
+/**
+ * Compares two run directories; refuses two runs with no case in common (exit 2), and runs that are
+ * not both complete unless `allowPartial` (then the comparison is marked incomplete).
+ */
 export async function compareDirs(
   baselineDir: string,
   candidateDir: string,
   options: Partial<CompareOptions>,
   ks: number[],
+  allowPartial = false,
 ): Promise<Comparison> {
+  const partial = await partialSides(baselineDir, candidateDir, allowPartial);
   const [baseline, candidate] = await Promise.all([
     readCaseRecords(baselineDir),
     readCaseRecords(candidateDir),
@@ -148,12 +248,15 @@ export async function compareDirs(
     throw new InputError(
       `${candidateDir}: no case in common with the baseline ${baselineDir} (${baseline.size} and ${candidate.size} cases): are these runs of the same suite?`,
     );
+  if (partial) markIncomplete(comparison, partial);
   return comparison;
 }
 
 /** The exit code of a comparison: 1 when it regressed (or is inconclusive, when asked). */
 export function compareExitCode(c: Comparison, failOn: 'regressed' | 'inconclusive'): number {
   if (c.verdict === 'regressed') return 1;
+  // Runs that are not whole (--allow-partial) never pass a gate.
+  if (c.incomplete) return 1;
   if (failOn === 'inconclusive' && c.verdict === 'inconclusive') return 1;
   return 0;
 }
@@ -182,7 +285,7 @@ export async function compareCommand(args: string[]): Promise<number> {
     };
     if (values.policy !== undefined) return policyCompare(positionals, values, dirs, { options, ks, failOn });
     const [baselineDir, candidateDir] = positionals.map((ref) => resolveRun(ref, dirs));
-    const comparison = await compareDirs(baselineDir, candidateDir, options, ks);
+    const comparison = await compareDirs(baselineDir, candidateDir, options, ks, values['allow-partial']);
     const json = `${JSON.stringify({ baseline: baselineDir, candidate: candidateDir, ...comparison }, null, 2)}\n`;
     if (values.output)
       writeFileSync(

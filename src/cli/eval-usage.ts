@@ -56,7 +56,10 @@ Output:
       --verbose              print every result as it completes
 Regression gate:
       --baseline RUN         after the run, compare it with RUN (a baseline name, run id or run
-                             directory) as assay compare does; the exit code is then the gate's
+                             directory) as assay compare does; the exit code is then the gate's.
+                             RUN is checked before any model is called: a run of another suite
+                             (no case in common) or one that is not complete is refused (exit 2;
+                             --allow-partial takes the latter, never passing); so is --shard
       --fail-on regressed|inconclusive   the gate fails on a regression (default), or also
                              when the change is inconclusive
       --seed N, --min-effect D, --correction holm|bh, --mid-p

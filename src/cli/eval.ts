@@ -14,7 +14,7 @@ import type { OutputJudgement } from '../report/formats.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { guard, intFlag, parseFlags, shellWord, useColor } from './common.js';
-import { compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
+import { checkGateBaseline, compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
 import { loadEnvFiles } from './env.js';
 import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
@@ -160,6 +160,13 @@ export async function evalCommand(args: string[]): Promise<number> {
       if (problem) throw new InputError(`${o.inPlace ? '--record' : '-o'} ${o.path}: ${problem}`);
     }
 
+    // The gate's baseline is checked against the suite before any model is called.
+    if (baselineDir)
+      await checkGateBaseline(baselineDir, suite, {
+        allowPartial: values['allow-partial'] === true,
+        shard: shard !== undefined,
+      });
+
     const color = useColor(process.stdout, values['no-color'] === true);
     const progress = showProgress ? new ProgressLine() : undefined;
     const controller = new AbortController();
@@ -265,7 +272,13 @@ export async function evalCommand(args: string[]): Promise<number> {
       }
       if (baselineDir && gate && manifest.status === 'complete' && code !== 3) {
         // The regression gate: the run is judged against the baseline, not by its own failures.
-        const comparison = await compareDirs(baselineDir, runDir, gate.options, gate.ks);
+        const comparison = await compareDirs(
+          baselineDir,
+          runDir,
+          gate.options,
+          gate.ks,
+          values['allow-partial'] === true,
+        );
         process.stdout.write(
           renderComparison(comparison, { baseline: values.baseline ?? '', candidate: manifest.runId }),
         );

@@ -146,6 +146,7 @@ async function reportComparison(
   values: Parameters<typeof compareOptionsFrom>[0] & {
     'runs-dir'?: string;
     'baselines-dir'?: string;
+    'allow-partial'?: boolean;
     json?: boolean;
   },
   format: ReportFormat | undefined,
@@ -160,7 +161,7 @@ async function reportComparison(
     runsDir: values['runs-dir'] ?? '.assay/runs',
     baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
   });
-  const comparison = await compareDirs(baselineDir, candidateDir, options, ks);
+  const comparison = await compareDirs(baselineDir, candidateDir, options, ks, values['allow-partial']);
   const labels = { baseline, candidate: readManifest(candidateDir).runId };
   if (format === 'html' || output) {
     const file = resolve(output ?? join(candidateDir, 'compare.html'));

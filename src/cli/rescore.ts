@@ -42,6 +42,10 @@ made from. Results pair by the case's stable identity (its format id, or its des
 vars), prompt, provider and trial, so an edited assertion keeps its recorded answer; a case the run
 did not record is left out and counted, never sent to a model.
 
+A re-score is as complete as its source: re-scoring a run that was interrupted or aborted (or
+one shard) gives a run marked the same, which says how many planned jobs were never run, and
+which compare and baseline save refuse as they refuse its source.
+
 Options:
 ${SUITE_FLAGS_USAGE}  -p, --provider ID          score only these providers' columns (default: the run's)
       --grader ID            the grader model for model-graded assertions that name none
@@ -119,6 +123,10 @@ export async function rescoreCommand(args: string[]): Promise<number> {
         );
       if (notRecorded)
         process.stdout.write('Nothing to re-score: no test of the suite was recorded by that run\n');
+      if (from.status && from.status !== 'complete')
+        process.stdout.write(
+          `Run ${from.runId} is ${from.status}: ${from.notRecorded ?? 0} planned jobs of the suite were never run, so this re-score is ${result.manifest.status} too (finish that run with assay eval --resume ${from.runId}, then re-score it)\n`,
+        );
     }
     process.stdout.write(renderSummary(result.manifest, result.scorecard, result.runDir, { color }));
     const written = await writeOutputs(result.runDir, result.scorecard, outputs);

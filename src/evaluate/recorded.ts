@@ -10,6 +10,7 @@ import { askedContent } from '../core/ids.js';
 import type { Case, Job, JobResult } from '../core/types.js';
 import { type Generation, recordedGeneration } from '../engine/generate.js';
 import { scanLines } from '../runlog/lines.js';
+import { damagedLine, isResultLine } from '../runlog/reader.js';
 import { checkVersion } from '../runlog/version.js';
 
 interface LineRef {
@@ -68,10 +69,11 @@ export class RecordedGenerations {
       try {
         r = JSON.parse(line.toString('utf8')) as JobResult & { v?: unknown };
       } catch {
-        return; // a torn line is no result
+        // scanLines gives only lines a newline ends: a torn last line (a kill) never reaches here.
+        throw damagedLine(this.path, lineNumber);
       }
+      if (!isResultLine(r)) throw damagedLine(this.path, lineNumber);
       checkVersion(r.v, { file: this.path, line: lineNumber }, 'results line version');
-      if (typeof r.key !== 'string') return;
       if (seenKeys.has(r.key)) {
         this.duplicates++;
         return;

@@ -126,6 +126,8 @@ export function renderComparisonHtml(c: Comparison, labels: { baseline: string; 
     notes.push(
       `the suites differ: ${c.onlyBaseline.length} only in the baseline, ${c.onlyCandidate.length} only in the candidate (left out of every figure)`,
     );
+  for (const line of c.incomplete ?? [])
+    notes.push(`not complete (--allow-partial; never unchanged or improved): ${line}`);
   if (c.options.minEffect > 0)
     notes.push(`a change counts only beyond ±${c.options.minEffect} (--min-effect)`);
   if (c.flaky) notes.push(`flaky cases: ${percent(c.flaky.baseline)}% → ${percent(c.flaky.candidate)}%`);

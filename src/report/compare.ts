@@ -85,6 +85,12 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
     );
   lines.push(...flips('Passed before, fail now', c.regressions));
   lines.push(...flips('Failed before, pass now', c.fixes));
+  if (c.incomplete)
+    lines.push(
+      '',
+      'Not complete (--allow-partial): the jobs never run may be the ones that changed, so this is never unchanged or improved',
+      ...c.incomplete.map((l) => `  ${oneLine(l, 300)}`),
+    );
   lines.push('', `Verdict: ${VERDICT_WORD[c.verdict]} (seed ${c.options.seed})`);
   return `${lines.join('\n')}\n`;
 }

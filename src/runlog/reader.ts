@@ -1,17 +1,124 @@
-import { closeSync, createReadStream, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { InputError } from '../core/errors.js';
 import type { JobResult } from '../core/types.js';
 import { scanLines } from './lines.js';
 import type { RunManifest } from './types.js';
 import { checkVersion } from './version.js';
 
-/** Reads a run's manifest.json; refuses one written by a newer assay (InputError). */
+/**
+ * Reads a run's manifest.json; refuses one written by a newer assay, and one that is not a
+ * manifest (damaged, cut, edited by hand), naming the file (InputError: exit 2).
+ */
 export function readManifest(runDir: string): RunManifest {
   const file = join(runDir, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(file, 'utf8')) as RunManifest;
-  checkVersion(manifest.schemaVersion, { file }, 'manifest.json schemaVersion');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new InputError({
+      file,
+      message: `cannot read the run's manifest (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      severity: 'error',
+    });
+  }
+  let manifest: RunManifest;
+  try {
+    manifest = JSON.parse(text) as RunManifest;
+  } catch (err) {
+    throw damaged(file, undefined, `not JSON (${(err as Error).message})`);
+  }
+  checkVersion(
+    (manifest as { schemaVersion?: unknown } | null)?.schemaVersion,
+    { file },
+    'manifest.json schemaVersion',
+  );
+  const problem = manifestProblem(manifest);
+  if (problem) throw damaged(file, undefined, problem);
   return manifest;
+}
+
+/** What makes a parsed manifest.json unusable (the fields every reader relies on), if anything. */
+function manifestProblem(m: unknown): string | undefined {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return 'not a JSON object';
+  const r = m as Record<string, unknown>;
+  const suite = r.suite as Record<string, unknown> | undefined;
+  if (typeof r.runId !== 'string') return 'no runId';
+  if (!['running', 'complete', 'aborted', 'interrupted'].includes(r.status as string))
+    return `status ${JSON.stringify(r.status)} is not running, complete, aborted or interrupted`;
+  if (typeof suite !== 'object' || suite === null || Array.isArray(suite)) return 'no suite';
+  if (!Array.isArray(suite.prompts)) return 'no suite.prompts';
+  if (!Array.isArray(r.providers)) return 'no providers';
+  if (typeof r.options !== 'object' || r.options === null) return 'no options';
+  if (typeof r.plannedJobs !== 'number') return 'no plannedJobs';
+  return undefined;
+}
+
+/** A damaged run log file: an input error naming the file (and line), exit 2. */
+function damaged(file: string, line: number | undefined, what: string): InputError {
+  return new InputError({
+    file,
+    ...(line !== undefined ? { line } : {}),
+    message: `the run log is damaged: ${what}`,
+    severity: 'error',
+  });
+}
+
+/**
+ * A results.jsonl line that is not a result. Only the file's unterminated last line is the trace
+ * of a kill mid-write (resume cuts it off: runlog/resume.ts repairTail); any other line that does
+ * not parse means the file was damaged, and is refused (or passed to `onBadLine`).
+ */
+function badLine(
+  path: string,
+  lineNumber: number,
+  onBadLine: ((lineNumber: number, text: string) => void) | undefined,
+  text: string,
+): void {
+  if (onBadLine) onBadLine(lineNumber, text);
+  else throw damagedLine(path, lineNumber);
+}
+
+/** The error for a results.jsonl line that is not a result (not the torn last line of a kill). */
+export function damagedLine(path: string, lineNumber: number): InputError {
+  return damaged(
+    path,
+    lineNumber,
+    'this line of results.jsonl is not a JSON result (only an unterminated last line, cut by a kill, is skipped)',
+  );
+}
+
+/** Whether a parsed line is a result at all (an object with a key), not `null`, a number, a list. */
+export function isResultLine(v: unknown): boolean {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    typeof (v as { key?: unknown }).key === 'string'
+  );
+}
+
+/** Whether a file's last byte is a newline (an empty file: true). */
+function endsWithNewline(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return true;
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, size - 1);
+    return b[0] === 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A results line's version checked (a newer one is refused) and taken off the result. */
@@ -24,8 +131,9 @@ function versioned(parsed: JobResult & { v?: unknown }, file: string, line: numb
 }
 
 /**
- * Streams a run's results.jsonl. A torn last line (the process died mid-write) is skipped; a torn
- * line anywhere else means the file was damaged, and is reported through `onBadLine`.
+ * Streams a run's results.jsonl. A torn last line (the process died mid-write: no newline ends it)
+ * is skipped; a line that does not parse anywhere else means the file was damaged: an InputError
+ * naming the file and line (exit 2), or, when given, a call of `onBadLine`.
  */
 export async function* readResults(
   runDir: string,
@@ -33,6 +141,8 @@ export async function* readResults(
 ): AsyncGenerator<JobResult> {
   const path = join(runDir, 'results.jsonl');
   if (!existsSync(path)) return;
+  // Read before the lines: a log still being appended to ends with a newline between writes.
+  const terminated = endsWithNewline(path);
   const lines = createInterface({
     input: createReadStream(path, { encoding: 'utf8' }),
     crlfDelay: Number.POSITIVE_INFINITY,
@@ -42,7 +152,7 @@ export async function* readResults(
   for await (const line of lines) {
     lineNumber++;
     if (pendingBad) {
-      onBadLine?.(pendingBad.n, pendingBad.text);
+      badLine(path, pendingBad.n, onBadLine, pendingBad.text);
       pendingBad = undefined;
     }
     if (line.length === 0) continue;
@@ -53,8 +163,13 @@ export async function* readResults(
       pendingBad = { n: lineNumber, text: line };
       continue;
     }
+    if (!isResultLine(parsed)) {
+      badLine(path, lineNumber, onBadLine, line);
+      continue;
+    }
     yield versioned(parsed, path, lineNumber);
   }
+  if (pendingBad && terminated) badLine(path, pendingBad.n, onBadLine, pendingBad.text);
 }
 
 export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<string> {
@@ -80,8 +195,10 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
     try {
       parsed = JSON.parse(line.toString('utf8')) as JobResult & { v?: unknown };
     } catch {
-      return; // a torn line: not a result
+      // scanLines gives only lines a newline ends: a torn last line never reaches here.
+      throw damagedLine(path, lineNumber);
     }
+    if (!isResultLine(parsed)) throw damagedLine(path, lineNumber);
     checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
     index.add(
       parsed.caseIndex ?? Number.MAX_SAFE_INTEGER,

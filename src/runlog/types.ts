@@ -66,7 +66,16 @@ export interface RunManifest {
    * Set on a run made by `assay rescore`: the run whose recorded generations it scored again, how
    * many results that run held, and how many of them no job of the suite asked for.
    */
-  rescoredFrom?: { runId: string; dir: string; results: number; unmatched: number };
+  rescoredFrom?: {
+    runId: string;
+    dir: string;
+    results: number;
+    unmatched: number;
+    /** The source run's status when it did not complete (the re-score inherits it). */
+    status?: RunStatus;
+    /** Jobs of the suite's plan the source run never recorded (never run: left out of the re-score). */
+    notRecorded?: number;
+  };
   /**
    * The `-o` files the run was asked for and that are not yet written: set when the run ends, and
    * removed once every one of them is written. A run killed while writing them says so here.

@@ -179,6 +179,18 @@ export function writeReport(
 export { renderRegression };
 
 /**
+ * A policy outcome of runs that are not both complete (`--allow-partial`): never PASS — a pass
+ * becomes apastra's warning, which fails the gate — with the reasons.
+ */
+export function demotePartial(outcome: RegressionOutcome, reasons: string[]): void {
+  if (outcome.status === 'pass') {
+    outcome.status = 'warning';
+    outcome.report.set('status', 'warning');
+  }
+  outcome.incomplete = reasons;
+}
+
+/**
  * Why a run of an apastra suite must not become its active baseline: an interrupted or aborted run
  * scored only some of its cases, and its metrics would become the floor every later run is held
  * to. Undefined for a finished run, and for a run of another format.

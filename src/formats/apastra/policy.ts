@@ -61,6 +61,8 @@ export type Evidence = Map<string, PyValue>;
 export interface RegressionOutcome {
   status: 'pass' | 'warning' | 'fail';
   report: Map<string, PyValue>;
+  /** Set when a side is an assay run that did not complete (`--allow-partial`): how whole each is. */
+  incomplete?: string[];
 }
 
 /** A policy problem compare.py would crash on; the caller reports it as bad input. */
@@ -212,6 +214,7 @@ export function renderRegression(outcome: RegressionOutcome): string {
         ? 'WARNING ⚠️ (fails the gate)'
         : 'FAIL ❌';
   const lines = [`Regression: ${mark}`];
+  for (const note of outcome.incomplete ?? []) lines.push(`  not complete: ${note}`);
   const evidence = outcome.report.get('evidence') as Evidence[];
   for (const e of evidence) {
     const status = String(e.get('status'));
