@@ -10,7 +10,9 @@ const USAGE = `Usage: assay baseline save RUN [--name NAME] [--dir DIR] [--force
        assay baseline list [--dir DIR]
 
 save copies a finished run (its results.jsonl, manifest.json and scorecard.json) to DIR/NAME
-(default .assay/baselines/<NAME>; NAME defaults to the run id), replacing a baseline of that name.
+(default .assay/baselines/<NAME>; NAME defaults to the run id), replacing a baseline of that name
+whole: the copy is built in DIR/.store and DIR/NAME, a link to it, is swapped in one rename, so a
+kill leaves the old baseline or the new one, never a mix. Saves of one name take turns.
 A run of an apastra suite also becomes its active apastra baseline,
 derived-index/baselines/<suite-id>.json in the workspace (the previous one is renamed
 <suite-id>-<timestamp>.json). A run that is not complete (interrupted, aborted, one shard, or a
@@ -51,7 +53,9 @@ export async function baselineCommand(args: string[]): Promise<number> {
           `${runDir}: the run is ${completenessText(whole)}, so a baseline of it would hold only the jobs it reached; finish it with assay eval --resume ${whole.runId}, or pass --force to save it anyway`);
       if (refusal && !values.force) throw new InputError(refusal);
       if (refusal) process.stderr.write(`assay: warning: --force: ${refusal.split(', so')[0]}\n`);
-      const target = saveBaseline(runDir, name, baselinesDir);
+      const target = await saveBaseline(runDir, name, baselinesDir, (pid) =>
+        process.stderr.write(`assay: baseline ${name} is being saved by process ${pid}; waiting for it\n`),
+      );
       process.stdout.write(`Saved baseline ${name}: ${target}\n`);
       // A run of an apastra suite also becomes the suite's active baseline where apastra looks.
       const apastra = await apastraModule.saveApastraBaseline(runDir, target);

@@ -1,11 +1,31 @@
 // Baselines: a pinned copy of a run directory (its log, manifest and scorecard) under a name, so a
 // later run can be compared with it. A baseline is only a run directory: whatever reads runs reads
 // baselines.
-import { copyFileSync, existsSync, readdirSync, renameSync } from 'node:fs';
+//
+// A saved copy never changes: it is built whole in `<dir>/.store/<name>@<stamp>-<pid>/`, and the
+// name `<dir>/<name>` is a symbolic link to it, replaced by one rename. A baseline is therefore
+// replaced whole or not at all (a kill at any point leaves the old one or the new one, never one's
+// manifest with the other's results), and a reader that resolved the name keeps reading one copy.
+// Saves of one name take turns through a lock file (runlog/lock.ts, as a run's).
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InputError } from '../core/errors.js';
 import { ensureDir } from './dirs.js';
+import { tryLock } from './lock.js';
 import { readManifest } from './reader.js';
+import { testPause } from './test-pause.js';
 
 /** Where baselines live unless a path is given. */
 export const DEFAULT_BASELINES_DIR = '.assay/baselines';
@@ -33,7 +53,9 @@ function isRunDir(dir: string): boolean {
  */
 export function resolveRun(ref: string, dirs: { runsDir: string; baselinesDir: string }): string {
   const candidates = [resolve(ref), join(resolve(dirs.baselinesDir), ref), join(resolve(dirs.runsDir), ref)];
-  for (const dir of candidates) if (isRunDir(dir)) return dir;
+  // A baseline name resolves to the copy it names now: a save that replaces it meanwhile never
+  // mixes two copies in one reading.
+  for (const dir of candidates) if (isRunDir(dir)) return realpathSync(dir);
   throw new InputError(
     `${ref}: no such run (not a run directory, nor a baseline in ${dirs.baselinesDir}, nor a run id in ${dirs.runsDir})`,
   );
@@ -47,8 +69,20 @@ function checkName(name: string): void {
     );
 }
 
-/** Copies a finished run directory to `<baselinesDir>/<name>/` (replacing a baseline of that name). */
-export function saveBaseline(runDir: string, name: string, baselinesDir: string): string {
+/** Where saved copies live, beside the names that point at them. */
+const STORE = '.store';
+
+/**
+ * Saves a finished run directory as `<baselinesDir>/<name>` (replacing a baseline of that name
+ * whole; see the file comment). `onWait` is told the pid of another save of the name, once, when
+ * this one has to wait for it.
+ */
+export async function saveBaseline(
+  runDir: string,
+  name: string,
+  baselinesDir: string,
+  onWait?: (pid: number) => void,
+): Promise<string> {
   checkName(name);
   if (!isRunDir(runDir))
     throw new InputError(`${runDir}: not a run directory (no manifest.json and results.jsonl)`);
@@ -57,17 +91,71 @@ export function saveBaseline(runDir: string, name: string, baselinesDir: string)
     throw new InputError(
       `${runDir}: the run is still running (or was killed); finish it with --resume first`,
     );
-  const target = join(resolve(baselinesDir), name);
-  ensureDir(target);
-  for (const file of RUN_FILES) {
-    const from = join(runDir, file);
-    if (!existsSync(from)) continue;
-    // Copied whole to a temporary name, then renamed: a baseline file is never half-written.
-    const tmp = join(target, `.${file}.tmp-${process.pid}`);
-    copyFileSync(from, tmp);
-    renameSync(tmp, join(target, file));
+  const root = resolve(baselinesDir);
+  const store = join(root, STORE);
+  ensureDir(store);
+  const lock = await waitForLock(join(store, `${name}.lock`), name, onWait);
+  try {
+    const link = join(root, name);
+    const version = `${name}@${Date.now().toString(36)}-${process.pid}`;
+    const copy = join(store, version);
+    mkdirSync(copy);
+    for (const file of RUN_FILES) {
+      const from = join(runDir, file);
+      if (existsSync(from)) copyFileSync(from, join(copy, file));
+    }
+    await testPause('baseline-save');
+    // The swap: a new link beside the name, renamed over it (one directory entry changes).
+    const tmpLink = join(root, `.${name}.link-${process.pid}`);
+    rmSync(tmpLink, { force: true });
+    symlinkSync(join(STORE, version), tmpLink);
+    let previous: string | undefined;
+    const old = lstatOrUndefined(link);
+    if (old?.isSymbolicLink()) previous = resolve(root, readlinkSync(link));
+    else if (old?.isDirectory()) {
+      // A baseline saved by an older assay (a plain folder): moved into the store, whole.
+      previous = join(store, `${name}@legacy-${Date.now().toString(36)}-${process.pid}`);
+      renameSync(link, previous);
+    }
+    renameSync(tmpLink, link);
+    // Copies of this name nothing points at any more (the one before the previous, copies a killed
+    // save left): removed. The previous one stays until the next save, for readers still in it.
+    for (const entry of readdirSync(store)) {
+      if (!entry.startsWith(`${name}@`)) continue;
+      const path = join(store, entry);
+      if (path !== copy && path !== previous) rmSync(path, { recursive: true, force: true });
+    }
+    return link;
+  } finally {
+    lock.release();
   }
-  return target;
+}
+
+function lstatOrUndefined(path: string): ReturnType<typeof lstatSync> | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Takes a name's save lock, waiting (up to 10 minutes) while another live save holds it. */
+async function waitForLock(
+  path: string,
+  name: string,
+  onWait: ((pid: number) => void) | undefined,
+): Promise<{ release(): void }> {
+  let told = false;
+  for (let i = 0; i < 12_000; i++) {
+    const taken = tryLock(path);
+    if (typeof taken === 'object') return taken;
+    if (typeof taken === 'number' && !told) {
+      onWait?.(taken);
+      told = true;
+    }
+    await sleep(50);
+  }
+  throw new InputError(`baseline ${name}: another save of it has held its lock for 10 minutes`);
 }
 
 /** The baselines saved under a folder, newest first. */
@@ -76,6 +164,8 @@ export function listBaselines(baselinesDir: string): BaselineInfo[] {
   if (!existsSync(root)) return [];
   const out: BaselineInfo[] = [];
   for (const name of readdirSync(root)) {
+    // Hidden entries are the store of copies, locks and links being swapped in.
+    if (name.startsWith('.')) continue;
     const dir = join(root, name);
     if (!isRunDir(dir)) continue;
     try {

@@ -51,7 +51,22 @@ function inUse(runDir: string, owner: number): InputError {
 
 /** Takes a run directory's lock, or refuses (exit 2) when a live process holds it. */
 export function lockRun(runDir: string): RunLock {
-  const path = join(runDir, 'run.lock');
+  const taken = tryLock(join(runDir, 'run.lock'));
+  if (typeof taken === 'number') throw inUse(runDir, taken);
+  if (taken) return taken;
+  throw new InputError({
+    file: runDir,
+    message: 'could not take the run lock (run.lock keeps changing)',
+    severity: 'error',
+  });
+}
+
+/**
+ * Takes the lock file at `path` (holding this process's pid): the lock, or the pid of the live
+ * process that holds it, or undefined when it kept changing hands. A lock whose process is gone
+ * is stale and taken over.
+ */
+export function tryLock(path: string): RunLock | number | undefined {
   for (let attempt = 0; attempt < 3; attempt++) {
     // The lock appears with its pid already in it (written beside it, then linked into place): a
     // lock created empty and filled after would be read, in between, as one of no live process.
@@ -71,7 +86,7 @@ export function lockRun(runDir: string): RunLock {
     } catch {
       // gone meanwhile: try again
     }
-    if (held(owner)) throw inUse(runDir, owner);
+    if (held(owner)) return owner;
     // Stale: its process is gone. Moved aside rather than removed (of two that try, one moves it),
     // then checked: what was moved may be a lock a contender took since it was read, which is put
     // back — removing it would let both run.
@@ -94,13 +109,9 @@ export function lockRun(runDir: string): RunLock {
         // taken again meanwhile: that process holds it
       }
       rmSync(aside, { force: true });
-      throw inUse(runDir, moved);
+      return moved;
     }
     rmSync(aside, { force: true });
   }
-  throw new InputError({
-    file: runDir,
-    message: 'could not take the run lock (run.lock keeps changing)',
-    severity: 'error',
-  });
+  return undefined;
 }
