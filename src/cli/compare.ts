@@ -1,6 +1,6 @@
 // `assay compare BASELINE CANDIDATE`: did the change make things better, worse, or is it noise?
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readCaseRecords } from '../analysis/cases.js';
 import {
@@ -20,7 +20,9 @@ import { renderComparisonHtml } from '../report/compare-html.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { describeCompleteness, runCompleteness } from '../runlog/completeness.js';
 import { readManifest, readResults } from '../runlog/reader.js';
+import { writeFileWhole } from '../runlog/write-whole.js';
 import { guard, intFlag, parseFlags } from './common.js';
+import { refuseOverwritingInputs } from './outputs.js';
 
 export const COMPARE_FLAGS = {
   seed: { type: 'string' },
@@ -97,6 +99,12 @@ async function policyCompare(
   const [baseline, candidate] = await Promise.all(
     positionals.map((p) => apastra.readSide(policySidePath(p, dirs))),
   );
+  if (values.output)
+    refuseOverwritingInputs(
+      [values.output],
+      [baseline.runDir, candidate.runDir].filter((d): d is string => d !== undefined),
+      [values.policy as string, baseline.ref, candidate.ref],
+    );
   // An assay run that is not whole never passes a policy: refused, or (--allow-partial) a warning.
   const partial = await policyPartial(baseline.runDir, candidate.runDir, values['allow-partial'] === true);
   const outcome = apastra.policyOutcome(baseline, candidate, policy);
@@ -285,10 +293,11 @@ export async function compareCommand(args: string[]): Promise<number> {
     };
     if (values.policy !== undefined) return policyCompare(positionals, values, dirs, { options, ks, failOn });
     const [baselineDir, candidateDir] = positionals.map((ref) => resolveRun(ref, dirs));
+    if (values.output) refuseOverwritingInputs([values.output], [baselineDir, candidateDir]);
     const comparison = await compareDirs(baselineDir, candidateDir, options, ks, values['allow-partial']);
     const json = `${JSON.stringify({ baseline: baselineDir, candidate: candidateDir, ...comparison }, null, 2)}\n`;
     if (values.output)
-      writeFileSync(
+      writeFileWhole(
         resolve(values.output),
         /\.html?$/i.test(values.output)
           ? renderComparisonHtml(comparison, { baseline: positionals[0], candidate: positionals[1] })

@@ -20,7 +20,7 @@ import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
 import { githubReporterOn, writeGithubReport } from './github.js';
-import { outputTargets, recordTarget, writeOutputs } from './outputs.js';
+import { outputTargets, recordTarget, refuseOverwritingInputs, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
 import { checkExpectedHash, graderFrom, loadOptionsFrom, SUITE_FLAGS } from './suite-flags.js';
@@ -153,6 +153,12 @@ export async function evalCommand(args: string[]): Promise<number> {
       resolve(suite.source.path),
       ...suite.source.files.map((f) => resolve(suite.basePath, f)),
     ]);
+    // Nor over the log of the run being resumed.
+    if (resume)
+      refuseOverwritingInputs(
+        outputs.map((o) => o.path),
+        [resume],
+      );
     for (const o of outputs) {
       if (inputs.has(o.path))
         throw new InputError(`-o ${o.path}: is one of the suite's own files; write the results elsewhere`);

@@ -1,6 +1,6 @@
 // `-o` targets: checked before a run starts, written after it ends.
 
-import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
@@ -11,7 +11,83 @@ import {
   writeOutput,
 } from '../report/formats.js';
 import { ensureDir } from '../runlog/dirs.js';
+import { readManifest } from '../runlog/reader.js';
 import { clearOutputsPending } from '../runlog/writer.js';
+
+/** The files of a run directory that are its log: never written over by an output. */
+const RUN_LOG_FILES = ['manifest.json', 'results.jsonl', 'scorecard.json', 'run.lock', 'lve-recorded.json'];
+
+/** A path as the file system knows it: its folder's real path and its name (the path when unresolvable). */
+function realTarget(path: string): string {
+  const abs = resolve(path);
+  try {
+    return realpathSync(abs);
+  } catch {
+    try {
+      return join(realpathSync(dirname(abs)), basename(abs));
+    } catch {
+      return abs;
+    }
+  }
+}
+
+/** Whether two paths name one file (the same inode when both exist, else the same real path). */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const x = statSync(a);
+    const y = statSync(b);
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return realTarget(a) === realTarget(b);
+  }
+}
+
+/** The files a suite was read from, as a run's manifest records them (absolute paths). */
+function suiteFilesOf(runDir: string): string[] {
+  let manifest: ReturnType<typeof readManifest>;
+  try {
+    manifest = readManifest(runDir);
+  } catch {
+    return [];
+  }
+  const suitePath = resolve(manifest.cwd ?? '.', manifest.suite.path ?? '');
+  let base = suitePath;
+  try {
+    if (!statSync(suitePath).isDirectory()) base = dirname(suitePath);
+  } catch {
+    return [];
+  }
+  return [suitePath, ...(manifest.suite.files ?? []).map((f) => resolve(base, f))];
+}
+
+/**
+ * Refuses (exit 2) an output that would be written over what the command reads: a file of the log
+ * of a run it reads (manifest.json, results.jsonl, scorecard.json, the lock), the run directory
+ * itself, a file of the suite that run was made from, or another input given (`inputs`).
+ */
+export function refuseOverwritingInputs(outputs: string[], runDirs: string[], inputs: string[] = []): void {
+  for (const output of outputs) {
+    for (const runDir of runDirs) {
+      if (sameFile(output, runDir))
+        throw new InputError(`-o ${output}: is the run directory ${runDir}; write the output elsewhere`);
+      for (const file of RUN_LOG_FILES)
+        if (sameFile(output, join(runDir, file)))
+          throw new InputError(
+            `-o ${output}: is the ${file} of the run ${runDir}; writing it would destroy the run log: write the output elsewhere`,
+          );
+      for (const file of suiteFilesOf(runDir))
+        if (sameFile(output, file))
+          throw new InputError(
+            `-o ${output}: is one of the files of the suite of the run ${runDir}; write the output elsewhere`,
+          );
+    }
+    for (const input of inputs)
+      if (sameFile(output, input))
+        throw new InputError(
+          `-o ${output}: is ${input}, which this command reads; write the output elsewhere`,
+        );
+  }
+}
 
 /** Output targets for paths, checked before anything runs: a typo in -o must not cost a run. */
 export function outputTargets(paths: string[], formatName: string | undefined): OutputTarget[] {

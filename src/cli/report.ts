@@ -1,14 +1,6 @@
 // `assay report [RUN]`: any run rendered from its log: the console summary, the scorecard as JSON,
 // or a report file (HTML, JUnit, Markdown) and the GitHub job summary.
-import {
-  createReadStream,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -22,10 +14,11 @@ import { resolveOutputFormat, writeOutput } from '../report/formats.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
+import { writeFileWhole } from '../runlog/write-whole.js';
 import { guard, parseFlags, useColor } from './common.js';
 import { COMPARE_FLAGS, compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
 import { writeGithubReport } from './github.js';
-import { outputTargets, writeOutputs } from './outputs.js';
+import { outputTargets, refuseOverwritingInputs, writeOutputs } from './outputs.js';
 
 const USAGE = `Usage: assay report [RUN] [--format html|junit|markdown|github] [-o FILE] [--json]
 
@@ -101,6 +94,7 @@ export async function reportCommand(args: string[]): Promise<number> {
             baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
           })
         : newestRun(runsDir);
+    if (values.output) refuseOverwritingInputs([values.output], [runDir]);
     if (values.baseline !== undefined)
       return reportComparison(runDir, values.baseline, values, format, values.output);
     const manifest = readManifest(runDir);
@@ -161,13 +155,12 @@ async function reportComparison(
     runsDir: values['runs-dir'] ?? '.assay/runs',
     baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
   });
+  if (output) refuseOverwritingInputs([output], [baselineDir, candidateDir]);
   const comparison = await compareDirs(baselineDir, candidateDir, options, ks, values['allow-partial']);
   const labels = { baseline, candidate: readManifest(candidateDir).runId };
   if (format === 'html' || output) {
     const file = resolve(output ?? join(candidateDir, 'compare.html'));
-    const tmp = `${file}.tmp-${process.pid}`;
-    writeFileSync(tmp, renderComparisonHtml(comparison, labels));
-    renameSync(tmp, file);
+    writeFileWhole(file, renderComparisonHtml(comparison, labels));
     process.stdout.write(`Wrote ${printable(file)}\n`);
   } else process.stdout.write(renderComparison(comparison, labels));
   return compareExitCode(comparison, failOn);

@@ -10,7 +10,7 @@ import { renderSummary } from '../report/console.js';
 import { readManifest } from '../runlog/reader.js';
 import { guard, intFlag, parseFlags, useColor } from './common.js';
 import { exitCode } from './exit-code.js';
-import { outputTargets, writeOutputs } from './outputs.js';
+import { outputTargets, refuseOverwritingInputs, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { graderFrom, loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
 
@@ -86,6 +86,11 @@ export async function rescoreCommand(args: string[]): Promise<number> {
     const suite = await loadSuite(suitePath, { ...loadOptionsFrom(values), ...(vars ? { vars } : {}) });
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     const outputs = outputTargets(values.output ?? [], values['output-format']);
+    refuseOverwritingInputs(
+      outputs.map((o) => o.path),
+      [runDir],
+      [resolve(suite.source.path), ...suite.source.files.map((f) => resolve(suite.basePath, f))],
+    );
     const color = useColor(process.stdout, values['no-color'] === true);
     const progress = values['no-progress'] ? undefined : new ProgressLine();
     let result: Awaited<ReturnType<typeof evaluate>>;

@@ -1,12 +1,12 @@
 import { once } from 'node:events';
-import { createWriteStream, readdirSync, renameSync, rmSync, type WriteStream } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { dirname, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
-import { alive } from '../runlog/lock.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
+import { removeDeadTemporaries, temporaryFor } from '../runlog/write-whole.js';
 
 /** An output file format written from a run directory (`-o FILE`, `--output-format NAME`). */
 export interface OutputFormat {
@@ -118,8 +118,9 @@ export async function writeOutput(
   if (!write) throw new Error(`output format ${format.name} writes nothing`);
   removeDeadTemporaries(path);
   // Written whole to a temporary file beside it, then renamed over it: a kill or a full disk
-  // mid-write leaves the previous file as it was, never a truncated one that looks valid.
-  const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}`);
+  // mid-write leaves the previous file as it was, never a truncated one that looks valid
+  // (runlog/write-whole.ts, streamed).
+  const tmp = temporaryFor(path);
   const out = createWriteStream(tmp);
   const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
   // A stream error (EISDIR, EACCES, ENOSPC) must reject this call, not crash the process.
@@ -138,26 +139,6 @@ export async function writeOutput(
     if (!done) rmSync(tmp, { force: true });
   }
   return undefined;
-}
-
-/**
- * Removes the temporary files of this target (`.NAME.tmp-<pid>`) that a process no longer running
- * left beside it (a kill mid-write): only this target's, never other files of its folder.
- */
-function removeDeadTemporaries(path: string): void {
-  const prefix = `.${basename(path)}.tmp-`;
-  let names: string[];
-  try {
-    names = readdirSync(dirname(path));
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix)) continue;
-    const pid = Number(name.slice(prefix.length));
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
-    rmSync(join(dirname(path), name), { force: true });
-  }
 }
 
 /** Writes a chunk, waiting when the stream's buffer is full, so memory stays bounded. */

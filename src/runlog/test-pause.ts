@@ -14,3 +14,15 @@ export async function testPause(point: string): Promise<void> {
     await sleep(20);
   }
 }
+
+/** testPause for synchronous code: the same line on stderr, the same wait, blocking. */
+export function testPauseSync(point: string): void {
+  if (process.env.ASSAY_TEST_PAUSE !== point) return;
+  process.stderr.write(`assay: test pause at ${point}\n`);
+  const release = process.env.ASSAY_TEST_RELEASE;
+  const cell = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 30_000; i++) {
+    if (release && existsSync(release)) return;
+    Atomics.wait(cell, 0, 0, 20);
+  }
+}

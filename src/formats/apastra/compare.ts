@@ -2,7 +2,7 @@
 // each side is an apastra scorecard file (or a `{scorecard: …}` baseline), an apastra run folder,
 // or an assay run of an apastra suite (whose apastra scorecard is computed from its results).
 
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.js';
 import { displayPath } from '../../core/positions.js';
@@ -10,6 +10,7 @@ import { aFormat } from '../../core/printable.js';
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, PyJsonError, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import { readManifest } from '../../runlog/reader.js';
+import { writeFileWhole } from '../../runlog/write-whole.js';
 import { documentDigest } from './digest.js';
 import { readDoc } from './documents.js';
 import { gatePaths } from './judge.js';
@@ -169,11 +170,7 @@ export function writeReport(
   report: Map<string, PyValue>,
   extra?: Record<string, unknown>,
 ): void {
-  const text = reportText(report, extra);
-  const abs = resolve(path);
-  const tmp = `${abs}.tmp-${process.pid}`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, abs);
+  writeFileWhole(resolve(path), reportText(report, extra));
 }
 
 export { renderRegression };
@@ -247,8 +244,6 @@ export async function saveApastraBaseline(
     ['scorecard_digest', documentDigest(scorecard)],
     ['scorecard', scorecard],
   ]);
-  const tmp = `${baseline}.tmp-${process.pid}`;
-  writeFileSync(tmp, pyJsonDumps(doc, { indent: 2, ensureAscii: false }));
-  renameSync(tmp, baseline);
+  writeFileWhole(baseline, pyJsonDumps(doc, { indent: 2, ensureAscii: false }));
   return { path: baseline, archived, thresholdsFailed };
 }

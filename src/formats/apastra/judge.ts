@@ -4,7 +4,7 @@
 // (`promptops/policies/regression.yaml`) — the regression comparison, written to
 // `derived-index/regressions/`. A failed threshold, or a regression status other than pass
 // (apastra's CI gate fails on `warning` too), fails the run.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { readCaseRecords } from '../../analysis/cases.js';
 import { type Comparison, compareRuns } from '../../analysis/compare.js';
@@ -14,6 +14,7 @@ import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import { toPyValue } from '../../core/python/str.js';
 import { renderComparison } from '../../report/compare.js';
+import { writeFileWhole } from '../../runlog/write-whole.js';
 import { readDoc } from './documents.js';
 import type { ApastraNative, ModelRun } from './native.js';
 import { comparePolicy, renderRegression } from './policy.js';
@@ -136,12 +137,10 @@ export async function judgeRun(
         const comparison = await pairedStatistics(baseline, runDir);
         mkdirSync(paths.regressions, { recursive: true });
         const out = join(paths.regressions, `${basename(folder)}.json`);
-        const tmp = `${out}.tmp-${process.pid}`;
         let text = pyJsonDumps(outcome.report, { indent: 2, ensureAscii: false });
         if (comparison)
           text = `${text.slice(0, text.lastIndexOf('}')).trimEnd()},\n  "paired_statistics": ${JSON.stringify(comparison, null, 2).replace(/\n/g, '\n  ')}\n}`;
-        writeFileSync(tmp, text);
-        renameSync(tmp, out);
+        writeFileWhole(out, text);
         lines.push(renderRegression(outcome).trimEnd());
         if (comparison)
           lines.push(renderComparison(comparison, { baseline: 'baseline', candidate: 'this run' }).trimEnd());

@@ -2,7 +2,7 @@
 // its LVE's `instances/` folder, exactly as `lve record` writes one (pydantic's model_dump_json:
 // keys args, response, passed, author, run_info, prompt_out; compact; UTF-8 as is), so LVE's own
 // tools read them. Results that could not be checked (errors) are not instances and are left out.
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pyFloatRepr } from '../../core/python/json-dumps.js';
 import { PyFloat, PyInt, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
@@ -10,6 +10,7 @@ import type { JobResult, Message } from '../../core/types.js';
 import { registerOutputFormat } from '../../report/outputs.js';
 import { ensureDir } from '../../runlog/dirs.js';
 import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
+import { writeFileWhole } from '../../runlog/write-whole.js';
 import type { LveNative } from './load.js';
 
 /** A value as pydantic-core writes JSON: compact, non-ASCII as is, floats with a short exponent. */
@@ -123,8 +124,7 @@ function readLedger(runDir: string): Map<string, Set<string>> {
 function writeLedger(runDir: string, ledger: Map<string, Set<string>>): void {
   const path = join(runDir, LEDGER);
   const body = Object.fromEntries([...ledger].map(([file, keys]) => [file, [...keys]]));
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(body)}\n`);
-  renameSync(`${path}.tmp`, path);
+  writeFileWhole(path, `${JSON.stringify(body)}\n`);
 }
 
 function assayVersion(): string {
