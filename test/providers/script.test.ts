@@ -161,4 +161,37 @@ def raising(prompt, options, context):
       assert.match(bad.stderr, /missing\.yaml:3:5: provider "file:\/\/nowhere\.py": file not found/);
     },
   );
+  it(
+    'a Python provider call that hangs costs its own job only: the other calls run in other workers',
+    TIMEOUT,
+    async () => {
+      const name = file(
+        'hangs.py',
+        `import time\ndef call_api(prompt, options, context):\n    while 'hang' in prompt:\n        time.sleep(0.05)\n    return {'output': 'ok ' + prompt}\n`,
+      );
+      const words = ['hang', 'a', 'b', 'c', 'd'];
+      writeFileSync(
+        join(tmp.dir, 'hang.yaml'),
+        `prompts: ['{{word}}']\nproviders: ['file://${name}']\ntests:\n${words.map((w) => `  - vars: {word: ${w}}\n    assert: [{type: equals, value: 'ok ${w}'}]\n`).join('')}`,
+      );
+      const run = await runCli([
+        'eval',
+        join(tmp.dir, 'hang.yaml'),
+        '--no-progress',
+        '--no-cache',
+        '--request-timeout',
+        '2000',
+        '--max-retries',
+        '0',
+        '--runs-dir',
+        join(tmp.dir, 'hang-runs'),
+      ]);
+      assert.equal(run.code, 3, run.stderr + run.stdout);
+      assert.match(run.stdout, /5 jobs: 4 passed · 0 failed · 1 error/);
+      assert.match(
+        run.stdout,
+        /! error "word=hang"[^\n]*\n\s+request timed out \(no complete response within 2000 ms\)/,
+      );
+    },
+  );
 });

@@ -8,7 +8,9 @@ import {
   closePythonWorker,
   killPythonWorker,
   pythonExecutable,
+  pythonPoolSize,
   pythonWorkerPid,
+  pythonWorkerPids,
 } from '../../../src/scorers/code/python-worker.js';
 import { CODE_DIR, scoreWith } from './support.js';
 
@@ -67,14 +69,79 @@ describe('python worker', () => {
     });
   });
 
-  it('is one process for many assertions, started lazily', async () => {
+  it('is a small pool for many assertions, started lazily: one process while calls come one at a time', async () => {
     await closePythonWorker();
     assert.equal(pythonWorkerPid(), undefined);
     await inline('1', ['x', {}]);
     const pid = pythonWorkerPid();
     assert.ok(pid);
+    for (let i = 0; i < 5; i++) await inline('1', ['x', {}]);
+    assert.deepEqual(pythonWorkerPids(), [pid]);
     await Promise.all(Array.from({ length: 50 }, () => inline('1', ['x', {}])));
     assert.equal(pythonWorkerPid(), pid);
+    assert.ok(pythonWorkerPids().length <= pythonPoolSize());
+  });
+
+  it('a call that hangs holds one worker: the others are answered meanwhile; its abort frees the worker', async () => {
+    const caller = new AbortController();
+    const hung = callPython(
+      { kind: 'inline', code: pythonScript('while True:\n    pass'), fn: 'main', header: 3, args: ['x', {}] },
+      { signal: caller.signal },
+    );
+    const others = await Promise.all(Array.from({ length: 20 }, (_, i) => inline('output', [i, {}])));
+    assert.deepEqual(
+      others,
+      Array.from({ length: 20 }, (_, i) => ({ ok: true, result: i })),
+    );
+    const before = pythonWorkerPids();
+    caller.abort();
+    const reply = await hung;
+    assert.equal(reply.ok, false);
+    assert.match(reply.ok ? '' : reply.error, /^cancelled: the caller stopped waiting/);
+    const gone = before.filter((pid) => !pythonWorkerPids().includes(pid));
+    assert.equal(gone.length, 1, 'exactly the hung worker left the pool');
+    assert.ok(await waitUntilGone(gone[0] as number), 'the hung worker was killed');
+    assert.deepEqual(await inline('output', ['after', {}]), { ok: true, result: 'after' });
+  });
+
+  it('a call waiting for a free worker is dropped when its caller aborts', async () => {
+    await withEnv('ASSAY_PYTHON_WORKERS', '1', async () => {
+      const busy = inline('__import__("time").sleep(0.5) or output', ['busy', {}]);
+      const caller = new AbortController();
+      const waiting = callPython(
+        { kind: 'inline', code: pythonScript('output'), fn: 'main', header: 3, args: ['late', {}] },
+        { signal: caller.signal },
+      );
+      const pid = pythonWorkerPid();
+      caller.abort();
+      assert.match((await waiting).ok ? '' : 'cancelled', /cancelled/);
+      assert.deepEqual(await busy, { ok: true, result: 'busy' });
+      assert.equal(pythonWorkerPid(), pid, 'the busy worker was not touched');
+    });
+  });
+
+  it('user code never reads the protocol: stdin is empty for it, and print() goes to stderr', async () => {
+    const code = [
+      'import sys',
+      'print("noise on stdout")',
+      'try:',
+      '    line = input()',
+      'except EOFError:',
+      '    line = None',
+      'return {"line": line, "rest": sys.stdin.read(), "got": output}',
+    ].join('\n');
+    const replies = await Promise.all(
+      [1, 2, 3].map((i) =>
+        callPython(
+          { kind: 'inline', code: pythonScript(code), fn: 'main', header: 3, args: [i, {}] },
+          { timeLimitMs: 10_000 },
+        ),
+      ),
+    );
+    assert.deepEqual(
+      replies,
+      [1, 2, 3].map((i) => ({ ok: true, result: { line: null, rest: '', got: i } })),
+    );
   });
 
   it('restarts after the worker is killed', async () => {
