@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { pythonScript } from '../../../src/scorers/code/python.js';
 import {
@@ -12,36 +11,13 @@ import {
   pythonWorkerPid,
   pythonWorkerPids,
 } from '../../../src/scorers/code/python-worker.js';
+import { isRunning, waitUntilGone } from '../../support/processes.js';
 import { CODE_DIR, scoreWith } from './support.js';
 
 after(() => closePythonWorker());
 
 const inline = (code: string, args: unknown[]) =>
   callPython({ kind: 'inline', code: pythonScript(code), fn: 'main', header: 3, args });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // An exited orphan may linger as a zombie until init reaps it; on Linux that counts as gone.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
-async function waitUntilGone(pid: number, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (!isRunning(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return !isRunning(pid);
-}
 
 /** Runs a test body with an environment variable set, restoring it afterwards. */
 async function withEnv(name: string, value: string, body: () => Promise<void>): Promise<void> {
