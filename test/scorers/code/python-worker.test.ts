@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pythonScript } from '../../../src/scorers/code/python.js';
 import {
@@ -11,10 +13,19 @@ import {
   pythonWorkerPid,
   pythonWorkerPids,
 } from '../../../src/scorers/code/python-worker.js';
-import { isRunning, waitUntilGone } from '../../support/processes.js';
+import { isRunning, waitFor, waitUntilGone } from '../../support/processes.js';
+import { tempDir } from '../../support/tmp.js';
 import { CODE_DIR, scoreWith } from './support.js';
 
-after(() => closePythonWorker());
+const tmp = tempDir('assay-python-worker-');
+after(async () => {
+  await closePythonWorker();
+  tmp.cleanup();
+});
+
+/** Python that creates the file `name` in the temp folder (a sign that the call has started), then runs `rest`. */
+const markThen = (name: string, rest: string): string =>
+  `open(${JSON.stringify(join(tmp.dir, name))}, "w").close() or ${rest}`;
 
 const inline = (code: string, args: unknown[]) =>
   callPython({ kind: 'inline', code: pythonScript(code), fn: 'main', header: 3, args });
@@ -135,9 +146,9 @@ describe('python worker', () => {
     await inline('1', ['x', {}]);
     const pid = pythonWorkerPid();
     assert.ok(pid);
-    const slow = inline('__import__("time").sleep(0.3) or output', ['slow', {}]);
+    const slow = inline(markThen('slow-started', '__import__("time").sleep(0.3) or output'), ['slow', {}]);
     const queued = Array.from({ length: 5 }, (_, i) => inline('output', [i, {}]));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(await waitFor(() => existsSync(join(tmp.dir, 'slow-started'))), 'the slow call started');
     process.kill(pid, 'SIGKILL');
     assert.deepEqual(await slow, { ok: true, result: 'slow' });
     assert.deepEqual(
@@ -278,8 +289,8 @@ describe('python worker', () => {
   });
 
   it('killPythonWorker() ends the calls waiting on a stuck worker at once', async () => {
-    const stuck = inline('__import__("time").sleep(1000)', ['x', {}]);
-    await new Promise((r) => setTimeout(r, 200));
+    const stuck = inline(markThen('stuck-started', '__import__("time").sleep(1000)'), ['x', {}]);
+    assert.ok(await waitFor(() => existsSync(join(tmp.dir, 'stuck-started'))), 'the stuck call started');
     const pid = pythonWorkerPid()!;
     killPythonWorker();
     const reply = await stuck;
