@@ -172,7 +172,7 @@ ${['alpha', 'beta', 'gamma', 'delta'].map((w) => `  - vars: {word: ${w}}\n    as
       const pidFile = join(tmp.dir, 'job-timeout.pids');
       writeFileSync(
         join(tmp.dir, 'stubborn.yaml'),
-        `prompts: ['{{word}}']\nproviders: ['exec:./${name} ${pidFile}']\nevaluateOptions:\n  timeoutMs: 1500\ntests:\n  - vars: {word: slow}\n  - vars: {word: fast}\n    assert: [{type: equals, value: answer fast}]\n`,
+        `prompts: ['{{word}}']\nproviders: ['exec:./${name} ${pidFile}']\nevaluateOptions:\n  timeoutMs: 4000\ntests:\n  - vars: {word: slow}\n  - vars: {word: fast}\n    assert: [{type: equals, value: answer fast}]\n`,
       );
       const run = await runCli([
         'eval',
@@ -185,7 +185,7 @@ ${['alpha', 'beta', 'gamma', 'delta'].map((w) => `  - vars: {word: ${w}}\n    as
       // assay has exited (runCli waits for it), and neither the script nor its child is left.
       assert.equal(run.code, 3, run.stdout + run.stderr);
       assert.match(run.stdout, /2 jobs: 1 passed · 0 failed · 1 error/);
-      assert.match(run.stdout, /Evaluation timed out after 1500 ms/);
+      assert.match(run.stdout, /Evaluation timed out after 4000 ms/);
       for (const pid of await pidsIn(pidFile))
         assert.ok(await waitUntilGone(pid), `process ${pid} outlived the run`);
     },

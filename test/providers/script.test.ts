@@ -167,8 +167,10 @@ def raising(prompt, options, context):
     async () => {
       const name = file(
         'hangs.py',
-        `import time\ndef call_api(prompt, options, context):\n    while 'hang' in prompt:\n        time.sleep(0.05)\n    return {'output': 'ok ' + prompt}\n`,
+        `import time\ndef call_api(prompt, options, context):\n    if 'hang' in prompt:\n        time.sleep(120)\n    return {'output': 'ok ' + prompt}\n`,
       );
+      // The request timeout is generous (the healthy calls need only start Python, even on a loaded
+      // machine); before the pool, all five queued behind the hung call in one worker and timed out.
       const words = ['hang', 'a', 'b', 'c', 'd'];
       writeFileSync(
         join(tmp.dir, 'hang.yaml'),
@@ -180,7 +182,7 @@ def raising(prompt, options, context):
         '--no-progress',
         '--no-cache',
         '--request-timeout',
-        '2000',
+        '15000',
         '--max-retries',
         '0',
         '--runs-dir',
@@ -190,7 +192,7 @@ def raising(prompt, options, context):
       assert.match(run.stdout, /5 jobs: 4 passed · 0 failed · 1 error/);
       assert.match(
         run.stdout,
-        /! error "word=hang"[^\n]*\n\s+request timed out \(no complete response within 2000 ms\)/,
+        /! error "word=hang"[^\n]*\n\s+request timed out \(no complete response within 15000 ms\)/,
       );
     },
   );
