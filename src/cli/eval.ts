@@ -119,6 +119,15 @@ export async function evalCommand(args: string[]): Promise<number> {
       values.resume !== undefined
         ? resolveResume(values.resume, runsDir, suite.source.contentHash)
         : undefined;
+    // Results the run being resumed appended into the suite's own folders (--record) are its
+    // output, not a change of the suite: the suite is read as it was before them.
+    const ownAppends = resume
+      ? Object.assign({}, ...outputs.map((o) => (o.inPlace ? o.format.ownAppends?.(resume) : undefined)))
+      : {};
+    if (Object.keys(ownAppends).length > 0) {
+      loadOptions.ownAppends = ownAppends;
+      suite = await loadSuite(suitePath, { ...loadOptions, vars });
+    }
     if (resume && !filters && !vars) {
       // A bare --resume continues the run as it was started: same filters, same --var values.
       const recorded = readManifest(resume).options.selection;

@@ -184,18 +184,24 @@ async function schedule(
       const caller = override ? callers.get(caseProviderKey(override)) : ctx;
       if (!caller)
         throw new Error(`no provider was built for the case's own provider ${providerKey(override!)}`);
+      const limit = timeLimit(options.jobTimeoutMs, deadline, options.maxRunMs);
+      // Work given up at its time limit is cut at once (its requests are aborted, so a command it
+      // started is killed), not left running until the run ends.
+      const giveUp = limit ? new AbortController() : undefined;
+      const jobCaller = giveUp ? { ...caller, hardSignal: AbortSignal.any([cut, giveUp.signal]) } : caller;
       const work = options.recorded
         ? scoreRecorded(job, testCase, prompt, ctx, options.recorded)
-        : executeJob(job, testCase, prompt, ctx, caller, startedAt);
-      const limit = timeLimit(options.jobTimeoutMs, deadline, options.maxRunMs);
-      if (!limit) return await work;
+        : executeJob(job, testCase, prompt, ctx, jobCaller, startedAt);
+      if (!limit || !giveUp) return await work;
       if (limit.ms <= 0) {
         work.catch(() => {});
+        giveUp.abort();
         return { result: errorResult(job, testCase, prompt, startedAt, limit.message) };
       }
-      return await withTimeLimit(work, limit, () =>
-        errorResult(job, testCase, prompt, startedAt, limit.message),
-      );
+      return await withTimeLimit(work, limit, () => {
+        giveUp.abort();
+        return errorResult(job, testCase, prompt, startedAt, limit.message);
+      });
     } catch (err) {
       // An engine bug or a template error must not crash the run: record it against the job.
       const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);

@@ -9,7 +9,10 @@ import type { LoadOptions, SuiteFormat } from './types.js';
 export type { LoadOptions, SuiteFormat } from './types.js';
 
 /** The option names of LoadOptions that select or change what a format loads, with their flags. */
-const FORMAT_FLAGS: Record<Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes' | 'providers'>, string> = {
+const FORMAT_FLAGS: Record<
+  Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes' | 'providers' | 'ownAppends'>,
+  string
+> = {
   tiers: '--tier',
   categories: '--category',
   mode: '--mode',

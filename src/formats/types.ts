@@ -37,6 +37,12 @@ export interface LoadOptions {
   /** `--args FILE`: a JSON Lines file of new inputs to run instead of the recorded ones (LVE instances). */
   argsFile?: string;
   /**
+   * Files in the suite's folders that the run being resumed appended its own results to (LVE's
+   * `--record`), each with its size before that run's first append: each is read as it was then,
+   * so the run's own output is not taken for a change of the suite.
+   */
+  ownAppends?: Record<string, number>;
+  /**
    * Test files larger than this many bytes in all are streamed (read again on each pass, never
    * held whole) by formats that can; default 4 MiB. 0 streams every suite that can be.
    */

@@ -5,15 +5,16 @@
  * options as JSON (`{"id", "config"}`) and the call's context as JSON (`{"vars", "prompt"}`). Its
  * standard output, trimmed and with terminal escapes removed, is the answer. A non-zero exit, or
  * standard error with no output, is an error result carrying the program's message; neither is
- * retried (running the same program again gives the same answer).
+ * retried (running the same program again gives the same answer). The command runs in a process
+ * group of its own, killed when the call is given up (see processes.ts).
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ProviderSpec } from '../core/types.js';
 import { configError, redactor } from './http-kit.js';
+import { runCommand } from './processes.js';
 import type { Provider, ProviderContext, ProviderRequest, ProviderResponse } from './types.js';
 
 /** Terminal escape sequences (CSI and OSC), which promptfoo strips from a script's output. */
@@ -77,44 +78,42 @@ export function createExecAttempts(spec: ProviderSpec, ctx: ProviderContext): Pr
       context: context(request),
       options,
     }),
-    call(request: ProviderRequest): Promise<ProviderResponse> {
+    async call(request: ProviderRequest): Promise<ProviderResponse> {
       const started = performance.now();
-      return new Promise((done) => {
-        const child = execFile(
-          program,
-          [...args, request.prompt, options, context(request)],
-          {
-            cwd,
-            env,
-            signal: request.signal,
-            maxBuffer: MAX_OUTPUT_BYTES,
-            encoding: 'utf8',
-            windowsHide: true,
-          },
-          (error, stdout, stderr) => {
-            const latencyMs = performance.now() - started;
-            const output = stdout.trim().replace(ANSI_ESCAPE, '');
-            const errorText = stderr.trim().replace(ANSI_ESCAPE, '');
-            if (error) {
-              const code = (error as NodeJS.ErrnoException).code;
-              const why =
-                code === 'ENOENT'
-                  ? `command not found: ${program} (run from ${cwd})`
-                  : code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER'
-                    ? `the command wrote more than ${MAX_OUTPUT_BYTES} bytes`
-                    : `the command failed${typeof error.code === 'number' ? ` with exit code ${error.code}` : error.signal ? ` (killed by ${error.signal})` : ''}${errorText ? `: ${lastLines(errorText)}` : ''}`;
-              done({ output: null, error: redact(`exec ${line}: ${why}`), latencyMs });
-              return;
-            }
-            if (output === '' && errorText !== '') {
-              done({ output: null, error: redact(`exec ${line}: ${lastLines(errorText)}`), latencyMs });
-              return;
-            }
-            done({ output, latencyMs });
-          },
-        );
-        child.stdin?.end();
+      const end = await runCommand(program, [...args, request.prompt, options, context(request)], {
+        cwd,
+        env,
+        signal: request.signal,
+        maxBuffer: MAX_OUTPUT_BYTES,
       });
+      const latencyMs = performance.now() - started;
+      const fail = (why: string): ProviderResponse => ({
+        output: null,
+        error: redact(`exec ${line}: ${why}`),
+        latencyMs,
+      });
+      switch (end.kind) {
+        case 'abandoned':
+          return fail(
+            `stopped: the call was given up (a time limit or the end of the run), so the command was killed`,
+          );
+        case 'not-started':
+          return fail(
+            end.error.code === 'ENOENT'
+              ? `command not found: ${program} (run from ${cwd})`
+              : `the command could not be started (${end.error.message})`,
+          );
+        case 'too-much-output':
+          return fail(`the command wrote more than ${MAX_OUTPUT_BYTES} bytes`);
+      }
+      const output = end.stdout.trim().replace(ANSI_ESCAPE, '');
+      const errorText = end.stderr.trim().replace(ANSI_ESCAPE, '');
+      if (end.code !== 0)
+        return fail(
+          `the command failed${end.code !== null ? ` with exit code ${end.code}` : end.signal ? ` (killed by ${end.signal})` : ''}${errorText ? `: ${lastLines(errorText)}` : ''}`,
+        );
+      if (output === '' && errorText !== '') return fail(lastLines(errorText));
+      return { output, latencyMs };
     },
   };
 }

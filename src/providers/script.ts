@@ -54,12 +54,15 @@ export function createScriptAttempts(spec: ProviderSpec, ctx: ProviderContext): 
 
   const answer = async (request: ProviderRequest): Promise<unknown> => {
     if (!python) return (await loadJs())(request.prompt, context(request), options);
-    const reply = await callPython({
-      kind: 'file',
-      path: abs,
-      fn: ref.name ?? 'call_api',
-      args: [request.prompt, options, context(request)],
-    });
+    const reply = await callPython(
+      {
+        kind: 'file',
+        path: abs,
+        fn: ref.name ?? 'call_api',
+        args: [request.prompt, options, context(request)],
+      },
+      { signal: request.signal },
+    );
     if (!reply.ok) throw new Error(reply.where ? `${reply.error} (${reply.where})` : reply.error);
     return reply.result;
   };

@@ -34,6 +34,11 @@ export interface OutputFormat {
    * `dir` is undefined. Returns the files written. `-o DIR/` (or `--record NAME`) uses this.
    */
   writeTree?(runDir: string, target: { dir?: string; fileName: string }): Promise<string[]>;
+  /**
+   * The files a run's writeTree appended to in the suite's own folders, each with its size before
+   * the run's first append: a resumed run reads its suite as it was, not with its own results.
+   */
+  ownAppends?(runDir: string): Record<string, number>;
   /** Writes only a tree (writeTree): a single-file target is refused before the run. */
   treeOnly?: boolean;
 }

@@ -9,7 +9,7 @@ import { normalizeScorecard } from '../../src/formats/apastra/normalize.js';
 import { schemaProblems } from '../../src/formats/apastra/schemas.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
-import { fixture, sharedDir } from '../support/paths.js';
+import { fixture } from '../support/paths.js';
 import { tempDir } from '../support/tmp.js';
 
 const { answers } = JSON.parse(readFileSync(fixture('apastra', 'answers.json'), 'utf8'));
@@ -393,7 +393,7 @@ describe('assay eval on an apastra workspace', () => {
 
   it('loads the shipped apastra workspace and refuses what is invalid in it', async () => {
     const shipped = join(tmp.dir, 'shipped');
-    cpSync(join(sharedDir, 'fixtures', 'apastra'), shipped, { recursive: true });
+    cpSync(fixture('apastra', 'shipped'), shipped, { recursive: true });
     const ok = await runCli(['validate', join(shipped, 'promptops/evals/my-eval.yaml')], { env: cleanEnv });
     assert.equal(ok.code, 0, ok.stderr);
     const a1 = await runCli(['validate', shipped, '--suite', 'test-suite'], { env: cleanEnv });

@@ -1,26 +1,32 @@
 // A Python check that never returns must neither block a run forever nor survive a hard stop.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { instance, writeLve } from '../formats/lve/helpers.js';
 import { childEnv, cleanEnv, runCli } from '../support/cli.js';
 import { repoRoot } from '../support/paths.js';
+import { waitFor, watchOutput } from '../support/processes.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-cli-lve-python-stop-');
 after(() => tmp.cleanup());
 
-function hangingLve(name: string): string {
+/** An LVE whose lambda never returns; it creates the file `started` (if given) when it begins. */
+function hangingLve(name: string, started?: string): string {
   const repo = join(tmp.dir, name);
+  const mark = started ? `open(${JSON.stringify(started)}, "w").close() or ` : '';
   writeLve(
     repo,
     'dummy/hang/sleep/openai--gpt-35-turbo',
     {
       description: 'a lambda that never returns',
       model: 'openai/gpt-3.5-turbo',
-      checker_args: { checker_name: 'LambdaChecker', func: 'lambda r, a: __import__("time").sleep(1000)' },
+      checker_args: {
+        checker_name: 'LambdaChecker',
+        func: `lambda r, a: ${mark}__import__("time").sleep(1000)`,
+      },
       prompt: [{ content: 'Say {a}', role: 'user' }],
       prompt_parameters: ['a'],
     },
@@ -58,7 +64,8 @@ describe('LVE: a Python check that hangs', () => {
 
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     it(`a second ${sig} kills the worker and assay exits`, async () => {
-      const repo = hangingLve(`stop-${sig}`);
+      const started = join(tmp.dir, `started-${sig}`);
+      const repo = hangingLve(`stop-${sig}`, started);
       const runs = join(tmp.dir, `runs-${sig}`);
       const child = spawn(
         process.execPath,
@@ -74,29 +81,24 @@ describe('LVE: a Python check that hangs', () => {
         ],
         { cwd: repoRoot, env: childEnv({ ...cleanEnv }), stdio: ['ignore', 'pipe', 'pipe'] },
       );
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-      });
-      child.stderr.on('data', (d) => {
-        out += d;
-      });
+      const output = watchOutput(child);
       const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       try {
-        // Let the run reach the hanging Python call.
-        await new Promise((r) => setTimeout(r, 1500));
+        // The run has reached the hanging Python call (it made its file): the first signal asks for
+        // a graceful stop, and once assay says so, the second one stops it now.
+        assert.ok(await waitFor(() => existsSync(started)), `the check never started: ${output.text()}`);
         child.kill(sig);
-        await new Promise((r) => setTimeout(r, 300));
+        await output.waitForText(/stopping: letting the jobs in flight finish/);
         const stoppedAt = Date.now();
         child.kill(sig);
         const code = await Promise.race([
           exited,
           new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000)),
         ]);
-        assert.notEqual(code, 'hung', `assay did not exit after a second ${sig}: ${out}`);
+        assert.notEqual(code, 'hung', `assay did not exit after a second ${sig}: ${output.text()}`);
         assert.ok(Date.now() - stoppedAt < 10_000);
-        assert.match(out, /stopping now/);
-        assert.match(out, /To finish it: assay eval/);
+        assert.match(output.text(), /stopping now/);
+        assert.match(output.text(), /To finish it: assay eval/);
       } finally {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }

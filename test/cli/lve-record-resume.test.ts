@@ -1,11 +1,14 @@
 // `-o DIR/ --output-format lve` of a resumed run appends each TestInstance once: what earlier writes of the run
 // appended is not appended again, and resuming a finished run appends nothing.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { instance, writeLve } from '../formats/lve/helpers.js';
-import { cleanEnv, runCli } from '../support/cli.js';
+import { childEnv, cleanEnv, runCli } from '../support/cli.js';
+import { repoRoot } from '../support/paths.js';
+import { waitFor, watchOutput } from '../support/processes.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-cli-lve-record-resume-');
@@ -119,5 +122,69 @@ describe('LVE -o DIR/ and --resume', () => {
     const second = await runCli([...words, '--no-progress'], { env });
     assert.equal(second.code, 0, second.stdout + second.stderr);
     assert.deepEqual(args().sort(), ['1', '2', '3']);
+  });
+  it('--record, interrupted by Ctrl-C: the printed resume command, run as printed, finishes the run and records each instance once', async () => {
+    const repo = join(tmp.dir, 'repo-ctrl-c');
+    const rel = 'dummy/sleep/ctrl_c/dummy--dummy';
+    const gate = join(tmp.dir, 'gate-ctrl-c');
+    const started = join(tmp.dir, 'started-ctrl-c');
+    writeFileSync(gate, '');
+    // Instance 2 says it started (a file), then waits (bounded) while the gate file exists.
+    const func = `lambda r, n: (open(${JSON.stringify(started)}, "w").close(), [__import__("time").sleep(0.05) for _ in range(2000) if __import__("os").path.exists(${JSON.stringify(gate)})], True)[2] if n == "2" else True`;
+    writeLve(
+      repo,
+      rel,
+      {
+        description: 'record, interrupt, resume',
+        model: 'dummy/dummy',
+        checker_args: { checker_name: 'LambdaChecker', func },
+        prompt: [{ content: 'Say {n}', role: 'user' }],
+        prompt_parameters: ['n'],
+      },
+      { instances: ['1', '2', '3'].map((n) => instance({ n }, 'x')).join('') },
+    );
+    const runs = join(tmp.dir, 'runs-ctrl-c');
+    const child = spawn(
+      process.execPath,
+      [
+        join(repoRoot, 'bin', 'assay.js'),
+        'eval',
+        repo,
+        '--no-progress',
+        '--runs-dir',
+        runs,
+        '-j',
+        '1',
+        '--record',
+        'new.jsonl',
+      ],
+      { cwd: tmp.dir, env: childEnv({ ...cleanEnv }), stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const output = watchOutput(child);
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      // Instance 2 is being checked (so instance 3 has not started): stop the run there.
+      assert.ok(await waitFor(() => existsSync(started)), `instance 2 never started: ${output.text()}`);
+      child.kill('SIGINT');
+      await output.waitForText(/stopping/);
+      rmSync(gate);
+      assert.equal(await exited, 3, output.text());
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+    const file = join(repo, 'repository', rel, 'instances', 'new.jsonl');
+    const recorded = () =>
+      readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).args.n);
+    assert.deepEqual(recorded().sort(), ['1', '2']);
+    const hint = /To finish it: assay (.*)/.exec(output.text())?.[1];
+    assert.ok(hint, output.text());
+    const words = [...hint.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]);
+    const second = await runCli(words, { cwd: tmp.dir, env: cleanEnv });
+    assert.equal(second.code, 0, second.stdout + second.stderr);
+    assert.match(second.stdout, /Resumed run/);
+    assert.deepEqual(recorded().sort(), ['1', '2', '3']);
   });
 });

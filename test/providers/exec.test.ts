@@ -1,15 +1,21 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { commandWords } from '../../src/providers/exec.js';
 import { createProvider, isKnownProviderId } from '../../src/providers/registry.js';
 import type { Provider, ProviderRequest, RetryPolicy } from '../../src/providers/types.js';
 import { runCli } from '../support/cli.js';
+import { isRunning, waitFor, waitUntilGone } from '../support/processes.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-exec-');
-after(() => tmp.cleanup());
+/** Processes the stubborn script started (killed after the tests if a test left them running). */
+const started: number[] = [];
+after(() => {
+  for (const pid of started) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
+  tmp.cleanup();
+});
 const RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 10, timeoutMs: 10_000 };
 const TIMEOUT = { timeout: 60_000 };
 
@@ -134,4 +140,72 @@ ${['alpha', 'beta', 'gamma', 'delta'].map((w) => `  - vars: {word: ${w}}\n    as
     assert.match(run.stdout + run.stderr, /1 error/);
     assert.ok(!(run.stdout + run.stderr).includes('secret-value-123456'));
   });
+  /**
+   * A shell script that ignores SIGTERM: given "slow" it starts `sleep 120` (which ignores TERM
+   * too), writes both pids to the file named first, and waits for it; otherwise it answers.
+   */
+  function stubborn(): string {
+    const name = script(
+      'stubborn.sh',
+      `#!/bin/sh\ntrap '' TERM\nif [ "$2" = slow ]; then\n  sleep 120 &\n  echo "$$ $!" > "$1"\n  wait\nfi\necho "answer $2"\n`,
+    );
+    chmodSync(join(tmp.dir, name), 0o755);
+    return name;
+  }
+
+  /** The pids the stubborn script wrote, once it has written them. */
+  async function pidsIn(file: string): Promise<number[]> {
+    const text = await waitFor(
+      () => existsSync(file) && readFileSync(file, 'utf8').includes('\n') && readFileSync(file, 'utf8'),
+    );
+    assert.ok(text, 'the script started');
+    const pids = text.trim().split(' ').map(Number);
+    started.push(...pids);
+    return pids;
+  }
+
+  it(
+    'a command that ignores SIGTERM is killed with its process group when its job times out; assay exits',
+    TIMEOUT,
+    async () => {
+      const name = stubborn();
+      const pidFile = join(tmp.dir, 'job-timeout.pids');
+      writeFileSync(
+        join(tmp.dir, 'stubborn.yaml'),
+        `prompts: ['{{word}}']\nproviders: ['exec:./${name} ${pidFile}']\nevaluateOptions:\n  timeoutMs: 4000\ntests:\n  - vars: {word: slow}\n  - vars: {word: fast}\n    assert: [{type: equals, value: answer fast}]\n`,
+      );
+      const run = await runCli([
+        'eval',
+        join(tmp.dir, 'stubborn.yaml'),
+        '--no-progress',
+        '--no-cache',
+        '--runs-dir',
+        join(tmp.dir, 'stubborn-runs'),
+      ]);
+      // assay has exited (runCli waits for it), and neither the script nor its child is left.
+      assert.equal(run.code, 3, run.stdout + run.stderr);
+      assert.match(run.stdout, /2 jobs: 1 passed · 0 failed · 1 error/);
+      assert.match(run.stdout, /Evaluation timed out after 4000 ms/);
+      for (const pid of await pidsIn(pidFile))
+        assert.ok(await waitUntilGone(pid), `process ${pid} outlived the run`);
+    },
+  );
+
+  it(
+    'a call given up (its signal aborted) ends at once, and the whole group is killed after a grace',
+    TIMEOUT,
+    async () => {
+      const name = stubborn();
+      const pidFile = join(tmp.dir, 'abort.pids');
+      const p = await exec(`./${name} ${pidFile}`);
+      const caller = new AbortController();
+      const call = p.call({ ...ask('slow'), signal: caller.signal });
+      const pids = await pidsIn(pidFile);
+      caller.abort();
+      const res = await call;
+      assert.equal(res.output, null);
+      assert.match(res.error ?? '', /aborted/);
+      for (const pid of pids) assert.ok(await waitUntilGone(pid), `process ${pid} survived`);
+    },
+  );
 });

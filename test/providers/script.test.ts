@@ -161,4 +161,39 @@ def raising(prompt, options, context):
       assert.match(bad.stderr, /missing\.yaml:3:5: provider "file:\/\/nowhere\.py": file not found/);
     },
   );
+  it(
+    'a Python provider call that hangs costs its own job only: the other calls run in other workers',
+    TIMEOUT,
+    async () => {
+      const name = file(
+        'hangs.py',
+        `import time\ndef call_api(prompt, options, context):\n    if 'hang' in prompt:\n        time.sleep(120)\n    return {'output': 'ok ' + prompt}\n`,
+      );
+      // The request timeout is generous (the healthy calls need only start Python, even on a loaded
+      // machine); before the pool, all five queued behind the hung call in one worker and timed out.
+      const words = ['hang', 'a', 'b', 'c', 'd'];
+      writeFileSync(
+        join(tmp.dir, 'hang.yaml'),
+        `prompts: ['{{word}}']\nproviders: ['file://${name}']\ntests:\n${words.map((w) => `  - vars: {word: ${w}}\n    assert: [{type: equals, value: 'ok ${w}'}]\n`).join('')}`,
+      );
+      const run = await runCli([
+        'eval',
+        join(tmp.dir, 'hang.yaml'),
+        '--no-progress',
+        '--no-cache',
+        '--request-timeout',
+        '15000',
+        '--max-retries',
+        '0',
+        '--runs-dir',
+        join(tmp.dir, 'hang-runs'),
+      ]);
+      assert.equal(run.code, 3, run.stderr + run.stdout);
+      assert.match(run.stdout, /5 jobs: 4 passed · 0 failed · 1 error/);
+      assert.match(
+        run.stdout,
+        /! error "word=hang"[^\n]*\n\s+request timed out \(no complete response within 15000 ms\)/,
+      );
+    },
+  );
 });

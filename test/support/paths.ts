@@ -22,8 +22,11 @@ export function fixture(...parts: string[]): string {
 
 /**
  * The shared folder beside the repository (real suites from other tools), if present; for a git
- * worktree kept one folder deeper (`wt/<name>/`), the one beside that folder.
+ * worktree kept one folder deeper (`wt/<name>/`), the one beside that folder. `ASSAY_SHARED_DIR`
+ * names it instead (CI points it at a folder that does not exist, to prove that the tests which
+ * read it pass without it, as in a plain clone).
  */
 export const sharedDir =
-  [join(repoRoot, '..', 'shared'), join(repoRoot, '..', '..', 'shared')].find((d) => existsSync(d)) ??
-  join(repoRoot, '..', 'shared');
+  process.env.ASSAY_SHARED_DIR ||
+  ([join(repoRoot, '..', 'shared'), join(repoRoot, '..', '..', 'shared')].find((d) => existsSync(d)) ??
+    join(repoRoot, '..', 'shared'));

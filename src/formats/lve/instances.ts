@@ -1,6 +1,6 @@
 // LVE instance files (`instances/*.jsonl`, `.json` ones too): one TestInstance a line.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { DiagnosticBag } from '../../core/errors.js';
 import { displayPath } from '../../core/positions.js';
 import { PyJsonError, type PyValue, pyJsonLoads, pyToJs } from '../../core/python/json-loads.js';
@@ -18,7 +18,11 @@ export interface LveInstance {
 }
 
 /** Every instance of an LVE, files in name order, lines in order. */
-export function readInstances(dir: string, bag: DiagnosticBag): LveInstance[] {
+export function readInstances(
+  dir: string,
+  bag: DiagnosticBag,
+  ownAppends: Record<string, number> = {},
+): LveInstance[] {
   const folder = join(dir, 'instances');
   let names: string[];
   try {
@@ -29,7 +33,9 @@ export function readInstances(dir: string, bag: DiagnosticBag): LveInstance[] {
   } catch {
     return [];
   }
-  return names.flatMap((name) => readInstanceFile(join(folder, name), name, bag, true));
+  return names.flatMap((name) =>
+    readInstanceFile(join(folder, name), name, bag, true, ownAppends[resolve(folder, name)]),
+  );
 }
 
 /** The instances (or bare args, for --args) of one JSON Lines file. */
@@ -38,11 +44,13 @@ export function readInstanceFile(
   fileName: string,
   bag: DiagnosticBag,
   recorded: boolean,
+  /** Read only this many bytes (the file as it was before a resumed run appended to it). */
+  upTo?: number,
 ): LveInstance[] {
   const shown = displayPath(path);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = upTo === undefined ? readFileSync(path, 'utf8') : readPrefix(path, upTo);
   } catch (err) {
     bag.error(shown, `cannot read: ${(err as Error).message}`);
     return [];
@@ -130,4 +138,9 @@ export function laxBool(v: PyValue): boolean | undefined {
   if (n === 0) return false;
   if (n === 1) return true;
   return undefined;
+}
+
+/** The first `bytes` bytes of a file, as text. */
+export function readPrefix(path: string, bytes: number): string {
+  return readFileSync(path).subarray(0, bytes).toString('utf8');
 }

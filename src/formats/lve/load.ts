@@ -154,7 +154,7 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
     files.push(...test.files);
     const { category, name, rel } = categoryAndName(root, dir);
     native.lves.push({ path: rel, dir, category, name, model: test.model });
-    const instances = newArgs ?? readInstances(dir, bag);
+    const instances = newArgs ?? readInstances(dir, bag, options.ownAppends);
     if (instances.length === 0)
       bag.warn(
         shown,
@@ -226,7 +226,12 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
   if (options.replay) providers.set('recorded', { id: 'echo', label: 'recorded' });
   const uniqueFiles = [...new Set(files)].filter((f) => existsSync(f));
   const hash = createHash('sha256');
-  for (const f of uniqueFiles.sort()) hash.update(f).update('\0').update(readFileSync(f)).update('\0');
+  for (const f of uniqueFiles.sort()) {
+    // A file a resumed run appended to is hashed as it was before (see LoadOptions.ownAppends).
+    const upTo = options.ownAppends?.[resolve(f)];
+    const content = upTo === undefined ? readFileSync(f) : readFileSync(f).subarray(0, upTo);
+    hash.update(f).update('\0').update(content).update('\0');
+  }
   if (options.argsFile) hash.update(readFileSync(resolve(options.argsFile)));
   if (options.vars) hash.update(JSON.stringify(options.vars));
   hash.update(options.replay ? 'replay' : 'run');

@@ -2,7 +2,7 @@
 // its LVE's `instances/` folder, exactly as `lve record` writes one (pydantic's model_dump_json:
 // keys args, response, passed, author, run_info, prompt_out; compact; UTF-8 as is), so LVE's own
 // tools read them. Results that could not be checked (errors) are not instances and are left out.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pyFloatRepr } from '../../core/python/json-dumps.js';
 import { PyFloat, PyInt, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
@@ -111,19 +111,41 @@ export function testInstanceLine(result: JobResult, version: string): string | u
   return `{"args":${pydanticJson(args)},"response":${pydanticJson(response)},"passed":${passed},"author":null,"run_info":${pydanticJson(runInfo)},"prompt_out":null}\n`;
 }
 
-/** The run's record of the TestInstance lines it appended: file → job keys. */
+/**
+ * The run's record of the TestInstance lines it appended: by file, the file's size before the
+ * run's first append (`from`) and the job keys appended. (Runs made before `from` was kept list
+ * the keys alone.)
+ */
 const LEDGER = 'lve-recorded.json';
 
-function readLedger(runDir: string): Map<string, Set<string>> {
-  const path = join(runDir, LEDGER);
-  if (!existsSync(path)) return new Map();
-  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string[]>;
-  return new Map(Object.entries(raw).map(([file, keys]) => [file, new Set(keys)]));
+interface LedgerEntry {
+  from?: number;
+  keys: Set<string>;
 }
 
-function writeLedger(runDir: string, ledger: Map<string, Set<string>>): void {
+function readLedger(runDir: string): Map<string, LedgerEntry> {
   const path = join(runDir, LEDGER);
-  const body = Object.fromEntries([...ledger].map(([file, keys]) => [file, [...keys]]));
+  if (!existsSync(path)) return new Map();
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<
+    string,
+    string[] | { from: number; keys: string[] }
+  >;
+  return new Map(
+    Object.entries(raw).map(([file, entry]) => [
+      file,
+      Array.isArray(entry) ? { keys: new Set(entry) } : { from: entry.from, keys: new Set(entry.keys) },
+    ]),
+  );
+}
+
+function writeLedger(runDir: string, ledger: Map<string, LedgerEntry>): void {
+  const path = join(runDir, LEDGER);
+  const body = Object.fromEntries(
+    [...ledger].map(([file, e]) => [
+      file,
+      e.from === undefined ? [...e.keys] : { from: e.from, keys: [...e.keys] },
+    ]),
+  );
   writeFileWhole(path, `${JSON.stringify(body)}\n`);
 }
 
@@ -152,6 +174,11 @@ registerOutputFormat({
   async write() {
     throw new Error('LVE instances are a folder of files: give -o DIR/ or --record NAME.jsonl');
   },
+  ownAppends(runDir) {
+    const appends: Record<string, number> = {};
+    for (const [file, entry] of readLedger(runDir)) if (entry.from !== undefined) appends[file] = entry.from;
+    return appends;
+  },
   async writeTree(runDir, target) {
     const manifest = readManifest(runDir);
     const native = manifest.suite.native as LveNative | undefined;
@@ -172,7 +199,7 @@ registerOutputFormat({
         'instances',
         target.fileName,
       );
-      if (ledger.get(file)?.has(result.key)) continue;
+      if (ledger.get(file)?.keys.has(result.key)) continue;
       const entry = lines.get(file) ?? { keys: [], text: [] };
       entry.keys.push(result.key);
       entry.text.push(line);
@@ -180,12 +207,13 @@ registerOutputFormat({
     }
     for (const [file, chunk] of lines) {
       ensureDir(join(file, '..'));
+      const before = existsSync(file) ? statSync(file).size : 0;
       // Appended, as lve record does; a file without a final newline gets one first.
       const needsNewline =
         existsSync(file) && !readFileSync(file, 'utf8').endsWith('\n') && readFileSync(file).length > 0;
       appendFileSync(file, (needsNewline ? '\n' : '') + chunk.text.join(''));
-      const done = ledger.get(file) ?? new Set<string>();
-      for (const k of chunk.keys) done.add(k);
+      const done = ledger.get(file) ?? { from: before, keys: new Set<string>() };
+      for (const k of chunk.keys) done.keys.add(k);
       ledger.set(file, done);
       writeLedger(runDir, ledger);
     }

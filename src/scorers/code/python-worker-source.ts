@@ -4,7 +4,8 @@
 // Protocol: one JSON object per line each way. The worker first writes {"ready": true, "python": v}.
 // Requests: {"id", "kind": "inline"|"file", "code"|"path", "fn", "header", "args"}. Replies:
 // {"id", "ok": true, "result"} or {"id", "ok": false, "error", "where"?}. Requests are served in
-// arrival order, one at a time. The worker exits when its stdin closes.
+// arrival order, one at a time. The worker exits when its stdin closes. The protocol uses private
+// copies of fds 0 and 1: user code reads /dev/null from stdin and writes to stderr from stdout.
 //
 // Written without f-strings so that a Python 2 interpreter reaches the version check instead of
 // failing with a syntax error nobody can read.
@@ -46,7 +47,13 @@ def _protocol_channel():
     # (even from C) cannot corrupt the protocol.
     channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
-    return channel
+    # Requests come from a private copy of stdin; fd 0 then reads /dev/null, so input() or
+    # sys.stdin.read() in user code sees end of input instead of the next request.
+    requests = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return channel, requests
 
 
 def _watch_parent(parent):
@@ -171,10 +178,10 @@ def _handle(request):
 
 
 def _main():
-    channel = _protocol_channel()
+    channel, requests = _protocol_channel()
     threading.Thread(target=_watch_parent, args=(os.getppid(),), daemon=True).start()
     _send(channel, {"ready": True, "python": platform.python_version()})
-    for raw in sys.stdin.buffer:
+    for raw in requests:
         line = raw.strip()
         if not line:
             continue

@@ -1,5 +1,9 @@
-// One long-lived Python process runs every python assertion of a run, so thousands of assertions
-// cost one interpreter start. Requests carry ids; the worker answers in order, one at a time.
+// A small pool of long-lived Python processes runs every piece of Python user code of a run
+// (python assertions, Python providers, transforms, LVE checkers), so thousands of calls cost a few
+// interpreter starts. Each worker serves one call at a time; a call waits in one queue until a
+// worker is free, and a new worker starts only when every worker is busy (up to the pool's size).
+// So a call that hangs holds one worker until its time limit or its caller gives up (then that
+// worker is killed and replaced); the other calls go on in the other workers.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { PYTHON_WORKER_SOURCE } from './python-worker-source.js';
@@ -21,21 +25,26 @@ export class PythonUnavailableError extends Error {
 }
 
 interface Pending {
-  request: PythonRequest;
+  /** The request as JSON (made when the call is made, so a value JSON cannot carry fails at once). */
+  payload: string;
   resolve: (reply: PythonReply) => void;
   reject: (err: Error) => void;
   /** Workers that died while this request was the one being served. */
   crashes: number;
   /** Why the last of those workers died. */
   error?: string;
-  /** How long the request may run once the worker starts on it (ms). */
+  /** How long the request may run once a worker starts on it (ms). */
   timeLimitMs: number;
+  /** The worker it was last given to. */
+  worker?: PythonWorker;
 }
 
 const STDERR_TAIL = 2000;
 const CLOSE_GRACE_MS = 2000;
 /** How long one Python call may run when nothing else says (`ASSAY_PYTHON_TIMEOUT_MS` overrides). */
 export const DEFAULT_PYTHON_TIME_LIMIT_MS = 60_000;
+/** How many Python workers may run at once when nothing else says (`ASSAY_PYTHON_WORKERS` overrides). */
+export const DEFAULT_PYTHON_WORKERS = 4;
 let defaultTimeLimitMs: number | undefined;
 
 /**
@@ -53,36 +62,55 @@ export function pythonTimeLimit(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_PYTHON_TIME_LIMIT_MS;
 }
 
+/** The pool's size: `ASSAY_PYTHON_WORKERS` (a whole number from 1), else 4. */
+export function pythonPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+  const fromEnv = Number(env.ASSAY_PYTHON_WORKERS);
+  return Number.isInteger(fromEnv) && fromEnv >= 1 ? fromEnv : DEFAULT_PYTHON_WORKERS;
+}
+
 /** The error of a call that ran past its time limit. */
 export function pythonTimeLimitError(ms: number): string {
   const shown = ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
   return `timed out: the Python code did not return within ${shown} (the time limit of a Python call); its worker was stopped`;
 }
 
+/** The error of a call whose caller stopped waiting (its own time limit, a stop). */
+const CANCELLED =
+  'cancelled: the caller stopped waiting before the Python code returned; its worker was stopped';
+
 /** The interpreter: `ASSAY_PYTHON`, else promptfoo's `PROMPTFOO_PYTHON`, else `python3`. */
 export function pythonExecutable(env: NodeJS.ProcessEnv = process.env): string {
   return env.ASSAY_PYTHON || env.PROMPTFOO_PYTHON || 'python3';
 }
 
-/** One Python process and the requests it has not answered yet. */
+interface PoolEvents {
+  /** The worker answered its call and can take another. */
+  idle(worker: PythonWorker): void;
+  /**
+   * The worker died. `orphan` is the call it was serving (to run again or fail); `unavailable`
+   * says that Python could not be started at all.
+   */
+  death(worker: PythonWorker, orphan: Pending | undefined, unavailable?: PythonUnavailableError): void;
+}
+
+/** One Python process, serving one call at a time. */
 class PythonWorker {
   readonly child: ChildProcessWithoutNullStreams;
-  private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private ready = false;
   private dead = false;
   private closing = false;
   private stderrTail = '';
   private spawnError?: Error;
-  /** The request being served and the timer of its time limit. */
-  private timed?: { entry: Pending; timer: NodeJS.Timeout };
-  /** The worker was killed on purpose (a time limit, a hard stop): no request caused its death. */
+  /** The call being served, its id, and the timer of its time limit (armed once the worker is ready). */
+  private serving?: { id: number; entry: Pending; timer?: NodeJS.Timeout };
+  /** The worker was killed on purpose (a time limit, an abandoned call, a hard stop): no call caused its death. */
   private killed = false;
   readonly exited: Promise<void>;
 
   constructor(
     readonly python: string,
-    private readonly onDeath: (worker: PythonWorker, orphans: Pending[]) => void,
+    private readonly events: PoolEvents,
   ) {
     this.child = spawn(python, ['-u', '-c', PYTHON_WORKER_SOURCE], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.exited = new Promise((resolveExit) => {
@@ -106,68 +134,68 @@ class PythonWorker {
     this.setKeepAlive(false);
   }
 
-  /** Sends a request; the entry is settled when the worker answers (or dies). */
-  send(entry: Pending): void {
-    const id = this.nextId++;
-    let line: string;
-    try {
-      line = JSON.stringify({ id, ...entry.request });
-    } catch (err) {
-      // A BigInt or a cycle in the vars: nothing was sent, so nothing will answer.
-      entry.reject(err instanceof Error ? err : new Error(String(err)));
-      return;
-    }
-    this.pending.set(id, entry);
-    this.setKeepAlive(true);
-    this.child.stdin.write(`${line}\n`);
-    this.armTimer();
+  /** Whether the worker can take a call now. */
+  get idle(): boolean {
+    return this.alive && this.serving === undefined;
   }
 
-  /**
-   * Starts the time limit of the request being served (the oldest unanswered one: the worker
-   * answers in order), so a request's wait in the queue does not count against it.
-   */
-  private armTimer(): void {
-    const [head] = this.pending.values();
-    if (this.timed?.entry === head) return;
-    if (this.timed) clearTimeout(this.timed.timer);
-    this.timed = undefined;
-    // The interpreter's start does not count against the first request.
-    if (!head || this.dead || !this.ready) return;
-    const ms = head.timeLimitMs;
-    const timer = setTimeout(() => this.timeOut(head), Math.min(ms, 2_147_483_647));
-    timer.unref();
-    this.timed = { entry: head, timer };
-  }
-
-  /** The request being served ran past its limit: it fails, and the worker is killed (the rest go to a new one). */
-  private timeOut(entry: Pending): void {
-    for (const [id, e] of this.pending) if (e === entry) this.pending.delete(id);
-    this.timed = undefined;
-    entry.resolve({ ok: false, error: pythonTimeLimitError(entry.timeLimitMs) });
-    this.kill();
-  }
-
-  /** Kills the process at once; requests not answered go to a new worker (or fail, if `reason` is given). */
-  kill(reason?: string): void {
-    this.killed = true;
-    if (reason !== undefined) {
-      for (const e of this.pending.values()) e.resolve({ ok: false, error: reason });
-      this.pending.clear();
-    }
-    if (this.timed) clearTimeout(this.timed.timer);
-    this.timed = undefined;
-    this.child.kill('SIGKILL');
-  }
-
-  /** Whether the worker can take requests (not dead, not being closed). */
+  /** Whether the worker can take calls (not dead, not killed, not being closed). */
   get alive(): boolean {
-    return !this.dead && !this.closing;
+    return !this.dead && !this.closing && !this.killed;
   }
 
   /** The worker's process id (undefined when the spawn failed). */
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** Starts a call; the entry is settled when the worker answers (or dies, or the call is abandoned). */
+  serve(entry: Pending): void {
+    const id = this.nextId++;
+    this.serving = { id, entry };
+    this.setKeepAlive(true);
+    // The payload is a JSON object: the id goes in front of its first member.
+    this.child.stdin.write(`{"id":${id},${entry.payload.slice(1)}\n`);
+    this.armTimer();
+  }
+
+  /** Starts the time limit of the call being served; the interpreter's start does not count against it. */
+  private armTimer(): void {
+    const s = this.serving;
+    if (!s || s.timer || this.dead || !this.ready) return;
+    const entry = s.entry;
+    s.timer = setTimeout(
+      () => this.abandon(entry, pythonTimeLimitError(entry.timeLimitMs)),
+      Math.min(entry.timeLimitMs, 2_147_483_647),
+    );
+    s.timer.unref();
+  }
+
+  private takeServing(): Pending | undefined {
+    const s = this.serving;
+    this.serving = undefined;
+    if (s?.timer) clearTimeout(s.timer);
+    return s?.entry;
+  }
+
+  /**
+   * The call being served is given up (its time limit passed, or its caller stopped waiting): it
+   * ends with `reason`, and the worker is killed, since code stuck in Python cannot be interrupted
+   * otherwise. The pool starts another worker when one is needed.
+   */
+  abandon(entry: Pending, reason: string): void {
+    if (this.serving?.entry !== entry) return;
+    this.takeServing();
+    entry.resolve({ ok: false, error: reason });
+    this.kill();
+  }
+
+  /** Kills the process at once; the call being served runs again elsewhere (or fails, if `reason` is given). */
+  kill(reason?: string): void {
+    this.killed = true;
+    if (reason !== undefined) this.takeServing()?.resolve({ ok: false, error: reason });
+    else if (this.serving?.timer) clearTimeout(this.serving.timer);
+    this.child.kill('SIGKILL');
   }
 
   /** Closes stdin so the worker exits on its own; kills it if it does not within a grace period. */
@@ -214,29 +242,24 @@ class PythonWorker {
       this.armTimer();
       return;
     }
-    if (typeof message.id !== 'number') return;
-    const entry = this.pending.get(message.id);
-    if (!entry) return;
-    this.pending.delete(message.id);
-    this.armTimer();
-    if (this.pending.size === 0) this.setKeepAlive(false);
+    if (this.serving === undefined || message.id !== this.serving.id) return;
+    const entry = this.takeServing() as Pending;
+    this.setKeepAlive(false);
     if (message.ok === true) entry.resolve({ ok: true, result: message.result });
     else {
       const reply: PythonReply = { ok: false, error: String(message.error ?? 'unknown error') };
       if (typeof message.where === 'string') reply.where = message.where;
       entry.resolve(reply);
     }
+    if (this.alive) this.events.idle(this);
   }
 
   private die(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.dead) return;
     this.dead = true;
-    if (this.timed) clearTimeout(this.timed.timer);
-    this.timed = undefined;
-    const orphans = [...this.pending.values()];
-    this.pending.clear();
+    const entry = this.takeServing();
     const tail = this.stderrTail.trim();
-    if (!this.ready && !this.killed) {
+    if (!this.ready && !this.killed && !this.closing) {
       const why = this.spawnError
         ? (this.spawnError as NodeJS.ErrnoException).code === 'ENOENT'
           ? `"${this.python}" was not found`
@@ -245,24 +268,20 @@ class PythonWorker {
       const error = new PythonUnavailableError(
         `Python 3 is needed to run python assertions, but ${why}. Install Python 3, or set ASSAY_PYTHON (or PROMPTFOO_PYTHON) to its path.`,
       );
-      for (const orphan of orphans) orphan.reject(error);
-      this.onDeath(this, []);
+      this.events.death(this, entry, error);
       return;
     }
     if (this.closing) {
-      for (const orphan of orphans)
-        orphan.reject(new Error('the Python worker was closed before it answered'));
-      this.onDeath(this, []);
+      entry?.reject(new Error('the Python worker was closed before it answered'));
+      this.events.death(this, undefined);
       return;
     }
-    // Requests are served in order, so the oldest unanswered one was running when the worker died
-    // (unless assay killed it, for a time limit or a stop: then no request is to blame).
-    const [running] = orphans;
-    if (running && !this.killed) {
-      running.crashes++;
-      running.error = `the Python worker died while running this assertion (${signal ?? `exit code ${code}`})${tail ? `: ${lastLines(tail)}` : ''}`;
+    // Killed on purpose (a time limit, a stop): the call it was serving is not to blame.
+    if (entry && !this.killed) {
+      entry.crashes++;
+      entry.error = `the Python worker died while running this assertion (${signal ?? `exit code ${code}`})${tail ? `: ${lastLines(tail)}` : ''}`;
     }
-    this.onDeath(this, orphans);
+    this.events.death(this, entry);
   }
 }
 
@@ -270,66 +289,140 @@ function lastLines(text: string, n = 3): string {
   return text.split('\n').slice(-n).join(' | ');
 }
 
-let current: PythonWorker | undefined;
+/** The pool's workers (alive or on their way out) and the calls waiting for a free one. */
+const workers = new Set<PythonWorker>();
+const queue: Pending[] = [];
 const closing = new Set<Promise<void>>();
 
-function handleDeath(worker: PythonWorker, orphans: Pending[]): void {
-  if (current === worker) current = undefined;
-  for (const orphan of orphans) {
-    // The request that was running gets one more chance (the worker may have been killed from
-    // outside); if it brings a second worker down too, it is the culprit and fails.
-    if (orphan.crashes >= 2 && orphan.error) orphan.resolve({ ok: false, error: orphan.error });
-    else dispatch(orphan);
+const poolEvents: PoolEvents = {
+  idle: () => pump(),
+  death(worker, orphan, unavailable) {
+    workers.delete(worker);
+    if (unavailable) {
+      // Python cannot start: no waiting call can be served either.
+      orphan?.reject(unavailable);
+      for (const waiting of queue.splice(0)) waiting.reject(unavailable);
+      return;
+    }
+    if (orphan) {
+      // The call that was running gets one more chance (the worker may have been killed from
+      // outside); if it brings a second worker down too, it is the culprit and fails.
+      if (orphan.crashes >= 2 && orphan.error) orphan.resolve({ ok: false, error: orphan.error });
+      else queue.unshift(orphan);
+    }
+    pump();
+  },
+};
+
+/** Gives waiting calls to free workers, starting workers while every one is busy and the pool is not full. */
+function pump(): void {
+  for (const w of workers) if (!w.alive) workers.delete(w);
+  while (queue.length > 0) {
+    let worker: PythonWorker | undefined;
+    for (const w of workers) {
+      if (w.idle) {
+        worker = w;
+        break;
+      }
+    }
+    if (!worker) {
+      if (workers.size >= pythonPoolSize()) return;
+      worker = new PythonWorker(pythonExecutable(), poolEvents);
+      workers.add(worker);
+    }
+    const entry = queue.shift() as Pending;
+    entry.worker = worker;
+    worker.serve(entry);
   }
 }
 
-function dispatch(entry: Pending): void {
-  if (!current?.alive) current = new PythonWorker(pythonExecutable(), handleDeath);
-  current.send(entry);
-}
-
 /**
- * Runs one request in the shared worker, starting it on first use and again after it died.
- * Rejects with PythonUnavailableError when Python cannot be started.
+ * Runs one request in the pool, starting a worker when none is free (and the pool is not full).
+ * `timeLimitMs` bounds the call once a worker runs it; when `signal` aborts, a waiting call is
+ * dropped and a running one's worker is killed, so a caller that gave up frees its worker. Rejects
+ * with PythonUnavailableError when Python cannot be started.
  */
 export function callPython(
   request: PythonRequest,
-  options: { timeLimitMs?: number } = {},
+  options: { timeLimitMs?: number; signal?: AbortSignal } = {},
 ): Promise<PythonReply> {
   const timeLimitMs =
     options.timeLimitMs !== undefined && options.timeLimitMs > 0 ? options.timeLimitMs : pythonTimeLimit();
-  return new Promise((resolve, reject) => dispatch({ request, resolve, reject, crashes: 0, timeLimitMs }));
+  const { signal } = options;
+  return new Promise((resolve, reject) => {
+    let payload: string;
+    try {
+      payload = JSON.stringify(request);
+    } catch (err) {
+      // A BigInt or a cycle in the vars: nothing can be sent.
+      reject(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    if (signal?.aborted) {
+      resolve({ ok: false, error: CANCELLED });
+      return;
+    }
+    const onAbort = (): void => {
+      const waiting = queue.indexOf(entry);
+      if (waiting >= 0) {
+        queue.splice(waiting, 1);
+        entry.resolve({ ok: false, error: CANCELLED });
+      } else entry.worker?.abandon(entry, CANCELLED);
+    };
+    const entry: Pending = {
+      payload,
+      crashes: 0,
+      timeLimitMs,
+      resolve: (reply) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(reply);
+      },
+      reject: (err) => {
+        signal?.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    queue.push(entry);
+    pump();
+  });
 }
 
 /**
- * Kills the Python worker at once (a hard stop): every call it has not answered ends with an
- * error, so nothing waits on Python any more. A later call starts a new worker.
+ * Kills every Python worker at once (a hard stop): every call not answered, running or waiting,
+ * ends with an error, so nothing waits on Python any more. A later call starts a new worker.
  */
 export function killPythonWorker(
   reason = 'stopped: the run was stopped before the Python code returned',
 ): void {
-  const worker = current;
-  current = undefined;
-  if (worker?.alive) worker.kill(reason);
+  for (const waiting of queue.splice(0)) waiting.resolve({ ok: false, error: reason });
+  for (const worker of [...workers]) {
+    workers.delete(worker);
+    if (worker.alive) worker.kill(reason);
+  }
 }
 
 /**
- * Stops the Python worker, if one is running, and waits for it to exit. The engine calls this
- * when a run ends; a later python assertion starts a new worker.
+ * Stops the Python workers, if any run, and waits for them to exit. The engine calls this when a
+ * run ends; a later Python call starts a new worker.
  */
 export async function closePythonWorker(): Promise<void> {
-  const worker = current;
-  current = undefined;
-  if (worker) {
-    const done = worker.close();
-    closing.add(done);
-    await done;
-    closing.delete(done);
-  }
+  for (const waiting of queue.splice(0))
+    waiting.reject(new Error('the Python worker was closed before it answered'));
+  const done = [...workers].map((worker) => worker.close());
+  workers.clear();
+  for (const d of done) closing.add(d);
+  await Promise.all(done);
+  for (const d of done) closing.delete(d);
   await Promise.all(closing);
 }
 
-/** The running worker's process id, or undefined (for tests and diagnostics). */
+/** The process ids of the running workers, oldest first (for tests and diagnostics). */
+export function pythonWorkerPids(): number[] {
+  return [...workers].filter((w) => w.alive && w.pid !== undefined).map((w) => w.pid as number);
+}
+
+/** The oldest running worker's process id, or undefined (for tests and diagnostics). */
 export function pythonWorkerPid(): number | undefined {
-  return current?.alive ? current.pid : undefined;
+  return pythonWorkerPids()[0];
 }

@@ -14,7 +14,7 @@ import { readDoc, readJsonl } from '../../../src/formats/apastra/documents.js';
 import { normalizeScorecard } from '../../../src/formats/apastra/normalize.js';
 import { comparePolicy } from '../../../src/formats/apastra/policy.js';
 import { getScorer } from '../../../src/scorers/registry.js';
-import { fixture, sharedDir } from '../../support/paths.js';
+import { fixture } from '../../support/paths.js';
 
 function load(name: string): PyValue {
   return pyJsonLoads(readFileSync(fixture('apastra', name), 'utf8'));
@@ -163,7 +163,7 @@ describe('apastra rendering matches render.py (Python str() of every value)', ()
 });
 
 describe('apastra digests of the shipped workspace (the specification’s verified vectors)', () => {
-  const root = join(sharedDir, 'fixtures', 'apastra');
+  const root = fixture('apastra', 'shipped');
   const doc = (p: string) => readDoc(join(root, p)).py;
   it('stored digests are computed without their own key', () => {
     for (const [file, stored] of [

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pythonScript } from '../../../src/scorers/code/python.js';
 import {
@@ -8,38 +9,26 @@ import {
   closePythonWorker,
   killPythonWorker,
   pythonExecutable,
+  pythonPoolSize,
   pythonWorkerPid,
+  pythonWorkerPids,
 } from '../../../src/scorers/code/python-worker.js';
+import { isRunning, waitFor, waitUntilGone } from '../../support/processes.js';
+import { tempDir } from '../../support/tmp.js';
 import { CODE_DIR, scoreWith } from './support.js';
 
-after(() => closePythonWorker());
+const tmp = tempDir('assay-python-worker-');
+after(async () => {
+  await closePythonWorker();
+  tmp.cleanup();
+});
+
+/** Python that creates the file `name` in the temp folder (a sign that the call has started), then runs `rest`. */
+const markThen = (name: string, rest: string): string =>
+  `open(${JSON.stringify(join(tmp.dir, name))}, "w").close() or ${rest}`;
 
 const inline = (code: string, args: unknown[]) =>
   callPython({ kind: 'inline', code: pythonScript(code), fn: 'main', header: 3, args });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // An exited orphan may linger as a zombie until init reaps it; on Linux that counts as gone.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return true;
-  }
-}
-
-async function waitUntilGone(pid: number, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (!isRunning(pid)) return true;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return !isRunning(pid);
-}
 
 /** Runs a test body with an environment variable set, restoring it afterwards. */
 async function withEnv(name: string, value: string, body: () => Promise<void>): Promise<void> {
@@ -67,14 +56,79 @@ describe('python worker', () => {
     });
   });
 
-  it('is one process for many assertions, started lazily', async () => {
+  it('is a small pool for many assertions, started lazily: one process while calls come one at a time', async () => {
     await closePythonWorker();
     assert.equal(pythonWorkerPid(), undefined);
     await inline('1', ['x', {}]);
     const pid = pythonWorkerPid();
     assert.ok(pid);
+    for (let i = 0; i < 5; i++) await inline('1', ['x', {}]);
+    assert.deepEqual(pythonWorkerPids(), [pid]);
     await Promise.all(Array.from({ length: 50 }, () => inline('1', ['x', {}])));
     assert.equal(pythonWorkerPid(), pid);
+    assert.ok(pythonWorkerPids().length <= pythonPoolSize());
+  });
+
+  it('a call that hangs holds one worker: the others are answered meanwhile; its abort frees the worker', async () => {
+    const caller = new AbortController();
+    const hung = callPython(
+      { kind: 'inline', code: pythonScript('while True:\n    pass'), fn: 'main', header: 3, args: ['x', {}] },
+      { signal: caller.signal },
+    );
+    const others = await Promise.all(Array.from({ length: 20 }, (_, i) => inline('output', [i, {}])));
+    assert.deepEqual(
+      others,
+      Array.from({ length: 20 }, (_, i) => ({ ok: true, result: i })),
+    );
+    const before = pythonWorkerPids();
+    caller.abort();
+    const reply = await hung;
+    assert.equal(reply.ok, false);
+    assert.match(reply.ok ? '' : reply.error, /^cancelled: the caller stopped waiting/);
+    const gone = before.filter((pid) => !pythonWorkerPids().includes(pid));
+    assert.equal(gone.length, 1, 'exactly the hung worker left the pool');
+    assert.ok(await waitUntilGone(gone[0] as number), 'the hung worker was killed');
+    assert.deepEqual(await inline('output', ['after', {}]), { ok: true, result: 'after' });
+  });
+
+  it('a call waiting for a free worker is dropped when its caller aborts', async () => {
+    await withEnv('ASSAY_PYTHON_WORKERS', '1', async () => {
+      const busy = inline('__import__("time").sleep(0.5) or output', ['busy', {}]);
+      const caller = new AbortController();
+      const waiting = callPython(
+        { kind: 'inline', code: pythonScript('output'), fn: 'main', header: 3, args: ['late', {}] },
+        { signal: caller.signal },
+      );
+      const pid = pythonWorkerPid();
+      caller.abort();
+      assert.match((await waiting).ok ? '' : 'cancelled', /cancelled/);
+      assert.deepEqual(await busy, { ok: true, result: 'busy' });
+      assert.equal(pythonWorkerPid(), pid, 'the busy worker was not touched');
+    });
+  });
+
+  it('user code never reads the protocol: stdin is empty for it, and print() goes to stderr', async () => {
+    const code = [
+      'import sys',
+      'print("noise on stdout")',
+      'try:',
+      '    line = input()',
+      'except EOFError:',
+      '    line = None',
+      'return {"line": line, "rest": sys.stdin.read(), "got": output}',
+    ].join('\n');
+    const replies = await Promise.all(
+      [1, 2, 3].map((i) =>
+        callPython(
+          { kind: 'inline', code: pythonScript(code), fn: 'main', header: 3, args: [i, {}] },
+          { timeLimitMs: 10_000 },
+        ),
+      ),
+    );
+    assert.deepEqual(
+      replies,
+      [1, 2, 3].map((i) => ({ ok: true, result: { line: null, rest: '', got: i } })),
+    );
   });
 
   it('restarts after the worker is killed', async () => {
@@ -92,9 +146,9 @@ describe('python worker', () => {
     await inline('1', ['x', {}]);
     const pid = pythonWorkerPid();
     assert.ok(pid);
-    const slow = inline('__import__("time").sleep(0.3) or output', ['slow', {}]);
+    const slow = inline(markThen('slow-started', '__import__("time").sleep(0.3) or output'), ['slow', {}]);
     const queued = Array.from({ length: 5 }, (_, i) => inline('output', [i, {}]));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(await waitFor(() => existsSync(join(tmp.dir, 'slow-started'))), 'the slow call started');
     process.kill(pid, 'SIGKILL');
     assert.deepEqual(await slow, { ok: true, result: 'slow' });
     assert.deepEqual(
@@ -235,8 +289,8 @@ describe('python worker', () => {
   });
 
   it('killPythonWorker() ends the calls waiting on a stuck worker at once', async () => {
-    const stuck = inline('__import__("time").sleep(1000)', ['x', {}]);
-    await new Promise((r) => setTimeout(r, 200));
+    const stuck = inline(markThen('stuck-started', '__import__("time").sleep(1000)'), ['x', {}]);
+    assert.ok(await waitFor(() => existsSync(join(tmp.dir, 'stuck-started'))), 'the stuck call started');
     const pid = pythonWorkerPid()!;
     killPythonWorker();
     const reply = await stuck;
