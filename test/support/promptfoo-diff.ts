@@ -62,7 +62,7 @@ type Json = any;
 const unstableReason = (reason: string): boolean => /\d+ms|latency|cost/i.test(reason);
 
 /** Configs whose rows are also compared for what they write (vars, prompt), not verdicts alone. */
-export const OUTPUT_CONFIGS = new Set(['output.yaml']);
+export const OUTPUT_CONFIGS = new Set(['output.yaml', 'conversation.yaml']);
 
 /** The rows of a promptfoo results JSON (promptfoo's own, or assay's `--output-format promptfoo`). */
 export function rowsOf(output: Json, opts: { outputs?: boolean } = {}): RowVerdict[] {
