@@ -9,8 +9,9 @@ const USAGE = `Usage: assay hash [SUITE] [options]
 Prints the suite's own identity hash, as its format's tool computes it (pramana: sha256:…). With
 several parts loaded (pramana tiers), prints one line per part: HASH  NAME. Loads and checks the
 suite; calls no model. Exit 2 for a format that defines no suite hash. A file that is no suite
-but that a format's tool hashes anyway gets that hash (a .jsonl of objects with string ids:
-pramana's hash_suite, which does not validate the tests).
+(or one its format refuses) but that a format's tool hashes anyway gets that hash, after the
+reasons it does not run (a .jsonl of objects with ids, or an empty one: pramana's hash_suite,
+which does not validate the tests).
 
 Options:
 ${SUITE_FLAGS_USAGE}  -h, --help
@@ -40,6 +41,9 @@ export async function hashCommand(args: string[]): Promise<number> {
       const foreign =
         err instanceof InputError && path !== undefined ? await foreignFileHash(path) : undefined;
       if (!foreign) throw err;
+      // Why it does not run, then the hash its tool computes anyway (pramana hashes unvalidated lines).
+      if (foreign.refused)
+        for (const d of (err as InputError).diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
       process.stderr.write(`${path}: not a runnable suite; ${foreign.format}'s hash of its lines\n`);
       process.stdout.write(`${foreign.hash}\n`);
       return 0;

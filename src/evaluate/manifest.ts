@@ -59,6 +59,7 @@ export function newManifest(
         label: p.label,
         raw: p.raw,
         ...(p.config && Object.keys(p.config).length > 0 ? { config: redactObject(p.config) } : {}),
+        ...(p.threadVar !== undefined ? { threadVar: p.threadVar } : {}),
       })),
       scoring: suite.scoring,
       ...(suite.native ? { native: suite.native } : {}),

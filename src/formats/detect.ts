@@ -90,10 +90,14 @@ export async function loadSuite(path: string | undefined, options: LoadOptions =
 }
 
 /**
- * For a file no format recognises as a suite: the first format hash its tool would compute of it
- * (`assay hash` only; such a file never runs). Undefined for a folder or when none applies.
+ * For a file that does not load as a suite: the first format hash its tool would compute of it
+ * (`assay hash` only; such a file never runs). A file a format recognises but refuses (a pramana
+ * tier with integer ids) gets only that format's hash, with `refused` set: its tool hashes
+ * without validating. Undefined for a folder or when none applies.
  */
-export async function foreignFileHash(path: string): Promise<{ format: string; hash: string } | undefined> {
+export async function foreignFileHash(
+  path: string,
+): Promise<{ format: string; hash: string; refused?: boolean } | undefined> {
   const target = resolve(path);
   let text: string;
   try {
@@ -103,7 +107,11 @@ export async function foreignFileHash(path: string): Promise<{ format: string; h
     return undefined;
   }
   const all = await suiteFormats();
-  if (all.some((f) => f.detectFile?.(target, text))) return undefined;
+  const detected = all.find((f) => f.detectFile?.(target, text));
+  if (detected) {
+    const hash = await detected.hashFile?.(target);
+    return hash === undefined ? undefined : { format: detected.name, hash, refused: true };
+  }
   for (const f of all) {
     const hash = await f.hashFile?.(target);
     if (hash !== undefined) return { format: f.name, hash };

@@ -31,8 +31,17 @@ export interface RunManifest {
     /** Files read from outside the suite's folder (each also a load warning). */
     outsideFiles?: string[];
     cases: number;
-    /** The prompts run (`raw`: the template, `config`: its provider parameters, for outputs that show them). */
-    prompts: { id: string; label: string; raw?: string; config?: Record<string, unknown> }[];
+    /**
+     * The prompts run (`raw`: the template, `config`: its provider parameters, for outputs that show
+     * them; `threadVar`: the var the engine added the thread's earlier turns under, PromptTemplate.threadVar).
+     */
+    prompts: {
+      id: string;
+      label: string;
+      raw?: string;
+      config?: Record<string, unknown>;
+      threadVar?: string;
+    }[];
     /** How results are summarised (breakdowns, weighted score): analysis recomputes scorecards from it. */
     scoring?: SuiteScoring;
     /** Format-specific facts for native outputs (Suite.native). */

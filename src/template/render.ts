@@ -17,39 +17,49 @@ export class TemplateError extends Error {
   }
 }
 
+/**
+ * Where a template is rendered. promptfoo gives its `nunjucksFilters` to the prompt's environment
+ * only (a text prompt and the vars rendered into it); assertion values, metric names, JSON prompt
+ * leaves and grader rubrics are rendered by environments without them. assay keeps the same two.
+ */
+export type TemplateScope = 'plain' | 'prompt';
+
 const CACHE_LIMIT = 2000;
 let nunjucks: Nunjucks | undefined;
-let environment: Environment | undefined;
-const compiled = new Map<string, Template>();
+const environments: Partial<Record<TemplateScope, Environment>> = {};
+const compiled: Record<TemplateScope, Map<string, Template>> = { plain: new Map(), prompt: new Map() };
 
-function engine(): { nj: Nunjucks; env: Environment } {
-  if (!nunjucks || !environment) {
-    nunjucks = createRequire(import.meta.url)('nunjucks') as Nunjucks;
-    environment = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
-    environment.addFilter('load', (text: string) => JSON.parse(text));
+function engine(scope: TemplateScope = 'plain'): { nj: Nunjucks; env: Environment } {
+  nunjucks ??= createRequire(import.meta.url)('nunjucks') as Nunjucks;
+  let env = environments[scope];
+  if (!env) {
+    env = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
+    env.addFilter('load', (text: string) => JSON.parse(text));
+    environments[scope] = env;
   }
-  return { nj: nunjucks, env: environment };
+  return { nj: nunjucks, env };
 }
 
-function compile(template: string): Template {
-  const hit = compiled.get(template);
+function compile(template: string, scope: TemplateScope = 'plain'): Template {
+  const cache = compiled[scope];
+  const hit = cache.get(template);
   if (hit) {
     // Re-insert so the Map's insertion order doubles as least-recently-used order.
-    compiled.delete(template);
-    compiled.set(template, hit);
+    cache.delete(template);
+    cache.set(template, hit);
     return hit;
   }
-  const { nj, env } = engine();
+  const { nj, env } = engine(scope);
   let result: Template;
   try {
     result = new nj.Template(template, env, undefined, true);
   } catch (err) {
     throw new TemplateError(cleanMessage(err));
   }
-  compiled.set(template, result);
-  if (compiled.size > CACHE_LIMIT) {
-    const oldest = compiled.keys().next().value;
-    if (oldest !== undefined) compiled.delete(oldest);
+  cache.set(template, result);
+  if (cache.size > CACHE_LIMIT) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
   }
   return result;
 }
@@ -83,8 +93,8 @@ interface EnvironmentInternals {
  * Names the first filter or test a template uses that the environment lacks. Compiling cannot
  * tell: nunjucks looks filters up only when it renders, so an unknown one would fail every job.
  */
-function unknownName(template: string): string | undefined {
-  const { nj, env } = engine();
+function unknownName(template: string, scope: TemplateScope): string | undefined {
+  const { nj, env } = engine(scope);
   const internals = nj as unknown as NunjucksInternals;
   const envInternals = env as unknown as EnvironmentInternals;
   const ast = internals.parser.parse(template, envInternals.extensionsList, envInternals.opts);
@@ -107,16 +117,20 @@ function unknownName(template: string): string | undefined {
   return undefined;
 }
 
-const checked = new Map<string, string | undefined>();
+const checked: Record<TemplateScope, Map<string, string | undefined>> = {
+  plain: new Map(),
+  prompt: new Map(),
+};
 
 /**
- * Adds a filter every template can use from now on (promptfoo's `nunjucksFilters`). The
- * environment is shared by the process, so the last filter added under a name is the one used.
+ * Adds a filter the prompt templates can use from now on (promptfoo's `nunjucksFilters`; see
+ * {@link TemplateScope}). The environment is shared by the process, so the last filter added
+ * under a name is the one used.
  */
 export function addTemplateFilter(name: string, filter: (...args: unknown[]) => unknown): void {
-  engine().env.addFilter(name, filter);
+  engine('prompt').env.addFilter(name, filter);
   // A text checked before the filter existed was "unknown filter"; check again when asked.
-  checked.clear();
+  checked.prompt.clear();
 }
 
 /**
@@ -124,20 +138,21 @@ export function addTemplateFilter(name: string, filter: (...args: unknown[]) => 
  * is wrong with it: a syntax error or an unknown filter, as one line. Undefined when it is fine.
  * Suites repeat a few templates many times, so each distinct text is checked once.
  */
-export function checkTemplate(text: string): string | undefined {
+export function checkTemplate(text: string, scope: TemplateScope = 'plain'): string | undefined {
   if (!hasTemplateSyntax(text)) return undefined;
-  if (checked.has(text)) return checked.get(text);
+  const done = checked[scope];
+  if (done.has(text)) return done.get(text);
   let problem: string | undefined;
   try {
-    compile(text);
-    const unknown = unknownName(text);
+    compile(text, scope);
+    const unknown = unknownName(text, scope);
     if (unknown) problem = `template error: ${unknown}`;
   } catch (err) {
     problem = err instanceof TemplateError ? err.message : cleanMessage(err);
   }
   problem = problem?.replace(/\s*\n\s*/g, ' ');
-  if (checked.size >= CACHE_LIMIT) checked.delete(checked.keys().next().value as string);
-  checked.set(text, problem);
+  if (done.size >= CACHE_LIMIT) done.delete(done.keys().next().value as string);
+  done.set(text, problem);
   return problem;
 }
 
@@ -151,15 +166,15 @@ export function checkPromptTemplate(raw: string): string | undefined {
     // renderPrompt renders each string leaf on its own; the first broken one is the problem.
     const leaves: string[] = [];
     collectStrings(shape.json, leaves);
-    const problem = leaves.map(checkTemplate).find((p) => p !== undefined);
+    const problem = leaves.map((leaf) => checkTemplate(leaf)).find((p) => p !== undefined);
     // A failing leaf makes renderPrompt fall back to rendering the whole text; only when that
     // fails too is the prompt broken at run time.
-    if (problem === undefined || !shape.hasSyntax || checkTemplate(shape.wrapped) === undefined) {
+    if (problem === undefined || !shape.hasSyntax || checkTemplate(shape.wrapped, 'prompt') === undefined) {
       return undefined;
     }
     return problem;
   }
-  return shape.hasSyntax ? checkTemplate(shape.wrapped) : undefined;
+  return shape.hasSyntax ? checkTemplate(shape.wrapped, 'prompt') : undefined;
 }
 
 function collectStrings(value: unknown, out: string[]): void {
@@ -177,11 +192,16 @@ export function hasTemplateSyntax(text: string): boolean {
  * Renders a Nunjucks template against vars. Undefined vars render as ''; `env` (default: the
  * process environment) is visible as the global `env` unless a var of that name shadows it.
  */
-export function renderString(template: string, vars: Vars, env?: Env): string {
+export function renderString(
+  template: string,
+  vars: Vars,
+  env?: Env,
+  scope: TemplateScope = 'plain',
+): string {
   if (!hasTemplateSyntax(template)) return template;
-  const compiledTemplate = compile(template);
+  const compiledTemplate = compile(template, scope);
   // Rendering is synchronous, so setting the global just before the call cannot race.
-  engine().env.addGlobal('env', env ?? process.env);
+  engine(scope).env.addGlobal('env', env ?? process.env);
   try {
     return compiledTemplate.render(vars);
   } catch (err) {
@@ -294,11 +314,11 @@ export function renderPrompt(raw: string, vars: Vars, opts: RenderPromptOptions 
     for (const [key, value] of Object.entries(prepared)) {
       renderedVars[key] =
         typeof value === 'string' && hasTemplateSyntax(value) && !referencesUndefinedVars(value, prepared)
-          ? renderString(wrapPartialTags(value), prepared, env)
+          ? renderString(wrapPartialTags(value), prepared, env, 'prompt')
           : value;
     }
   }
-  return renderString(shape.wrapped, renderedVars, env);
+  return renderString(shape.wrapped, renderedVars, env, 'prompt');
 }
 
 interface TemplateShape {
@@ -353,5 +373,5 @@ export function renderAssertionValue(value: unknown, vars: Vars, env?: Env): unk
 
 /** Number of compiled templates held (for tests and diagnostics). */
 export function templateCacheSize(): number {
-  return compiled.size;
+  return compiled.plain.size + compiled.prompt.size;
 }

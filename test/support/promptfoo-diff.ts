@@ -62,7 +62,7 @@ type Json = any;
 const unstableReason = (reason: string): boolean => /\d+ms|latency|cost/i.test(reason);
 
 /** Configs whose rows are also compared for what they write (vars, prompt), not verdicts alone. */
-export const OUTPUT_CONFIGS = new Set(['output.yaml']);
+export const OUTPUT_CONFIGS = new Set(['output.yaml', 'conversation.yaml']);
 
 /** The rows of a promptfoo results JSON (promptfoo's own, or assay's `--output-format promptfoo`). */
 export function rowsOf(output: Json, opts: { outputs?: boolean } = {}): RowVerdict[] {
@@ -188,4 +188,47 @@ function sortKeys(v: unknown): unknown {
         .map(([k, x]) => [k, sortKeys(x)]),
     );
   return v;
+}
+
+/** A promptfoo result row as test/fixtures/promptfoo-fidelity/ keeps it: what both tools write, without ids, timings and stack traces. */
+export interface TrimmedRow {
+  description: unknown;
+  prompt: { raw: unknown; label: unknown };
+  vars: unknown;
+  output?: unknown;
+  success: unknown;
+  score: unknown;
+  failureReason: unknown;
+  error?: string;
+  namedScores: unknown;
+  components: { type: unknown; pass: unknown; score: unknown; reason: unknown }[];
+}
+
+/** Trims one row of a promptfoo results JSON (promptfoo's own, or assay's `--output-format promptfoo`). */
+export function trimRow(r: Json): TrimmedRow {
+  const error =
+    typeof r.error === 'string' && r.error !== ''
+      ? r.error
+          .split('\n')
+          .filter((l: string) => !/^\s+at /.test(l))
+          .map((l: string) => l.trim())
+          .join(' ')
+      : undefined;
+  return {
+    description: r.testCase?.description,
+    prompt: { raw: r.prompt?.raw, label: r.prompt?.label },
+    vars: r.vars,
+    output: r.response?.output,
+    success: r.success,
+    score: r.score,
+    failureReason: r.failureReason,
+    ...(error ? { error } : {}),
+    namedScores: r.namedScores,
+    components: (r.gradingResult?.componentResults ?? []).map((c: Json) => ({
+      type: c.assertion?.type,
+      pass: c.pass,
+      score: c.score,
+      reason: c.reason,
+    })),
+  };
 }

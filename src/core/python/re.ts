@@ -6,9 +6,13 @@
 // Flags (re.IGNORECASE, MULTILINE, DOTALL, ASCII, or the same as global inline flags `(?i)` at the
 // start) change what `.`, `^`, `$` and the categories emit.
 // Verbose mode (re.X, `(?x)`) drops whitespace and `#` comments outside sets before parsing.
-// Not reproduced (PyRegexUnsupported): scoped inline flags `(?i:…)`, conditional groups, `\N{name}`, and a
-// backreference to a group that may not take part in the match (JavaScript matches the empty
-// string there, Python fails).
+// Scoped inline flags (`a(?i:b)`, `(?-i:…)`, `(?s:…)`, `(?m:…)`, `(?a:…)`) change what their body
+// emits; where case is ignored in part of the pattern only, literals and sets list their case
+// variants (Node 20 has no scoped regex modifiers).
+// Not reproduced (PyRegexUnsupported): a scoped verbose flag `(?x:…)`, a backreference or a set
+// range of more than 5,000 characters where case is ignored in part of the pattern, conditional
+// groups, `\N{name}`, and a backreference to a group that may not take part in the match
+// (JavaScript matches the empty string there, Python fails).
 
 import {
   ANCHORS,
@@ -38,6 +42,57 @@ export interface PyRegexFlags {
 }
 
 const VERBOSE_SPACE = '\t\n\v\f\r ';
+
+/** The inline flag letters of sre_parse (`t`, TEMPLATE, is a global flag and refused in a scope). */
+const FLAG_LETTERS = 'aiLmsuxt';
+
+/** The largest set range whose case variants are listed one by one (a scoped `i` flag). */
+const CASE_RANGE_LIMIT = 5000;
+
+/** Characters whose case class has members that simple upper/lower mapping does not reach. */
+const CASE_EXTRAS: Record<number, number[]> = {};
+for (const group of [
+  'kK\u212a',
+  'sS\u017f',
+  '\u00e5\u00c5\u212b',
+  '\u03c3\u03c2\u03a3',
+  '\u03b2\u03d0\u0392',
+  '\u03b5\u03f5\u0395',
+  '\u03b8\u03d1\u03f4\u0398',
+  '\u03b9\u0345\u1fbe\u0399',
+  '\u03ba\u03f0\u039a',
+  '\u03bc\u00b5\u039c',
+  '\u03c0\u03d6\u03a0',
+  '\u03c1\u03f1\u03a1',
+  '\u03c6\u03d5\u03a6',
+  '\u03c9\u2126\u03a9',
+  '\u1e61\u1e9b\u1e60',
+  '\u00df\u1e9e',
+]) {
+  const cps = [...group].map((ch) => ch.codePointAt(0)!);
+  for (const cp of cps) CASE_EXTRAS[cp] = cps;
+}
+
+const caseCache = new Map<number, number[]>();
+
+/** The code points a `u`+`i` JavaScript regex treats as `cp` (the regex's own test decides). */
+function caseVariants(cp: number): number[] {
+  const hit = caseCache.get(cp);
+  if (hit) return hit;
+  const ch = String.fromCodePoint(cp);
+  const candidates = new Set<number>([cp, ...(CASE_EXTRAS[cp] ?? [])]);
+  for (const t of [
+    ch.toLowerCase(),
+    ch.toUpperCase(),
+    ch.toUpperCase().toLowerCase(),
+    ch.toLowerCase().toUpperCase(),
+  ])
+    if ([...t].length === 1) candidates.add(t.codePointAt(0)!);
+  const same = new RegExp(`^${lit(cp)}$`, 'iu');
+  const out = [...candidates].filter((c) => same.test(String.fromCodePoint(c))).sort((a, b) => a - b);
+  caseCache.set(cp, out);
+  return out;
+}
 
 /**
  * A verbose pattern with its whitespace and `#…` comments removed where sre_parse skips them
@@ -109,12 +164,23 @@ class Parser {
   /** Groups numbered from here on were defined inside the lookbehind being parsed. */
   private lookbehindFrom: number | undefined;
 
-  readonly flags: PyRegexFlags;
+  flags: PyRegexFlags;
+  /**
+   * Case is ignored in only part of the pattern (a scoped `i` flag): JavaScript (Node 20) has no
+   * scoped modifiers, so the regex gets no `i` flag and each literal lists its case variants.
+   */
+  readonly caseByHand: boolean;
 
   constructor(source: string, flags: PyRegexFlags = {}) {
     this.chars = [...source];
     this.flags = { ...flags };
     this.globalFlags();
+    // By hand also where re.A meets re.I: Python then folds ASCII letters only, where a `u`+`i`
+    // regex would let the long s and the Kelvin sign match `s` and `k`.
+    this.caseByHand =
+      /\(\?[aiLmsuxt]*-?[aiLmsuxt]*i[aiLmsuxt]*:|\(\?[aiLmsuxt]*-[aiLmsuxt]*i/.test(source) ||
+      (this.flags.ignoreCase === true &&
+        (this.flags.ascii === true || /\(\?[aiLmsuxt]*a[aiLmsuxt]*(?:-[aiLmsuxt]*)?:/.test(source)));
     if (this.flags.verbose)
       this.chars = [...this.chars.slice(0, this.pos), ...stripVerbose(this.chars.slice(this.pos))];
   }
@@ -286,7 +352,7 @@ class Parser {
       case '\\':
         return this.escape(start);
       default:
-        return { js: lit(ch.codePointAt(0)!), min: 1, max: 1, kind: 'item' };
+        return { js: this.literal(ch.codePointAt(0)!), min: 1, max: 1, kind: 'item' };
     }
   }
 
@@ -325,14 +391,8 @@ class Parser {
           return this.backref(n, this.pos - [...ref].length - 1);
         } else this.error(`unknown extension ?P${d ?? ''}`, start + 1);
       } else if (c === '(') throw new PyRegexUnsupported('conditional groups (?(…)…|…)');
-      else if ('aiLmsux-'.includes(c)) {
-        // Global flags were taken at the start; here Python 3.11 refuses them, or they are scoped.
-        let j = this.pos;
-        while (j < this.chars.length && 'aiLmsux'.includes(this.chars[j])) j++;
-        if (c !== '-' && this.chars[j] === ')')
-          this.error('global flags not at the start of the expression', start);
-        throw new PyRegexUnsupported('scoped inline flags (?…:…)');
-      } else this.error(`unknown extension ?${c}`, start + 1);
+      else if (FLAG_LETTERS.includes(c) || c === '-') return this.scopedFlags(c, start);
+      else this.error(`unknown extension ?${c}`, start + 1);
     }
     let index: number | undefined;
     if (capture) {
@@ -361,6 +421,91 @@ class Parser {
     return { js: `(?:${body.js})`, min: body.min, max: body.max, kind: 'item' };
   }
 
+  /**
+   * `(?aimsux-imsx:…)`, read as sre_parse's _parse_flags reads it (with its errors), the body
+   * parsed under the changed flags. Global flags here (`(?i)` after the start) are Python 3.11's
+   * error. A scoped verbose flag is not reproduced (verbose mode is applied to the whole text).
+   */
+  private scopedFlags(first: string, start: number): Node {
+    const on = new Set<string>();
+    const off = new Set<string>();
+    const TYPE = 'aLu';
+    let c: string | undefined = first;
+    if (c !== '-') {
+      for (;;) {
+        if (c === 'L') this.error("bad inline flags: cannot use 'L' flag with a str pattern");
+        on.add(c);
+        if (TYPE.includes(c) && [...on].filter((f) => TYPE.includes(f)).length > 1)
+          this.error("bad inline flags: flags 'a', 'u' and 'L' are incompatible");
+        c = this.chars[this.pos++];
+        if (c === undefined) {
+          this.pos--;
+          this.error('missing -, : or )');
+        }
+        if (')-:'.includes(c)) break;
+        if (!FLAG_LETTERS.includes(c))
+          this.error(/\p{L}/u.test(c) ? 'unknown flag' : 'missing -, : or )', this.pos - 1);
+      }
+    }
+    if (c === ')') this.error('global flags not at the start of the expression', start);
+    if (on.has('t')) this.error('bad inline flags: cannot turn on global flag', this.pos - 1);
+    if (c === '-') {
+      c = this.chars[this.pos++];
+      if (c === undefined) {
+        this.pos--;
+        this.error('missing flag');
+      }
+      if (!FLAG_LETTERS.includes(c))
+        this.error(/\p{L}/u.test(c) ? 'unknown flag' : 'missing flag', this.pos - 1);
+      for (;;) {
+        if (TYPE.includes(c)) this.error("bad inline flags: cannot turn off flags 'a', 'u' and 'L'");
+        off.add(c);
+        c = this.chars[this.pos++];
+        if (c === undefined) {
+          this.pos--;
+          this.error('missing :');
+        }
+        if (c === ':') break;
+        if (!FLAG_LETTERS.includes(c))
+          this.error(/\p{L}/u.test(c) ? 'unknown flag' : 'missing :', this.pos - 1);
+      }
+    }
+    if (off.has('t')) this.error('bad inline flags: cannot turn off global flag', this.pos - 1);
+    if ([...on].some((f) => off.has(f))) this.error('bad inline flags: flag turned on and off', this.pos - 1);
+    if (on.has('x') || off.has('x')) throw new PyRegexUnsupported('a scoped verbose flag (?x:…)');
+    const outer = this.flags;
+    const scoped: PyRegexFlags = { ...outer };
+    const set = (letter: string, key: 'ignoreCase' | 'multiline' | 'dotAll' | 'ascii', value: boolean) => {
+      if (on.has(letter) || off.has(letter)) scoped[key] = value && on.has(letter);
+    };
+    set('i', 'ignoreCase', true);
+    set('m', 'multiline', true);
+    set('s', 'dotAll', true);
+    if (on.has('a')) scoped.ascii = true;
+    this.flags = scoped;
+    const body = this.alternation();
+    this.flags = outer;
+    if (this.peek() !== ')') this.error('missing ), unterminated subpattern', start);
+    this.pos++;
+    return { js: `(?:${body.js})`, min: body.min, max: body.max, kind: 'item' };
+  }
+
+  /** The case variants of a code point where case is ignored: ASCII letters only under re.A. */
+  private variants(cp: number): number[] {
+    if (!this.flags.ascii) return caseVariants(cp);
+    const ch = String.fromCodePoint(cp);
+    return /^[A-Za-z]$/.test(ch)
+      ? [ch.toUpperCase().codePointAt(0)!, ch.toLowerCase().codePointAt(0)!]
+      : [cp];
+  }
+
+  /** A literal code point, with its case variants when case is ignored here and the regex has no `i` flag. */
+  private literal(cp: number): string {
+    if (!this.caseByHand || !this.flags.ignoreCase) return lit(cp);
+    const variants = this.variants(cp);
+    return variants.length === 1 ? lit(cp) : `[${variants.map(lit).join('')}]`;
+  }
+
   private groupName(end: string): string {
     const from = this.pos;
     let name = '';
@@ -382,6 +527,8 @@ class Parser {
       throw new PyRegexUnsupported(
         `a reference to group ${n}, which may not take part in the match (Python then fails; JavaScript matches empty)`,
       );
+    if (this.caseByHand && this.flags.ignoreCase)
+      throw new PyRegexUnsupported('a backreference where case is ignored in part of the pattern');
     return { js: `\\k<p${n}>`, min: width.min, max: width.max, kind: 'item' };
   }
 
@@ -425,8 +572,8 @@ class Parser {
     const cat = (this.flags.ascii ? ASCII_CATEGORIES : CATEGORIES)[c];
     if (cat) return item(`[${cat.negated ? '^' : ''}${cat.set}]`);
     const common = this.commonEscape(c, start);
-    if (common !== undefined) return item(lit(common));
-    if (c === '0') return item(lit(this.octal(c, start)));
+    if (common !== undefined) return item(this.literal(common));
+    if (c === '0') return item(this.literal(this.octal(c, start)));
     if (DIGITS.includes(c)) {
       const d = this.peek();
       if (d !== undefined && DIGITS.includes(d)) {
@@ -435,7 +582,7 @@ class Parser {
           this.pos += 2;
           const cp = Number.parseInt(c + d + e, 8);
           if (cp > 0o377) this.error(`octal escape value \\${c}${d}${e} outside of range 0-0o377`, start);
-          return item(lit(cp));
+          return item(this.literal(cp));
         }
         this.pos++;
         return this.groupRef(Number(c + d), start);
@@ -443,7 +590,7 @@ class Parser {
       return this.groupRef(Number(c), start);
     }
     if (/^[A-Za-z]$/.test(c)) this.error(`bad escape \\${c}`, start);
-    return item(lit(c.codePointAt(0)!));
+    return item(this.literal(c.codePointAt(0)!));
   }
 
   private groupRef(n: number, start: number): Node {
@@ -476,9 +623,20 @@ class Parser {
         if (typeof lo !== 'number' || typeof hi !== 'number') this.error(`bad character range ${text}`, at);
         if (hi < lo) this.error(`bad character range ${text}`, at);
         members.push(`${lit(lo)}-${lit(hi)}`);
+        if (this.caseByHand && this.flags.ignoreCase) {
+          if (hi - lo > CASE_RANGE_LIMIT)
+            throw new PyRegexUnsupported(
+              `a range of more than ${CASE_RANGE_LIMIT} characters where case is ignored in part of the pattern`,
+            );
+          for (let cp = lo; cp <= hi; cp++)
+            for (const v of this.variants(cp)) if (v < lo || v > hi) members.push(lit(v));
+        }
         continue;
       }
-      if (typeof lo === 'number') members.push(lit(lo));
+      if (typeof lo === 'number')
+        members.push(
+          this.caseByHand && this.flags.ignoreCase ? this.variants(lo).map(lit).join('') : lit(lo),
+        );
       else if (lo.negated) negatedCats.push(lo.set);
       else members.push(lo.set);
     }
@@ -516,7 +674,7 @@ export function compilePyRegex(source: string, flags: PyRegexFlags = {}): RegExp
   const parser = new Parser(source, flags);
   const js = parser.parse();
   try {
-    return new RegExp(js, parser.flags.ignoreCase ? 'iu' : 'u');
+    return new RegExp(js, parser.flags.ignoreCase && !parser.caseByHand ? 'iu' : 'u');
   } catch (err) {
     throw new PyRegexUnsupported(`a pattern assay could not translate (${(err as Error).message})`);
   }

@@ -16,7 +16,13 @@ import { readDoc } from './documents.js';
 import { gatePaths } from './judge.js';
 import type { ApastraNative } from './native.js';
 import { normalizeScorecard } from './normalize.js';
-import { comparePolicy, PolicyError, type RegressionOutcome, renderRegression } from './policy.js';
+import {
+  comparePolicy,
+  PolicyError,
+  type RegressionOutcome,
+  renderRegression,
+  sideProblem,
+} from './policy.js';
 import { gatherRun } from './report.js';
 import { schemaProblems } from './schemas.js';
 
@@ -92,7 +98,8 @@ export async function readSide(path: string): Promise<PolicySide> {
           ['scorecard', scorecard],
           ['manifest', new Map<string, PyValue>([['total_cost', new PyFloat(cost)]])],
         ]),
-        ref: abs,
+        // compare.py's report names its inputs as its command line gave them; so does assay's.
+        ref: path,
         runDir: abs,
       };
     }
@@ -111,10 +118,10 @@ export async function readSide(path: string): Promise<PolicySide> {
         ['scorecard', readJson(card)],
         ['manifest', manifest],
       ]),
-      ref: card,
+      ref: join(path, 'scorecard.json'),
     };
   }
-  return { doc: readJson(abs), ref: abs };
+  return { doc: readJson(abs), ref: path };
 }
 
 /** Reads and checks a regression policy file (apastra's schema). */
@@ -132,12 +139,24 @@ export function readPolicy(path: string): PyValue {
   return doc.py;
 }
 
-/** compare.py on two sides; a policy it would crash on is bad input. */
+/** compare.py on two sides; a document or policy it would crash on is bad input. */
 export function policyOutcome(
   baseline: PolicySide,
   candidate: PolicySide,
   policy: PyValue,
 ): RegressionOutcome {
+  for (const [side, role] of [
+    [candidate, 'candidate'],
+    [baseline, 'baseline'],
+  ] as const) {
+    const problem = sideProblem(side.doc, role);
+    if (problem)
+      throw new InputError({
+        file: side.ref,
+        message: `not an apastra scorecard (${role}): ${problem}`,
+        severity: 'error',
+      });
+  }
   try {
     return comparePolicy(candidate.doc, baseline.doc, policy, {
       candidate: candidate.ref,

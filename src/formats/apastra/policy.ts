@@ -54,6 +54,37 @@ function totalCost(doc: PyValue): PyValue {
   return fallback;
 }
 
+/** A JSON value's kind, as a message names it. */
+function kindOf(v: PyValue | undefined): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return 'a string';
+  if (typeof v === 'boolean' || isNum(v)) return 'a number';
+  return 'an object';
+}
+
+/**
+ * What compare.py would crash on in one side's document (it calls `.get` on each level and
+ * subtracts the costs), as a sentence; undefined when it reads. Only the candidate's
+ * `flake_rates` are read.
+ */
+export function sideProblem(doc: PyValue, side: 'candidate' | 'baseline'): string | undefined {
+  if (!(doc instanceof Map))
+    return `expected a JSON object (an apastra scorecard, or one wrapped as {"scorecard": …}), got ${kindOf(doc)}`;
+  const wrapped = doc.has('scorecard');
+  const outer = wrapped ? doc.get('scorecard') : doc;
+  if (!(outer instanceof Map)) return `"scorecard" must be an object, got ${kindOf(outer)}`;
+  for (const key of side === 'candidate' ? ['normalized_metrics', 'flake_rates'] : ['normalized_metrics']) {
+    if (outer.has(key) && !(outer.get(key) instanceof Map))
+      return `"${wrapped ? 'scorecard.' : ''}${key}" must be an object, got ${kindOf(outer.get(key))}`;
+  }
+  if (doc.has('manifest') && !(doc.get('manifest') instanceof Map))
+    return `"manifest" must be an object, got ${kindOf(doc.get('manifest'))}`;
+  const cost = totalCost(doc);
+  if (!isNum(cost)) return `"total_cost" must be a number, got ${kindOf(cost)}`;
+  return undefined;
+}
+
 /** One evidence entry of the report. */
 export type Evidence = Map<string, PyValue>;
 

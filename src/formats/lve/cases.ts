@@ -104,8 +104,19 @@ function format(
   }
 }
 
-/** LVE's fill_prompt, then the core messages: images as content parts, holes as null assistant messages. */
-function fillPrompt(messages: LveMessage[], params: Map<string, PyValue>, where: string): Message[] {
+/**
+ * LVE's fill_prompt, then the core messages: images as content parts, holes as null assistant
+ * messages. A prompt that ends with an assistant message with content and has no hole asks the
+ * model nothing: LVE's checker reads that message as the response. With `prefill`, such a prompt
+ * comes back with that message as its one hole and its text in `prefill.text` (the case answers
+ * it itself); without, it is refused.
+ */
+function fillPrompt(
+  messages: LveMessage[],
+  params: Map<string, PyValue>,
+  where: string,
+  prefill?: { text?: string },
+): Message[] {
   const out: Message[] = messages.map((m, i) => {
     if (m.role === 'assistant') {
       const msg: Message = { role: 'assistant', content: m.content };
@@ -123,7 +134,10 @@ function fillPrompt(messages: LveMessage[], params: Map<string, PyValue>, where:
   });
   const last = out[out.length - 1];
   if (last.role !== 'assistant') out.push({ role: 'assistant', content: null, variable: 'response' });
-  else if (!out.some((m) => m.role === 'assistant' && m.content === null))
+  else if (!out.some((m) => m.role === 'assistant' && m.content === null) && prefill) {
+    prefill.text = typeof last.content === 'string' ? last.content : '';
+    out[out.length - 1] = { ...last, content: null };
+  } else if (!out.some((m) => m.role === 'assistant' && m.content === null))
     throw new CaseProblem(
       `${where}: the prompt ends with an assistant message that has content, so LVE asks the model nothing; give it "content": null to have it answered`,
     );
@@ -238,13 +252,14 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
     metadata,
     source,
   };
+  const prefill: { text?: string } = {};
   try {
     const conversations: Conversation[] = test.multiRun
       ? test.multiRun.map((e) => ({
           messages: fillPrompt(e.messages, params, `multi_run_prompt "${e.name}"`),
           ...(e.repetitions > 1 ? { repetitions: e.repetitions } : {}),
         }))
-      : [{ messages: fillPrompt(test.prompt ?? [], params, 'prompt') }];
+      : [{ messages: fillPrompt(test.prompt ?? [], params, 'prompt', prefill) }];
     // Checker arguments: every string formatted with all the instance's args (model args too).
     const checkerArgs = new Map<string, PyValue>();
     for (const [k, v] of test.checkerArgs)
@@ -281,6 +296,11 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
     if (ref.replay)
       Object.assign(base, recordedAnswers(instance.response, conversations, test.multiRun !== undefined));
     else if (ref.dummy) Object.assign(base, dummyAnswers(modelArgs, conversations));
+    // Nothing to ask the model: LVE's checker sees the prompt's own last message as the response.
+    if (prefill.text !== undefined) {
+      base.providerOutput = prefill.text;
+      delete base.recordedRuns;
+    }
   } catch (err) {
     if (!(err instanceof CaseProblem)) throw err;
     base.error = err.message;

@@ -102,6 +102,10 @@ function regexFlags(v: PyValue | undefined): PyRegexFlags {
 
 type Check = (ctx: CheckContext) => boolean | Promise<boolean>;
 
+/** LVE's own error for a multi-run checker on a plain `prompt`. */
+const MULTI_ON_PLAIN =
+  "a multi-run checker needs a multi_run_prompt (LVE raises: invoke_check() got an unexpected keyword argument 'score_callback')";
+
 const BUILTIN: Record<string, Check> = {
   RegexChecker(ctx) {
     const re = compile(stringArg(ctx, 'pattern'), regexFlags(ctx.args.get('flags')));
@@ -148,8 +152,9 @@ const BUILTIN: Record<string, Check> = {
     });
   },
   MultiRunLambdaChecker(ctx) {
-    if (ctx.runs.length === 0)
-      throw new ScorerInputError('a multi-run checker needs the runs of a multi_run_prompt');
+    // On a plain prompt LVE's run() passes score_callback to the multi-run invoke_check, which
+    // takes none: the run stops there, with no verdict.
+    if (!ctx.multi || ctx.runs.length === 0) throw new ScorerInputError(MULTI_ON_PLAIN);
     const responses = ctx.runs.map((run) => {
       const last = run[run.length - 1];
       if (last?.role !== 'assistant') throw new ScorerInputError('a run does not end with an answer');

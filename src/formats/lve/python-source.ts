@@ -193,12 +193,14 @@ def _messages(raw):
 
 
 def _verdict(value, what):
+    # LVE records the value as TestInstance.passed, a pydantic bool: the caller applies pydantic's
+    # lax rules to the scalars returned here.
     if isinstance(value, bool):
         return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
     if type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"):
         return bool(value)
+    if value is None or isinstance(value, (int, float, str)):
+        return value
     raise TypeError("%s returned %r, not a bool (LVE records it as the instance's passed)" % (what, value))
 
 
@@ -223,6 +225,9 @@ def main(request):
         cls = _Registry.checkers.get(request["checker"])
     if cls is None:
         raise LookupError("no class %s in %s" % (request["checker"], ", ".join(request["files"])))
+    if not request.get("multi") and cls.is_multi_run():
+        # LVE's run() passes score_callback, which the multi-run invoke_check does not take.
+        raise TypeError("a multi-run checker needs a multi_run_prompt (LVE raises: invoke_check() got an unexpected keyword argument 'score_callback')")
     checker = cls(**json.loads(request["args"]))
     if request.get("multi"):
         prompt_out = [_messages(run) for run in request["runs"]]

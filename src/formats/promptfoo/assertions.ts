@@ -164,7 +164,17 @@ function resolveType(
     errorAt(ctx, where, `${context}: assertion type "${written}" ${refusal}`);
     return undefined;
   }
-  if (isPromptfooAssertionType(written) || written === 'and' || written === 'or') {
+  if (written === 'and' || written === 'or') {
+    // Not promptfoo types: promptfoo 0.123.1 accepts the config and fails every row of the test
+    // ("Unknown assertion type: and"); assay says so before the run.
+    errorAt(
+      ctx,
+      where,
+      `${context}: assertion type "${written}" is not a promptfoo type (promptfoo fails each row with "Unknown assertion type: ${written}"); group assertions with "assert-set"`,
+    );
+    return undefined;
+  }
+  if (isPromptfooAssertionType(written)) {
     errorAt(
       ctx,
       where,
@@ -199,9 +209,20 @@ const KNOWN_FIELDS = [
 ];
 
 /** Reports a template that would fail when rendered; true when it is fine. */
+/** Whether a text renders only with the config's `nunjucksFilters`, which promptfoo gives to prompts alone. */
+function usesPromptFilter(text: string): boolean {
+  return (
+    checkTemplate(text)?.includes('unknown filter') === true && checkTemplate(text, 'prompt') === undefined
+  );
+}
+
 function templateOk(ctx: LoadContext, text: string, where: Where, name: string): boolean {
   const problem = checkTemplate(text);
-  if (problem) errorAt(ctx, where, `${name}: ${problem}`);
+  // promptfoo renders assertion values without the config's `nunjucksFilters` (every row of
+  // such a test is an error there); assay refuses it before the run and says why.
+  const promptOnly =
+    problem && usesPromptFilter(text) ? ' (`nunjucksFilters` apply to prompts only, as in promptfoo)' : '';
+  if (problem) errorAt(ctx, where, `${name}: ${problem}${promptOnly}`);
   return problem === undefined;
 }
 
@@ -283,6 +304,14 @@ export function parseAssertion(
     if (typeof raw.metric !== 'string') {
       errorAt(ctx, at(['metric']), `assertion \`metric\` must be a string, got ${brief(raw.metric)}`);
       ok = false;
+    } else if (usesPromptFilter(raw.metric)) {
+      // promptfoo cannot render it either (no `nunjucksFilters` there) and keeps the name as written.
+      warnAt(
+        ctx,
+        at(['metric']),
+        `${context}.metric: \`nunjucksFilters\` apply to prompts only, so the metric is named ${JSON.stringify(raw.metric)} as written (as in promptfoo)`,
+      );
+      spec.metric = raw.metric;
     } else if (templateOk(ctx, raw.metric, at(['metric']), `${context}.metric`)) spec.metric = raw.metric;
     else ok = false;
   }

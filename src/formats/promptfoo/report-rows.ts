@@ -195,11 +195,16 @@ function testOptions(options: CaseOptions | undefined): Record<string, unknown> 
 }
 
 /** promptfoo's `testCase`: the test after defaultTest was merged in, every assertion listed. */
-function testCaseOf(r: JobResult): Record<string, unknown> {
+function testCaseOf(r: JobResult, threadVar: string | undefined): Record<string, unknown> {
   const testCase: Record<string, unknown> = {};
   if (r.description !== undefined) testCase.description = r.description;
-  // promptfoo reads `file://` vars when it renders, so its test keeps the references.
-  testCase.vars = r.varsAsWritten ?? r.vars;
+  // promptfoo reads `file://` vars when it renders, so its test keeps the references. The thread's
+  // earlier turns (`_conversation`) are the engine's, not the test's: promptfoo writes no such var.
+  const vars = r.varsAsWritten ?? r.vars;
+  if (threadVar !== undefined && vars && threadVar in vars) {
+    const { [threadVar]: _turns, ...own } = vars;
+    testCase.vars = own;
+  } else testCase.vars = vars;
   testCase.assert = r.asserts ? r.asserts.map(promptfooAssertion) : r.verdicts.map(verdictAssertion);
   testCase.options = testOptions(r.caseOptions);
   testCase.metadata = r.metadata ?? {};
@@ -238,6 +243,8 @@ export function promptfooResult(
     repeat: number;
     provider: { id: string; label: string };
     promptConfig?: Record<string, unknown>;
+    /** The prompt's thread var (manifest), left out of the vars written. */
+    threadVar?: string;
   },
 ): Record<string, unknown> {
   const { success, failureReason, error } = outcomeOf(r);
@@ -251,7 +258,7 @@ export function promptfooResult(
   response.latencyMs = r.latencyMs;
   const gradingResult = gradingResultOf(r, success);
   // promptfoo sanitises these three before writing them (sanitize.ts); `vars` is the test's vars.
-  const testCase = sanitizeForPromptfoo(testCaseOf(r));
+  const testCase = sanitizeForPromptfoo(testCaseOf(r, ctx.threadVar));
   const prompt = sanitizeForPromptfoo({
     raw: r.prompt.text,
     label: r.promptLabel,

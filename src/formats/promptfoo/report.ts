@@ -139,6 +139,7 @@ export async function writePromptfooJson(runDir: string, out: WriteStream): Prom
     }),
   );
   const promptConfigs = new Map(manifest.suite.prompts.map((p) => [p.id, p.config]));
+  const threadVars = new Map(manifest.suite.prompts.map((p) => [p.id, p.threadVar]));
   const stats = { successes: 0, failures: 0, errors: 0, tokenUsage: emptyTokens() };
   await put(
     out,
@@ -153,6 +154,7 @@ export async function writePromptfooJson(runDir: string, out: WriteStream): Prom
       repeat: manifest.options.repeat,
       provider: providers.get(r.providerId) ?? { id: r.providerId, label: '' },
       promptConfig: promptConfigs.get(r.promptId),
+      threadVar: threadVars.get(r.promptId),
     });
     const column = columns.get(id);
     if (column) addToColumn(column, r, row);

@@ -11,6 +11,7 @@ import { keywordRecallScorer } from './keyword-recall.js';
 import { lengthScorer } from './length.js';
 import { levenshteinScorer } from './levenshtein.js';
 import { markdownElementsScorer } from './markdown.js';
+import { meteorScorer } from './meteor.js';
 import { multipleChoiceScorer } from './multiple-choice.js';
 import { pyContainsAnyScorer, pyContainsScorer, pyEqualsScorer } from './python-text.js';
 import { refusalScorer } from './refusal.js';
@@ -26,6 +27,7 @@ export const textScorers: readonly Scorer[] = [
   levenshteinScorer,
   rougeNScorer,
   ...overlapScorers,
+  meteorScorer,
   wordCountScorer,
   refusalScorer,
   keywordRecallScorer,

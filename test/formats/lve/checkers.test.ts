@@ -42,6 +42,8 @@ async function check(name: string, call: Call): Promise<ScoreResult> {
         params: call.params ?? '{}',
         ...(call.expect !== undefined ? { expect: call.expect } : {}),
         ...(call.files ? { files: call.files } : {}),
+        // Runs come from a multi_run_prompt.
+        ...(call.runs ? { multi: true } : {}),
       },
     },
     vars: {},

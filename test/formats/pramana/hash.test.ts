@@ -154,3 +154,46 @@ describe('pramana result hash', () => {
     );
   });
 });
+
+describe('assay hash: the answers of pramana hash_suite on edge files (fixtures/pramana/hash-edges.json)', () => {
+  // Recorded by generate-hash-edges.py with pramana's own hash.py: a hash, or the exception raised.
+  const edges = JSON.parse(readFileSync(fixture('pramana', 'hash-edges.json'), 'utf8')) as Record<
+    string,
+    { text: string; hash?: string; error?: string }
+  >;
+  for (const [name, edge] of Object.entries(edges)) {
+    it(`${name}: ${edge.hash ? 'the same hash' : `no hash (pramana raises ${edge.error?.split(':')[0]}), exit 2`}`, async () => {
+      const { dir, cleanup } = tempDir();
+      try {
+        const file = join(dir, 'suite.jsonl');
+        writeFileSync(file, edge.text);
+        const r = await runCli(['hash', file], { env: cleanEnv });
+        if (edge.hash) {
+          assert.equal(r.code, 0, r.stderr);
+          assert.equal(r.stdout, `${edge.hash}\n`);
+          assert.match(r.stderr, /not a runnable suite; pramana's hash of its lines/);
+        } else {
+          assert.equal(r.code, 2, r.stdout);
+          assert.equal(r.stdout, '');
+        }
+      } finally {
+        cleanup();
+      }
+    });
+  }
+
+  it('a pramana tier with integer ids says why it does not run before its hash', async () => {
+    const { dir, cleanup } = tempDir();
+    try {
+      const file = join(dir, 'ints.jsonl');
+      writeFileSync(file, edges['pramana tier with int ids'].text);
+      const r = await runCli(['hash', file], { env: cleanEnv });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /ints\.jsonl:1:.*id/);
+      const ev = await runCli(['eval', file, '-p', 'echo'], { env: cleanEnv });
+      assert.equal(ev.code, 2, 'pramana itself refuses to run it (pydantic: id must be a string)');
+    } finally {
+      cleanup();
+    }
+  });
+});

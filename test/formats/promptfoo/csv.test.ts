@@ -111,12 +111,12 @@ describe('CSV rows (§3)', () => {
 
   it('validates __expected types like any assertion', async () => {
     const diags = await errorsOf(CONFIG, {
-      't.csv': 'q,__expected\na,meteor:hello\nb,classifier:positive\n',
+      't.csv': 'q,__expected\na,trace-span-count:hello\nb,classifier:positive\n',
     });
     assert.deepEqual(
       diags.map((d) => `${d.line} ${d.message}`),
       [
-        '2 tests[0].assert[0]: assertion type "meteor" is a promptfoo type assay does not support yet',
+        '2 tests[0].assert[0]: assertion type "trace-span-count" is a promptfoo type assay does not support yet',
         '3 tests[1].assert[0]: assertion type "classifier" needs a HuggingFace text-classification provider, which assay does not have',
       ],
     );

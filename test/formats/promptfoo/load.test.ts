@@ -301,7 +301,7 @@ tests:
     assert:
       - type: moderation
         value: [harassment]
-      - type: not-meteor
+      - type: not-trace-span-count
         value: x
       - type: human
         value: best
@@ -310,7 +310,7 @@ tests:
       diags.map((d) => d.message),
       [
         'tests[0].assert[0]: assertion type "moderation" needs a moderation API (OpenAI\'s /moderations or LlamaGuard on Replicate), which assay does not call',
-        'tests[0].assert[1]: assertion type "not-meteor" is a promptfoo type assay does not support yet',
+        'tests[0].assert[1]: assertion type "not-trace-span-count" is a promptfoo type assay does not support yet',
         'tests[0].assert[2]: assertion type "human" is a promptfoo type assay does not support yet',
       ],
     );

@@ -2,9 +2,11 @@
 // scripted grader, each assertion's verdict compared with promptfoo 0.123.1's, recorded in
 // expected.json by scripts/promptfoo-diff.js --record. One test per config and verdict class.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { rubyExecutable } from '../../../src/scorers/code/ruby.js';
 import { runCli } from '../../support/cli.js';
 import { type MockServer, startMockServer } from '../../support/mock-openai.js';
 import {
@@ -34,6 +36,12 @@ after(async () => {
  * (score 0) and an `error` in assay (errors are not failures; README, "Model-graded assertions").
  */
 const UNREADABLE = new Set(['rag-unreadable: context-faithfulness verdicts other than yes/no']);
+
+/** Configs that need an interpreter besides Node: skipped (and said so) when it is not installed. */
+const rubyMissing = spawnSync(rubyExecutable(), ['-v']).status !== 0;
+const NEEDS = new Map([
+  ['ruby.yaml', rubyMissing ? `no Ruby interpreter ("${rubyExecutable()}")` : undefined],
+]);
 
 const assayRuns = new Map<string, Promise<RowVerdict[]>>();
 function runAssay(config: string): Promise<RowVerdict[]> {
@@ -76,7 +84,9 @@ describe('promptfoo 0.123.1 differential: same configs, same grader replies, sam
     const classes = [...new Set(rows.map((r) => classOf(r.description)))];
     for (const cls of classes) {
       const want = rows.filter((r) => classOf(r.description) === cls);
-      it(`${config} · ${cls}: ${want.length} test(s) as promptfoo judged them`, async () => {
+      it(`${config} · ${cls}: ${want.length} test(s) as promptfoo judged them`, {
+        skip: NEEDS.get(config),
+      }, async () => {
         const got = await runAssay(config);
         const agreeing = want.filter((r) => !UNREADABLE.has(r.description));
         const { differences, compared } = compareRows(agreeing, got);
