@@ -1,6 +1,9 @@
 // Statistics for comparing two runs case by case (Miller, "Adding Error Bars to Evals", arXiv
 // 2411.00640): the same cases are scored twice, so the differences are paired. Pure functions,
 // deterministic under a seed, checked against scipy and closed forms in test/analysis/paired.test.ts.
+import { logGamma, normalQuantile } from './stats.js';
+
+export { normalQuantile };
 
 /** Unbiased pass@k (Chen et al. 2021): the chance that at least one of k of n trials passes, c passing. */
 export function passAtK(n: number, c: number, k: number): number {
@@ -38,21 +41,6 @@ function checkTrials(n: number, c: number, k: number): void {
 /** ln C(n, k), exact enough for binomial tails up to millions of trials. */
 function logChoose(n: number, k: number): number {
   return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
-}
-
-/** ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9: about 15 significant digits). */
-function logGamma(x: number): number {
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const g = 7;
-  const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
-    12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
-  ];
-  const z = x - 1;
-  let a = c[0];
-  const t = z + g + 0.5;
-  for (let i = 1; i < g + 2; i++) a += c[i] / (z + i);
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
 }
 
 /** P(X ≤ x) for X ~ Binomial(n, 1/2), summed exactly in log space. */
@@ -190,44 +178,6 @@ export function benjaminiHochberg(pValues: readonly number[]): number[] {
     adjusted[i] = Math.min(1, running);
   }
   return adjusted;
-}
-
-/** Standard normal quantile (Acklam's rational approximation: relative error below 1.2e-9). */
-export function normalQuantile(p: number): number {
-  if (p <= 0) return Number.NEGATIVE_INFINITY;
-  if (p >= 1) return Number.POSITIVE_INFINITY;
-  const a = [
-    -39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716,
-    2.506628277459239,
-  ];
-  const b = [
-    -54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572,
-  ];
-  const c = [
-    -0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968,
-    2.938163982698783,
-  ];
-  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  const low = 0.02425;
-  let x: number;
-  if (p < low) {
-    const q = Math.sqrt(-2 * Math.log(p));
-    x =
-      (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-      ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-  } else if (p <= 1 - low) {
-    const q = p - 0.5;
-    const r = q * q;
-    x =
-      ((((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q) /
-      (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
-  } else {
-    const q = Math.sqrt(-2 * Math.log(1 - p));
-    x =
-      -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
-      ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
-  }
-  return x;
 }
 
 /**
