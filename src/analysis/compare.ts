@@ -436,7 +436,7 @@ export function compareRuns(
     else if (after > before) fixes.push(flipped(b, c, slotOf('baseline', b)));
   }
   const trials = { baseline: maxTrials(baseline), candidate: maxTrials(candidate) };
-  const { verdict, why } = overall(metrics, fellOut, unjudged.length);
+  const { verdict, why } = overall(metrics, fellOut, unjudged);
   const comparison: Comparison = {
     options: opts,
     pairs: pairs.length,
@@ -720,17 +720,19 @@ function judgeWithErrors(m: MetricComparison, opts: CompareOptions): Verdict {
 /**
  * The run's verdict: any regression is a regression; then errors that decide a verdict (cannot
  * judge); then any improvement; all unchanged is unchanged; else inconclusive. A column that fell
- * out of the comparison (or no pair at all) leaves nothing to call unchanged or improved.
+ * out of the comparison, a case judged on one side only (or no pair at all) leaves what was not
+ * compared unknown: nothing to call unchanged or improved.
  */
 function overall(
   metrics: MetricComparison[],
   fellOut: Comparison['fellOut'],
-  unjudged: number,
+  unjudged: Comparison['unjudged'],
 ): { verdict: Verdict; why?: string } {
+  const oneSided = unjudged.filter((u) => u.judgedIn !== 'neither').length;
   if (metrics.length === 0)
     return {
       verdict: 'inconclusive',
-      why: `no case was judged on both sides (${unjudged} judged on one side only)`,
+      why: `no case was judged on both sides (${oneSided} judged on one side only, every trial skipped on the other)`,
     };
   if (metrics.some((m) => m.verdict === 'regressed')) return { verdict: 'regressed' };
   const undecided = metrics.filter((m) => m.verdict === 'cannot-judge');
@@ -761,5 +763,10 @@ function overall(
       why: `${fellOut.length} prompt × provider column${fellOut.length === 1 ? '' : 's'} had no paired case (first: ${f.promptLabel} · ${f.providerId}, ${f.side})`,
     };
   }
+  if ((verdict === 'unchanged' || verdict === 'improved') && oneSided > 0)
+    return {
+      verdict: 'inconclusive',
+      why: `${oneSided} case${oneSided === 1 ? ' was' : 's were'} judged on one side only (every trial skipped on the other): ${verdict} on the cases judged on both sides, unknown on those`,
+    };
   return { verdict };
 }
