@@ -210,7 +210,9 @@ function renderRepeats(r: RepeatSummary, style: ConsoleStyle): string[] {
   );
   if (atK.length > 0) lines.push(`  ${atK.join(' · ')}`);
   for (const k of r.atKDropped ?? [])
-    lines.push(`  pass@${k} not shown: no case has ${k} judged trials (up to ${plural(r.trials, 'trial')} per case)`);
+    lines.push(
+      `  pass@${k} not shown: no case has ${k} judged trials (up to ${plural(r.trials, 'trial')} per case)`,
+    );
   lines.push(
     `  flaky (trials disagree): ${r.flaky} of ${r.cases} cases (${r.cases > 0 ? percent(r.flaky / r.cases) : '0.0'}%)`,
   );
