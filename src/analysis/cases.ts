@@ -1,7 +1,6 @@
 // A run's results reduced to one record per case × prompt × provider: its trials (`--repeat`, a
 // format's own epochs) folded into pass counts, a mean score and the first output, so trials of one
 // case are never counted as independent cases. Read from the run log only.
-import type { JobResult } from '../core/types.js';
 import { readManifest, readResults } from '../runlog/reader.js';
 import { passAtK, passHatK } from './paired.js';
 
@@ -82,11 +81,6 @@ export function caseAtK(c: CaseRecord, k: number): { passAtK: number; passHatK: 
   const n = c.trials - c.skipped;
   if (k < 1 || k > n) return undefined;
   return { passAtK: passAtK(n, c.passed, k), passHatK: passHatK(n, c.passed, k) };
-}
-
-/** The pairing key of a result: its case identity (caseRef, else caseId), prompt label and provider. */
-export function pairingKey(r: Pick<JobResult, 'caseRef' | 'caseId' | 'promptLabel' | 'providerId'>): string {
-  return `${r.caseRef ?? r.caseId}\u0000${r.promptLabel}\u0000${r.providerId}`;
 }
 
 /**
