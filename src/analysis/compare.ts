@@ -579,8 +579,13 @@ function testMetric(
   const deltas = after.map((a, i) => a - before[i]);
   // The interval is clamped to what a mean difference can be: ±1 for a pass rate, the observed
   // range of the case values for a score.
-  const values = [...before, ...after];
-  const spread = metric === 'pass rate' ? 1 : Math.max(...values) - Math.min(...values);
+  let lowest = Number.POSITIVE_INFINITY;
+  let highest = Number.NEGATIVE_INFINITY;
+  for (const x of [...before, ...after]) {
+    lowest = Math.min(lowest, x);
+    highest = Math.max(highest, x);
+  }
+  const spread = metric === 'pass rate' ? 1 : highest - lowest;
   const interval = pairedBootstrap(deltas, {
     seed: opts.seed,
     resamples: opts.resamples,
