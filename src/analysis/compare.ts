@@ -81,7 +81,8 @@ export interface MetricComparison {
   errors: { baseline: number; candidate: number };
   /**
    * With errors: the same comparison had every error trial of the candidate passed and every one
-   * of the baseline failed (`best`, for the candidate), and the reverse (`worst`).
+   * of the baseline failed (`best`, for the candidate), and the reverse (`worst`). Errors both
+   * sides of a case had (as many as the fewer side's) stay as recorded: only unmatched ones vary.
    */
   errorBounds?: { best: ErrorBound; worst: ErrorBound };
   verdict: Verdict;
@@ -540,9 +541,16 @@ function flipped(b: CaseRecord, c: CaseRecord, promptLabel: string): FlippedCase
 type ErrorsAs = 'recorded' | 'pass' | 'fail';
 
 /** A case's judged trials as values of a metric (1/0 for the pass rate, the score for the score). */
-function trialValues(c: CaseRecord, metric: MetricComparison['metric'], errorsAs: ErrorsAs): number[] {
+function trialValues(
+  c: CaseRecord,
+  metric: MetricComparison['metric'],
+  errorsAs: ErrorsAs,
+  kept: number,
+): number[] {
+  let seen = 0;
   return outcomesOf(c).map((o) => {
-    if (o.error && errorsAs !== 'recorded') return errorsAs === 'pass' ? 1 : 0;
+    // The first `kept` errors stay as recorded: the ones the other side's case matches.
+    if (o.error && errorsAs !== 'recorded' && seen++ >= kept) return errorsAs === 'pass' ? 1 : 0;
     return metric === 'pass rate' ? (o.pass ? 1 : 0) : o.score;
   });
 }
@@ -571,8 +579,10 @@ function testMetric(
   discordant?: { regressed: number; improved: number };
 } {
   const trials = list.map(([b, c]) => ({
-    baseline: trialValues(b, metric, errorsAs.baseline),
-    candidate: trialValues(c, metric, errorsAs.candidate),
+    // Errors both sides of a case had are the same unknown on both: only the ones beyond what the
+    // other side matched can pass for a change of the model, and only those are varied.
+    baseline: trialValues(b, metric, errorsAs.baseline, Math.min(b.errors, c.errors)),
+    candidate: trialValues(c, metric, errorsAs.candidate, Math.min(b.errors, c.errors)),
   }));
   const before = trials.map((t) => mean(t.baseline));
   const after = trials.map((t) => mean(t.candidate));
@@ -704,7 +714,8 @@ function judge(
 /**
  * The verdict with errors weighed: a change is the model's only if it holds whatever the error
  * trials would have been. Judged three ways (errors as recorded, all the candidate's passing and
- * the baseline's failing, and the reverse): `regressed` (`improved`) needs both extremes to say so;
+ * the baseline's failing, and the reverse; an error matched by one on the other side of its case
+ * stays as recorded): `regressed` (`improved`) needs both extremes to say so;
  * when either extreme says regressed or improved and the other does not, the errors decide the
  * verdict and it is `cannot-judge`; otherwise the verdict as recorded.
  */

@@ -199,6 +199,80 @@ describe('paired statistics', () => {
     );
   });
 
+  it('errors that could decide the verdict are "cannot judge"; errors both sides share are not', () => {
+    const record = (key: string, status: 'pass' | 'fail' | 'error'): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials: 1,
+      passed: status === 'pass' ? 1 : 0,
+      failed: status === 'fail' ? 1 : 0,
+      errors: status === 'error' ? 1 : 0,
+      skipped: 0,
+      meanScore: status === 'pass' ? 1 : 0,
+      output: null,
+      reason: '',
+    });
+    const run = (status: (i: number) => 'pass' | 'fail' | 'error') =>
+      new Map(Array.from({ length: 100 }, (_, i) => [`c${i}`, record(`c${i}`, status(i))]));
+    const base = run((i) => (i < 30 ? 'error' : 'pass'));
+    // The same 30 cases error on both sides (an unusable assertion): unchanged, not cannot-judge.
+    const same = compareRuns(
+      base,
+      run((i) => (i < 30 ? 'error' : 'pass')),
+    );
+    assert.equal(same.verdict, 'unchanged');
+    // 30 new errors on the candidate alone: had they passed, nothing moved; failed, a regression.
+    const outage = compareRuns(
+      run(() => 'pass'),
+      run((i) => (i < 30 ? 'error' : 'pass')),
+    );
+    assert.equal(outage.metrics[0].errorBounds?.worst.verdict, 'regressed');
+    assert.equal(outage.metrics[0].errorBounds?.best.verdict, 'unchanged');
+    assert.equal(outage.verdict, 'cannot-judge');
+    assert.match(outage.why ?? '', /^cannot judge: 30 errors/);
+    // 30 failures and 2 errors: a regression whatever the two were.
+    const broken = compareRuns(
+      run(() => 'pass'),
+      run((i) => (i < 30 ? 'fail' : i < 32 ? 'error' : 'pass')),
+    );
+    assert.equal(broken.verdict, 'regressed');
+  });
+
+  it('pass@k in compare averages the cases with k judged trials and counts the rest, as the scorecard does', () => {
+    const record = (key: string, trials: number, passed: number): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials,
+      passed,
+      failed: trials - passed,
+      errors: 0,
+      skipped: 0,
+      meanScore: passed / trials,
+      output: null,
+      reason: '',
+    });
+    // Ten cases of 3 trials, one of them with 2 judged: before, that one case removed the pass@3 row.
+    const a = new Map(Array.from({ length: 10 }, (_, i) => [`c${i}`, record(`c${i}`, i === 0 ? 2 : 3, 1)]));
+    const b = new Map(Array.from({ length: 10 }, (_, i) => [`c${i}`, record(`c${i}`, 3, 2)]));
+    const c = compareRuns(a, b, {}, [1, 3, 4]);
+    assert.deepEqual(
+      c.atK?.map((x) => [x.k, x.cases, x.leftOut]),
+      [
+        [1, 10, 0],
+        [3, 9, 1],
+      ],
+    );
+    close(c.atK![1].baseline.passAtK, 1, 1e-15, 'pass@3 of 1 in 3');
+    close(c.atK![1].candidate.passHatK, 0, 1e-15, 'pass^3 of 2 in 3');
+    assert.deepEqual(c.atKDropped, [4]);
+  });
+
   it('the minimum detectable effect is (z₀.₉₇₅ + z₀.₈)·sd/√n', () => {
     close(
       minimumDetectableEffect(0.5, 100),
