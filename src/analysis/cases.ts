@@ -1,8 +1,7 @@
 // A run's results reduced to one record per case × prompt × provider: its trials (`--repeat`, a
 // format's own epochs) folded into pass counts, a mean score and the first output, so trials of one
 // case are never counted as independent cases. Read from the run log only.
-import type { JobResult } from '../core/types.js';
-import { readResults } from '../runlog/reader.js';
+import { readManifest, readResults } from '../runlog/reader.js';
 import { passAtK, passHatK } from './paired.js';
 
 /** One case × prompt × provider of a run, its trials reduced. */
@@ -14,6 +13,14 @@ export interface CaseRecord {
   vars: Record<string, unknown>;
   promptLabel: string;
   providerId: string;
+  /**
+   * The prompt's identity in its run, its position in the run's list of prompts (0-based) and
+   * whether it has no label of its own (its label is made from its text): unlabeled prompts whose
+   * text changed pair by position, and two prompts sharing a label stay apart.
+   */
+  promptId?: string;
+  promptPosition?: number;
+  promptUnlabeled?: boolean;
   trials: number;
   passed: number;
   failed: number;
@@ -24,6 +31,30 @@ export interface CaseRecord {
   /** The first trial's output and reason (their first 600 characters), for showing a person what changed. */
   output: string | null;
   reason: string;
+  /** Each judged (not skipped) trial, in trial order: passed, its score, whether it was an error. */
+  outcomes?: TrialOutcome[];
+}
+
+/** One judged trial of a case. */
+export interface TrialOutcome {
+  pass: boolean;
+  score: number;
+  error: boolean;
+}
+
+/** A case's judged trials (made up from its counts for a record that does not list them). */
+export function outcomesOf(c: CaseRecord): TrialOutcome[] {
+  if (c.outcomes) return c.outcomes;
+  const out: TrialOutcome[] = [];
+  for (let i = 0; i < c.passed; i++) out.push({ pass: true, score: c.meanScore, error: false });
+  for (let i = 0; i < c.failed; i++) out.push({ pass: false, score: c.meanScore, error: false });
+  for (let i = 0; i < c.errors; i++) out.push({ pass: false, score: c.meanScore, error: true });
+  return out;
+}
+
+/** Trials of a case that were judged (not skipped): a case with none was not judged at all. */
+export function judgedTrials(c: CaseRecord): number {
+  return c.trials - c.skipped;
 }
 
 /** Enough of an output or reason to show a person (a record per case must stay small). */
@@ -52,24 +83,52 @@ export function caseAtK(c: CaseRecord, k: number): { passAtK: number; passHatK: 
   return { passAtK: passAtK(n, c.passed, k), passHatK: passHatK(n, c.passed, k) };
 }
 
-/** The pairing key of a result: its case identity (caseRef, else caseId), prompt label and provider. */
-export function pairingKey(r: Pick<JobResult, 'caseRef' | 'caseId' | 'promptLabel' | 'providerId'>): string {
-  return `${r.caseRef ?? r.caseId}\u0000${r.promptLabel}\u0000${r.providerId}`;
+/**
+ * Whether a prompt has no label of its own: its label is its text, or made from it (a file's name
+ * and its text, or the text's start), as formats label a prompt the user did not name.
+ */
+export function isUnlabeledPrompt(p: { label: string; raw?: string }): boolean {
+  if (p.raw === undefined || p.raw === '') return false;
+  if (p.label === p.raw) return true;
+  const start = p.raw.slice(0, 50);
+  return start.length >= 8 && p.label.includes(start);
+}
+
+/** The run's prompts by id: position in the manifest's list and whether each is unlabeled. */
+function promptsOf(runDir: string): Map<string, { position: number; unlabeled: boolean }> {
+  let prompts: { id: string; label: string; raw?: string }[] = [];
+  try {
+    prompts = readManifest(runDir).suite?.prompts ?? [];
+  } catch {
+    // A run log without a readable manifest (reading its results reports that): prompts in the
+    // order they appear, none taken as unlabeled.
+  }
+  return new Map(prompts.map((p, i) => [p.id, { position: i, unlabeled: isUnlabeledPrompt(p) }]));
 }
 
 /**
  * Reads a run directory's results (each job key once: a duplicated line never counts twice) and
- * reduces them per case × prompt × provider, in the order cases first appear.
+ * reduces them per case × prompt × provider, in the order cases first appear. Prompts are told
+ * apart by their id, so two prompts that share a label are two prompts.
  */
 export async function readCaseRecords(runDir: string): Promise<Map<string, CaseRecord>> {
-  const records = new Map<string, CaseRecord & { scoreSum: number; scored: number; firstTrial: number }>();
+  const records = new Map<
+    string,
+    CaseRecord & { scoreSum: number; scored: number; firstTrial: number; byTrial: [number, TrialOutcome][] }
+  >();
+  const prompts = promptsOf(runDir);
   const seen = new Set<string>();
   for await (const r of readResults(runDir)) {
     if (seen.has(r.key)) continue;
     seen.add(r.key);
-    const key = pairingKey(r);
+    const key = `${r.caseRef ?? r.caseId}\u0000${r.promptId ?? r.promptLabel}\u0000${r.providerId}`;
     let c = records.get(key);
     if (!c) {
+      let prompt = prompts.get(r.promptId);
+      if (!prompt) {
+        prompt = { position: prompts.size, unlabeled: false };
+        prompts.set(r.promptId, prompt);
+      }
       c = {
         key,
         caseRef: r.caseRef ?? r.caseId,
@@ -77,6 +136,9 @@ export async function readCaseRecords(runDir: string): Promise<Map<string, CaseR
         vars: r.vars ?? {},
         promptLabel: r.promptLabel,
         providerId: r.providerId,
+        promptId: r.promptId ?? r.promptLabel,
+        promptPosition: prompt.position,
+        promptUnlabeled: prompt.unlabeled,
         trials: 0,
         passed: 0,
         failed: 0,
@@ -88,6 +150,7 @@ export async function readCaseRecords(runDir: string): Promise<Map<string, CaseR
         scoreSum: 0,
         scored: 0,
         firstTrial: r.trial,
+        byTrial: [],
       };
       records.set(key, c);
     }
@@ -99,6 +162,7 @@ export async function readCaseRecords(runDir: string): Promise<Map<string, CaseR
     if (r.status !== 'skip') {
       c.scoreSum += r.score;
       c.scored++;
+      c.byTrial.push([r.trial, { pass: r.status === 'pass', score: r.score, error: r.status === 'error' }]);
     }
     if (r.trial < c.firstTrial) {
       c.firstTrial = r.trial;
@@ -108,8 +172,9 @@ export async function readCaseRecords(runDir: string): Promise<Map<string, CaseR
   }
   const out = new Map<string, CaseRecord>();
   for (const [key, c] of records) {
-    const { scoreSum, scored, firstTrial: _first, ...record } = c;
+    const { scoreSum, scored, firstTrial: _first, byTrial, ...record } = c;
     record.meanScore = scored > 0 ? scoreSum / scored : 0;
+    record.outcomes = byTrial.sort((a, b) => a[0] - b[0]).map(([, o]) => o);
     out.set(key, record);
   }
   return out;

@@ -263,12 +263,15 @@ export class ScorecardBuilder {
     const cases = [...this.clusters.values()].filter((c) => c.n > 0);
     const trials = cases.reduce((m, c) => Math.max(m, c.n), 0);
     const atK: RepeatSummary['atK'] = [];
-    const ks = [...new Set([1, ...this.passAt, trials])]
-      .filter((k) => k >= 1 && k <= trials)
-      .sort((a, b) => a - b);
+    const ks = [...new Set([1, ...this.passAt, trials])].filter((k) => k >= 1).sort((a, b) => a - b);
+    const dropped: number[] = [];
     for (const k of ks) {
+      // The mean over the cases with at least k judged trials (the others are counted, not hidden).
       const eligible = cases.filter((c) => c.n >= k);
-      if (eligible.length === 0) continue;
+      if (eligible.length === 0) {
+        dropped.push(k);
+        continue;
+      }
       let a = 0;
       let h = 0;
       for (const c of eligible) {
@@ -282,7 +285,14 @@ export class ScorecardBuilder {
       .sort((x, y) => Math.abs(x.pass / x.n - 0.5) - Math.abs(y.pass / y.n - 0.5))
       .slice(0, MAX_FLAKY_LISTED)
       .map((c) => ({ ...c.who, passed: c.pass, trials: c.n }));
-    return { trials, cases: cases.length, flaky: flaky.length, atK, flakiest };
+    return {
+      trials,
+      cases: cases.length,
+      flaky: flaky.length,
+      atK,
+      ...(dropped.length > 0 ? { atKDropped: dropped } : {}),
+      flakiest,
+    };
   }
 
   private buildGroups(): Pick<Scorecard, 'breakdowns' | 'weightedScore'> {

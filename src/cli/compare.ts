@@ -162,12 +162,16 @@ Pairs the results of two runs case by case (case identity × prompt label × pro
 reduced per case) and says, for each prompt × provider and metric (pass rate, score), whether the
 candidate regressed, improved, is unchanged, or whether the difference is within the noise
 (inconclusive). BASELINE and CANDIDATE are run directories, run ids under --runs-dir, or baseline
-names (assay baseline save).
+names (assay baseline save). Unlabeled prompts whose text changed pair by position; a case judged
+on one side only (skipped on the other) is unpaired and listed, never counted as a failure.
 
 Tests: exact McNemar on the cases whose outcome flipped (one trial a case), else a sign-flip
-permutation test on the per-case differences; 95% paired-bootstrap intervals; Holm (or
+permutation test on the per-case differences (a within-case permutation of the trials when the
+sides ran different numbers); 95% studentized paired-bootstrap intervals; Holm (or
 Benjamini–Hochberg) correction over every comparison. Each metric also shows the smallest change
-the suite could detect at 80% power. Draws are seeded: the same runs give the same answer.
+its test could detect at 80% power after the correction. A change the errored trials could decide
+(had they passed, or failed) is "cannot judge", not a regression. Draws are seeded: the same runs
+give the same answer.
 
  A run that is not complete (interrupted, aborted, one shard, or a log shorter than its plan) is
 refused (exit 2), saying how many planned jobs each side is missing: the jobs never run may be
@@ -177,8 +181,9 @@ or improved (inconclusive, or regressed), a policy never PASSes, and the exit co
 Options:
       --allow-partial        compare runs that did not complete (see above)
       --seed N               seed of the bootstrap and permutation draws (default 1)
-      --min-effect D         a change counts only when its whole interval is beyond ±D (pass rate
-                             in points of 1, e.g. 0.02 for 2 points; score in its own units)
+      --min-effect D         a change smaller than D is never regressed or improved: it counts only
+                             when its whole 95% interval is beyond ±D (pass rate as a fraction,
+                             e.g. 0.02 for 2 points; score in its own units)
       --correction holm|bh   multiple-comparison correction (default holm)
       --mid-p                mid-p McNemar (less conservative)
       --pass-at K[,K…]       pass@k and pass^k for these k (repeated runs; default: the trials)
@@ -196,7 +201,7 @@ Options:
 
 Exit codes: 0 nothing regressed; 1 something regressed (or inconclusive, with --fail-on
 inconclusive; or a side is not complete, with --allow-partial); 2 bad input (unreadable or damaged
-runs, no case in common, a run that is not complete).
+runs, no case in common, a run that is not complete); 3 cannot judge (errors decide the verdict).
 `;
 
 /** The comparison options and exit rule from parsed COMPARE_FLAGS. */
@@ -252,7 +257,7 @@ export async function compareDirs(
   const comparison = compareRuns(baseline, candidate, options, ks);
   const views = compareViews(await scorecardOfRun(baselineDir), await scorecardOfRun(candidateDir));
   if (views) comparison.views = views;
-  if (comparison.pairs === 0)
+  if (comparison.pairs === 0 && comparison.unjudged.length === 0)
     throw new InputError(
       `${candidateDir}: no case in common with the baseline ${baselineDir} (${baseline.size} and ${candidate.size} cases): are these runs of the same suite?`,
     );
@@ -260,9 +265,13 @@ export async function compareDirs(
   return comparison;
 }
 
-/** The exit code of a comparison: 1 when it regressed (or is inconclusive, when asked). */
+/**
+ * The exit code of a comparison: 1 when it regressed (or is inconclusive, when asked); 3 when
+ * errors decide the verdict (cannot judge: a run's own code for errors, not the model's regression).
+ */
 export function compareExitCode(c: Comparison, failOn: 'regressed' | 'inconclusive'): number {
   if (c.verdict === 'regressed') return 1;
+  if (c.verdict === 'cannot-judge') return 3;
   // Runs that are not whole (--allow-partial) never pass a gate.
   if (c.incomplete) return 1;
   if (failOn === 'inconclusive' && c.verdict === 'inconclusive') return 1;

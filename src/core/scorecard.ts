@@ -139,6 +139,8 @@ export interface RepeatSummary {
   flaky: number;
   /** pass@k and pass^k (unbiased estimators, Chen et al. 2021), averaged over the cases with ≥ k judged trials. */
   atK: { k: number; passAtK: number; passHatK: number; cases: number }[];
+  /** k asked for (`--pass-at`) that no case has that many judged trials for: not shown, and said. */
+  atKDropped?: number[];
   /** The flakiest cases (pass share nearest one half), at most 10. */
   flakiest: {
     caseId: string;

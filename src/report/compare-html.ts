@@ -13,6 +13,7 @@ const VERDICT_WORD: Record<string, string> = {
   improved: 'Improved',
   inconclusive: 'Inconclusive',
   unchanged: 'Unchanged',
+  'cannot-judge': 'Cannot judge',
 };
 
 function signed(x: number, digits: number): string {
@@ -43,8 +44,9 @@ function metricRow(m: MetricComparison, c: Comparison): string {
   const discordant = m.discordant
     ? `${m.discordant.regressed} passed before and fail now, ${m.discordant.improved} the reverse`
     : '';
-  const mde =
-    m.metric === 'pass rate'
+  const mde = !Number.isFinite(m.minimumDetectable)
+    ? 'none (too few cases)'
+    : m.metric === 'pass rate'
       ? `${(m.minimumDetectable * 100).toFixed(1)} pts`
       : m.minimumDetectable.toFixed(3);
   return `<tr class="${m.verdict}"><td><span class="verdict ${m.verdict}">${h(VERDICT_WORD[m.verdict])}</span></td>
@@ -105,7 +107,7 @@ const CSS = `body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-ser
 header{padding:16px 24px;background:#f6f8fa;border-bottom:1px solid #d0d7de}main{padding:0 24px 24px}h1{font-size:22px;margin:0 0 6px}h2{font-size:17px;margin:20px 0 8px}h3{font-size:14px;margin:12px 0 4px}
 table{border-collapse:collapse}th,td{border-bottom:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .muted{color:#57606a;font-size:12px}.id{color:#57606a;font-size:12px;font-family:ui-monospace,monospace;font-weight:400}
-.verdict{font-weight:700;padding:1px 6px;border-radius:4px}.verdict.regressed{background:#ffebe9;color:#b42318}.verdict.improved{background:#dafbe1;color:#1a7f37}.verdict.inconclusive{background:#fff4cc;color:#9a6700}.verdict.unchanged{background:#eaeef2;color:#57606a}
+.verdict{font-weight:700;padding:1px 6px;border-radius:4px}.verdict.regressed{background:#ffebe9;color:#b42318}.verdict.improved{background:#dafbe1;color:#1a7f37}.verdict.inconclusive{background:#fff4cc;color:#9a6700}.verdict.unchanged{background:#eaeef2;color:#57606a}.verdict.cannot-judge{background:#fbefff;color:#8250df}
 .big{font-size:20px}.metrics-wrap{overflow-x:auto}.change .zero{stroke:#8c959f;stroke-dasharray:2 2}.change .ci{stroke-width:3;stroke:#57606a}.change .point{fill:#57606a}
 .change .regressed{stroke:#b42318;fill:#b42318}.change .improved{stroke:#1a7f37;fill:#1a7f37}
 .flip{border:1px solid #d0d7de;border-radius:6px;padding:8px 10px;margin:8px 0}.flip h3{margin:0}.sides{display:grid;grid-template-columns:repeat(auto-fit,minmax(280px,1fr));gap:10px;margin-top:6px}
@@ -142,7 +144,12 @@ export function renderComparisonHtml(c: Comparison, labels: { baseline: string; 
 <title>${h(`assay compare · ${labels.baseline} → ${labels.candidate}`)}</title><style>${CSS}</style></head>
 <body><header><h1>assay compare</h1>
 <div>baseline <strong>${h(labels.baseline)}</strong> → candidate <strong>${h(labels.candidate)}</strong></div>
-<p class="big">Verdict: <span class="verdict ${c.verdict}" data-verdict="${c.verdict}">${h(VERDICT_WORD[c.verdict])}</span> <span class="muted">(seed ${c.options.seed}, ${c.options.correction === 'bh' ? 'Benjamini–Hochberg' : 'Holm'} correction, α = ${c.options.alpha})</span></p>
+<p class="big">Verdict: <span class="verdict ${c.verdict}" data-verdict="${c.verdict}">${h(VERDICT_WORD[c.verdict])}</span> <span class="muted">(seed ${c.options.seed}, ${c.options.correction === 'bh' ? 'Benjamini–Hochberg' : 'Holm'} correction, α = ${c.options.alpha})</span></p>${
+    c.why
+      ? `
+<p class="muted">${h(c.why)}</p>`
+      : ''
+  }
 <ul class="muted">${notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul></header>
 <main><section><h2>Per prompt × provider</h2><div class="metrics-wrap"><table class="metrics"><thead><tr><th>verdict</th><th>prompt · provider</th><th>metric</th><th>baseline → candidate</th><th>change (95% CI)</th><th>change on −1…+1</th><th>p</th><th>test</th><th>smallest detectable (80% power)</th><th>errors</th></tr></thead>
 <tbody>${c.metrics.map((m) => metricRow(m, c)).join('')}</tbody></table></div></section>

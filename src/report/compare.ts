@@ -8,6 +8,7 @@ const VERDICT_WORD: Record<string, string> = {
   improved: 'improved',
   inconclusive: 'inconclusive',
   unchanged: 'unchanged',
+  'cannot-judge': 'CANNOT JUDGE',
 };
 
 function signed(x: number, digits: number): string {
@@ -45,9 +46,32 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
     lines.push(
       `Paired across prompts: ${oneLine(c.across.prompt[0], 50)} → ${oneLine(c.across.prompt[1], 50)}`,
     );
+  for (const p of c.prompts?.byPosition ?? [])
+    lines.push(
+      `Paired by position (prompt ${p.position}, no label, its text changed): ${oneLine(p.baseline, 50)} → ${oneLine(p.candidate, 50)}`,
+    );
+  for (const s of c.prompts?.sharedLabels ?? [])
+    lines.push(
+      `The label ${oneLine(s.label, 50)} names ${s.prompts} prompts in the ${s.side}: they pair by label and position (${oneLine(s.label, 40)} #1, #2, …); give each prompt its own label`,
+    );
   if (c.onlyBaseline.length > 0 || c.onlyCandidate.length > 0)
     lines.push(
       `The suites differ: ${plural(c.onlyBaseline.length, 'case')} only in the baseline, ${plural(c.onlyCandidate.length, 'case')} only in the candidate (left out of every figure)`,
+    );
+  if (c.unjudged.length > 0) {
+    const count = (side: string) => c.unjudged.filter((u) => u.judgedIn === side).length;
+    const parts = [
+      count('baseline') > 0 ? `${plural(count('baseline'), 'case')} judged in the baseline only` : '',
+      count('candidate') > 0 ? `${plural(count('candidate'), 'case')} judged in the candidate only` : '',
+      count('neither') > 0 ? `${plural(count('neither'), 'case')} judged on neither side` : '',
+    ].filter(Boolean);
+    lines.push(
+      `Not paired: ${parts.join(', ')} (every trial skipped on the other side: a skip is not a failure; left out of every figure)`,
+    );
+  }
+  for (const f of c.fellOut)
+    lines.push(
+      `No case of ${oneLine(f.promptLabel, 40)} · ${oneLine(f.providerId, 30)} (${f.side}) was compared`,
     );
   lines.push('');
   for (const m of c.metrics) {
@@ -62,11 +86,20 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
     lines.push(
       `  ${m.test}: p = ${pValue(m.p)}, ${c.options.correction === 'bh' ? 'Benjamini–Hochberg' : 'Holm'}-adjusted ${pValue(m.pAdjusted)}${discordant}`,
     );
+    const mde = Number.isFinite(m.minimumDetectable)
+      ? m.metric === 'pass rate'
+        ? `${(m.minimumDetectable * 100).toFixed(1)} pts`
+        : m.minimumDetectable.toFixed(3)
+      : 'none (too few cases for this test)';
     lines.push(
-      `  smallest change this suite could detect (80% power, α = ${c.options.alpha}): ${m.metric === 'pass rate' ? `${(m.minimumDetectable * 100).toFixed(1)} pts` : m.minimumDetectable.toFixed(3)}`,
+      `  smallest change this suite could detect (80% power, ${m.test}, α = ${c.options.alpha} over ${plural(c.metrics.length, 'comparison')}): ${mde}`,
     );
     if (m.errors.baseline > 0 || m.errors.candidate > 0)
       lines.push(`  errors (counted as not passing): ${m.errors.baseline} → ${m.errors.candidate}`);
+    if (m.errorBounds)
+      lines.push(
+        `  had the errors passed (candidate) and failed (baseline): ${figure(m, m.errorBounds.best.delta, true)}, ${m.errorBounds.best.verdict}; the reverse: ${figure(m, m.errorBounds.worst.delta, true)}, ${m.errorBounds.worst.verdict}`,
+      );
   }
   if (c.views) lines.push(...renderViews(c.views));
   if (c.options.minEffect > 0)
@@ -81,10 +114,18 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
     );
   for (const a of c.atK ?? [])
     lines.push(
-      `pass@${a.k} ${percent(a.baseline.passAtK)}% → ${percent(a.candidate.passAtK)}% · pass^${a.k} ${percent(a.baseline.passHatK)}% → ${percent(a.candidate.passHatK)}%`,
+      `pass@${a.k} ${percent(a.baseline.passAtK)}% → ${percent(a.candidate.passAtK)}% · pass^${a.k} ${percent(a.baseline.passHatK)}% → ${percent(a.candidate.passHatK)}%` +
+        (a.leftOut > 0
+          ? ` (over ${plural(a.cases, 'case')}; ${plural(a.leftOut, 'case')} with fewer than ${a.k} judged trials on a side left out)`
+          : ''),
+    );
+  if (c.atKDropped?.length)
+    lines.push(
+      `pass@k not shown for k = ${c.atKDropped.join(', ')}: no paired case has that many judged trials on both sides (trials per case: ${c.trials.baseline} → ${c.trials.candidate})`,
     );
   lines.push(...flips('Passed before, fail now', c.regressions));
   lines.push(...flips('Failed before, pass now', c.fixes));
+  if (c.why) lines.push('', `Why: ${oneLine(c.why, 300)}`);
   if (c.incomplete)
     lines.push(
       '',

@@ -203,8 +203,16 @@ function renderRepeats(r: RepeatSummary, style: ConsoleStyle): string[] {
     '',
     paint(style, 'bold', `Repeats: up to ${plural(r.trials, 'trial')} per case, ${plural(r.cases, 'case')}`),
   ];
-  const atK = r.atK.map((a) => `pass@${a.k} ${percent(a.passAtK)}% · pass^${a.k} ${percent(a.passHatK)}%`);
+  const atK = r.atK.map(
+    (a) =>
+      `pass@${a.k} ${percent(a.passAtK)}% · pass^${a.k} ${percent(a.passHatK)}%` +
+      (a.cases < r.cases ? ` (over the ${a.cases} of ${r.cases} cases with ≥ ${a.k} judged trials)` : ''),
+  );
   if (atK.length > 0) lines.push(`  ${atK.join(' · ')}`);
+  for (const k of r.atKDropped ?? [])
+    lines.push(
+      `  pass@${k} not shown: no case has ${k} judged trials (up to ${plural(r.trials, 'trial')} per case)`,
+    );
   lines.push(
     `  flaky (trials disagree): ${r.flaky} of ${r.cases} cases (${r.cases > 0 ? percent(r.flaky / r.cases) : '0.0'}%)`,
   );

@@ -9,6 +9,8 @@ import {
   benjaminiHochberg,
   holm,
   mcnemarExact,
+  mcnemarMinimumDetectable,
+  mcnemarPower,
   minimumDetectableEffect,
   normalQuantile,
   pairedBootstrap,
@@ -96,6 +98,179 @@ describe('paired statistics', () => {
       `# bootstrap false "regressed" rate under no change: ${(rate * 100).toFixed(1)}% (nominal 2.5%)\n`,
     );
     assert.ok(rate > 0.01 && rate < 0.05, `false regression rate ${rate}`);
+  });
+
+  it('the studentized bootstrap interval covers about 95% at 12 skewed scores (the percentile one covered 84%)', () => {
+    // 1,000 seeded samples of 12 scores U⁶ (mean 1/7, most near 0, a few high: a skewed score).
+    const random = seededRandom(12);
+    let covered = 0;
+    const runs = 1000;
+    for (let s = 0; s < runs; s++) {
+      const x = Array.from({ length: 12 }, () => random() ** 6);
+      const i = pairedBootstrap(x, { seed: s, resamples: 1000 });
+      if (i.low <= 1 / 7 && 1 / 7 <= i.high) covered++;
+    }
+    process.stdout.write(
+      `# bootstrap coverage at n = 12, skewed scores: ${((covered / runs) * 100).toFixed(1)}% (nominal 95%)\n`,
+    );
+    assert.ok(covered / runs >= 0.93 && covered / runs <= 0.98, `coverage ${covered / runs}`);
+    // No spread: the interval is the point; a bound clamps a side a resample cannot reach.
+    assert.deepEqual(pairedBootstrap([0.5, 0.5], { seed: 1 }), { delta: 0.5, low: 0.5, high: 0.5 });
+    const sparse = pairedBootstrap([-1, 0, 0, 0, 0, 0], { seed: 1, bounds: [-1, 1] });
+    assert.ok(sparse.low >= -1 && sparse.high <= 1 && sparse.low < sparse.delta, JSON.stringify(sparse));
+  });
+
+  it('exact McNemar power and the smallest detectable change match a scipy summation', () => {
+    const power = JSON.parse(readFileSync(fixture('analysis', 'mcnemar-power-reference.json'), 'utf8')) as {
+      power: { n: number; d: number; psi: number; alpha: number; power: number }[];
+      mde: { n: number; psi: number; alpha: number; mde: number }[];
+    };
+    for (const r of power.power)
+      close(
+        mcnemarPower(r.n, r.d, r.psi, { alpha: r.alpha }),
+        r.power,
+        1e-9,
+        `power n=${r.n} d=${r.d} ψ=${r.psi}`,
+      );
+    for (const r of power.mde)
+      close(mcnemarMinimumDetectable(r.n, r.psi, { alpha: r.alpha }), r.mde, 2e-6, `MDE n=${r.n} ψ=${r.psi}`);
+    // Nothing moved in 200 cases: 3.9 points (not 2.8/n = 1.4 points, a change detected 6% of the time).
+    close(mcnemarMinimumDetectable(200, 0), 0.0392, 1e-3, 'MDE n=200');
+    close(mcnemarPower(200, 0.014, 0), 0.064, 1e-3, 'power of 1.4 points');
+    close(mcnemarMinimumDetectable(30, 0), 0.2507, 1e-3, 'MDE n=30');
+    assert.equal(
+      mcnemarMinimumDetectable(4, 0),
+      Number.POSITIVE_INFINITY,
+      'no split of 4 pairs is significant',
+    );
+  });
+
+  it('with 1 trial on one side and 10 on the other, false verdicts stay at their level (within-case permutation)', () => {
+    // Baseline 1 trial, candidate 10, every case the same pass chance on both sides (0.8): the
+    // sign-flip test called 4.6–7% of these "regressed" at a nominal 2.5%.
+    const random = seededRandom(7);
+    const record = (key: string, passes: boolean[]): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials: passes.length,
+      passed: passes.filter(Boolean).length,
+      failed: passes.filter((x) => !x).length,
+      errors: 0,
+      skipped: 0,
+      meanScore: passes.filter(Boolean).length / passes.length,
+      output: null,
+      reason: '',
+      outcomes: passes.map((pass) => ({ pass, score: pass ? 1 : 0, error: false })),
+    });
+    let regressed = 0;
+    let improved = 0;
+    let runs = 0;
+    let test = '';
+    for (const cases of [12, 20, 30]) {
+      for (let s = 0; s < 500; s++, runs++) {
+        const a = new Map<string, CaseRecord>();
+        const b = new Map<string, CaseRecord>();
+        for (let i = 0; i < cases; i++) {
+          a.set(`c${i}`, record(`c${i}`, [random() < 0.8]));
+          b.set(
+            `c${i}`,
+            record(
+              `c${i}`,
+              Array.from({ length: 10 }, () => random() < 0.8),
+            ),
+          );
+        }
+        const m = compareRuns(a, b, { seed: s, resamples: 500 }).metrics[0];
+        test = m.test;
+        if (m.verdict === 'regressed') regressed++;
+        if (m.verdict === 'improved') improved++;
+      }
+    }
+    process.stdout.write(
+      `# 1 trial against 10, no change: "regressed" ${((regressed / runs) * 100).toFixed(1)}%, "improved" ${((improved / runs) * 100).toFixed(1)}% (nominal 2.5% each)\n`,
+    );
+    assert.equal(test, 'within-case permutation');
+    assert.ok(
+      regressed / runs <= 0.025 && improved / runs <= 0.025,
+      `${regressed} regressed, ${improved} improved of ${runs}`,
+    );
+  });
+
+  it('errors that could decide the verdict are "cannot judge"; errors both sides share are not', () => {
+    const record = (key: string, status: 'pass' | 'fail' | 'error'): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials: 1,
+      passed: status === 'pass' ? 1 : 0,
+      failed: status === 'fail' ? 1 : 0,
+      errors: status === 'error' ? 1 : 0,
+      skipped: 0,
+      meanScore: status === 'pass' ? 1 : 0,
+      output: null,
+      reason: '',
+    });
+    const run = (status: (i: number) => 'pass' | 'fail' | 'error') =>
+      new Map(Array.from({ length: 100 }, (_, i) => [`c${i}`, record(`c${i}`, status(i))]));
+    const base = run((i) => (i < 30 ? 'error' : 'pass'));
+    // The same 30 cases error on both sides (an unusable assertion): unchanged, not cannot-judge.
+    const same = compareRuns(
+      base,
+      run((i) => (i < 30 ? 'error' : 'pass')),
+    );
+    assert.equal(same.verdict, 'unchanged');
+    // 30 new errors on the candidate alone: had they passed, nothing moved; failed, a regression.
+    const outage = compareRuns(
+      run(() => 'pass'),
+      run((i) => (i < 30 ? 'error' : 'pass')),
+    );
+    assert.equal(outage.metrics[0].errorBounds?.worst.verdict, 'regressed');
+    assert.equal(outage.metrics[0].errorBounds?.best.verdict, 'unchanged');
+    assert.equal(outage.verdict, 'cannot-judge');
+    assert.match(outage.why ?? '', /^cannot judge: 30 errors/);
+    // 30 failures and 2 errors: a regression whatever the two were.
+    const broken = compareRuns(
+      run(() => 'pass'),
+      run((i) => (i < 30 ? 'fail' : i < 32 ? 'error' : 'pass')),
+    );
+    assert.equal(broken.verdict, 'regressed');
+  });
+
+  it('pass@k in compare averages the cases with k judged trials and counts the rest, as the scorecard does', () => {
+    const record = (key: string, trials: number, passed: number): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials,
+      passed,
+      failed: trials - passed,
+      errors: 0,
+      skipped: 0,
+      meanScore: passed / trials,
+      output: null,
+      reason: '',
+    });
+    // Ten cases of 3 trials, one of them with 2 judged: before, that one case removed the pass@3 row.
+    const a = new Map(Array.from({ length: 10 }, (_, i) => [`c${i}`, record(`c${i}`, i === 0 ? 2 : 3, 1)]));
+    const b = new Map(Array.from({ length: 10 }, (_, i) => [`c${i}`, record(`c${i}`, 3, 2)]));
+    const c = compareRuns(a, b, {}, [1, 3, 4]);
+    assert.deepEqual(
+      c.atK?.map((x) => [x.k, x.cases, x.leftOut]),
+      [
+        [1, 10, 0],
+        [3, 9, 1],
+      ],
+    );
+    close(c.atK![1].baseline.passAtK, 1, 1e-15, 'pass@3 of 1 in 3');
+    close(c.atK![1].candidate.passHatK, 0, 1e-15, 'pass^3 of 2 in 3');
+    assert.deepEqual(c.atKDropped, [4]);
   });
 
   it('the minimum detectable effect is (z₀.₉₇₅ + z₀.₈)·sd/√n', () => {

@@ -239,3 +239,190 @@ describe('assay compare', () => {
     assert.match(none.stderr, /no case in common/);
   });
 });
+
+/** Runs a promptfoo config (its YAML, with `tests.csv` of `cases` words beside it); returns the run directory. */
+async function runConfig(config: string, extra: string[] = [], cases = 30): Promise<string> {
+  const dir = join(tmp.dir, `config-${n++}`);
+  mkdirSync(dir, { recursive: true });
+  const rows = ['word,__expected,__description'];
+  for (let i = 0; i < cases; i++) rows.push(`w${i},contains:w${i},case ${i}`);
+  writeFileSync(join(dir, 'tests.csv'), `${rows.join('\n')}\n`);
+  writeFileSync(join(dir, 'promptfooconfig.yaml'), config);
+  const r = await runCli(['eval', '--no-progress', '--runs-dir', join(tmp.dir, 'runs'), ...extra], {
+    cwd: dir,
+    env: cleanEnv,
+  });
+  const m = /Run written to (\S+)/.exec(r.stdout);
+  assert.ok(m, r.stderr + r.stdout);
+  return m[1];
+}
+
+describe('assay compare says only what it can defend', () => {
+  it('an identical pair of 200-case runs is unchanged, with the smallest change McNemar could see: 3.9 points', async () => {
+    const again = await runAgainst(await mockFailing(Array.from({ length: 10 }, (_, i) => i)));
+    const { code, c, text } = await compare(baselineRun, again);
+    assert.equal(code, 0, text);
+    assert.equal(c.verdict, 'unchanged');
+    const m = c.metrics.find((x) => x.metric === 'pass rate')!;
+    // Exact McNemar, 80% power at α = 0.05 (one comparison), no case moved: 3.92 points, not 2.8/n = 1.4.
+    assert.ok(Math.abs(m.minimumDetectable - 0.0392) < 5e-4, String(m.minimumDetectable));
+    assert.match(
+      text,
+      /smallest change this suite could detect \(80% power, McNemar exact, α = 0\.05 over 1 comparison\): 3\.9 pts/,
+    );
+  });
+
+  it('a case judged on one side and skipped on the other is unpaired and said so, never a failure', async () => {
+    // pramana: 20 semantic_similarity cases (judged with --embedder, skipped without) and 10 contains cases.
+    const mock = await mockFailing([]);
+    const dir = join(tmp.dir, `pramana-${n++}`);
+    mkdirSync(dir, { recursive: true });
+    const meta = { difficulty: 'easy', tokens_est: 10 };
+    const lines: string[] = [];
+    for (let i = 0; i < 20; i++)
+      lines.push(
+        JSON.stringify({
+          id: `s${i}`,
+          category: 'factual',
+          input: `word w${i}`,
+          ideal: `word w${i}`,
+          assertion: { type: 'semantic_similarity', threshold: 0.9 },
+          metadata: meta,
+        }),
+      );
+    for (let i = 0; i < 10; i++)
+      lines.push(
+        JSON.stringify({
+          id: `c${i}`,
+          category: 'factual',
+          input: `word x${i}`,
+          ideal: `x${i}`,
+          assertion: { type: 'contains' },
+          metadata: meta,
+        }),
+      );
+    writeFileSync(join(dir, 'suite.jsonl'), `${lines.join('\n')}\n`);
+    const env = { ...cleanEnv, OPENAI_BASE_URL: mock.baseUrl, OPENAI_API_KEY: 'k' };
+    const base = ['eval', 'suite.jsonl', '-p', 'echo', '--no-progress', '--runs-dir', join(tmp.dir, 'runs')];
+    const withEmbedder = await runCli([...base, '--embedder', 'openai:embedding:e'], { cwd: dir, env });
+    const without = await runCli(base, { cwd: dir, env });
+    assert.match(without.stdout, /30 jobs: 10 passed · 0 failed · 0 errors · 20 skipped/, without.stderr);
+    const a = /Run written to (\S+)/.exec(withEmbedder.stdout)![1];
+    const b = /Run written to (\S+)/.exec(without.stdout)![1];
+    const { code, c, text } = await compare(a, b);
+    // Before: the 20 skipped cases counted as 0%, "regressed", exit 1.
+    assert.equal(code, 0, text);
+    assert.equal(c.pairs, 10);
+    assert.equal(c.unjudged.length, 20);
+    assert.ok(c.unjudged.every((u) => u.judgedIn === 'baseline'));
+    assert.equal(c.metrics[0].verdict, 'unchanged');
+    // Unchanged on the ten judged on both sides, unknown on the twenty: not called unchanged.
+    assert.equal(c.verdict, 'inconclusive');
+    assert.match(
+      text,
+      /Not paired: 20 cases judged in the baseline only \(every trial skipped on the other side: a skip is not a failure/,
+    );
+    assert.match(text, /Why: 20 cases were judged on one side only/);
+    // Only the skipped cases on both sides: nothing judged on both, said, exit 0 (not "no case in common").
+    const reverse = await compare(b, a);
+    assert.equal(reverse.code, 0, reverse.text);
+    assert.equal(reverse.c.unjudged.filter((u) => u.judgedIn === 'candidate').length, 20);
+  });
+
+  it('an edited unlabeled prompt pairs by position (said), and a prompt that falls out is never unchanged', async () => {
+    const config = (prompts: string[]) =>
+      `prompts:\n${prompts.map((p) => `  - '${p}'`).join('\n')}\nproviders: [echo]\ntests: file://tests.csv\n`;
+    const a = await runConfig(config(['Say {{word}}', 'Repeat {{word}}']));
+    const b = await runConfig(config(['Say {{word}}', 'Please repeat {{word}}']));
+    const { code, c, text } = await compare(a, b);
+    // Before: 30 only in the baseline, 30 only in the candidate, "unchanged" on the first prompt alone.
+    assert.equal(c.pairs, 60, text);
+    assert.equal(c.onlyBaseline.length + c.onlyCandidate.length, 0);
+    assert.deepEqual(c.prompts?.byPosition, [
+      { position: 2, baseline: 'Repeat {{word}}', candidate: 'Please repeat {{word}}' },
+    ]);
+    assert.match(
+      text,
+      /Paired by position \(prompt 2, no label, its text changed\): Repeat \{\{word\}\} → Please repeat \{\{word\}\}/,
+    );
+    assert.equal(c.verdict, 'unchanged');
+    assert.equal(code, 0);
+    // Three prompts against two: no pairing by position, and the prompt left out keeps the verdict from "unchanged".
+    const three = await runConfig(config(['Say {{word}}', 'Please repeat {{word}}', 'Echo {{word}}']));
+    const more = await compare(a, three);
+    assert.equal(more.c.pairs, 30);
+    assert.equal(more.c.verdict, 'inconclusive', more.text);
+    assert.ok(more.c.fellOut.some((f) => f.promptLabel === 'Repeat {{word}}' && f.side === 'baseline'));
+    assert.match(more.text, /Why: 3 prompt × provider columns had no paired case/);
+  });
+
+  it('two prompts sharing a label are two prompts, paired by label and position, and the label is named', async () => {
+    const config = `prompts:\n  - {raw: 'Say {{word}}', label: p}\n  - {raw: 'Repeat {{word}}', label: p}\nproviders: [echo]\ntests: file://tests.csv\n`;
+    const a = await runConfig(config);
+    const b = await runConfig(config);
+    const { c, text } = await compare(a, b);
+    // Before: folded into one case with two trials ("trials per case: 2 → 2").
+    assert.deepEqual(c.trials, { baseline: 1, candidate: 1 });
+    assert.equal(c.pairs, 60);
+    assert.deepEqual(
+      c.metrics.map((m) => m.cell.promptLabel),
+      ['p #1', 'p #2'],
+    );
+    assert.deepEqual(c.prompts?.sharedLabels, [
+      { side: 'baseline', label: 'p', prompts: 2 },
+      { side: 'candidate', label: 'p', prompts: 2 },
+    ]);
+    assert.match(text, /The label p names 2 prompts in the baseline: they pair by label and position/);
+    assert.doesNotMatch(text, /trials per case/);
+  });
+
+  it('a provider outage is not a regression of the model: "cannot judge: N errors", exit 3', async () => {
+    const same = Array.from({ length: 10 }, (_, i) => i);
+    const outage = await runAgainst(await mockFailing(same, 'fail_500=0.3'), ['--max-errors', '100%']);
+    const { code, c, text } = await compare(baselineRun, outage);
+    // Before: "regressed", p ≈ 1e-15, exit 1.
+    const m = c.metrics.find((x) => x.metric === 'pass rate')!;
+    assert.ok(m.errors.candidate > 30, JSON.stringify(m.errors));
+    assert.equal(m.errorBounds?.worst.verdict, 'regressed');
+    assert.notEqual(m.errorBounds?.best.verdict, 'regressed');
+    assert.equal(c.verdict, 'cannot-judge', text);
+    assert.equal(code, 3);
+    assert.match(text, new RegExp(`Why: cannot judge: ${m.errors.candidate} errors`));
+    assert.match(text, /Verdict: CANNOT JUDGE/);
+    // A regression that holds whatever the errors were is still a regression.
+    const broken = Array.from({ length: 60 }, (_, i) => 100 + i);
+    const worse = await runAgainst(await mockFailing([...same, ...broken], 'fail_500=0.05'), [
+      '--max-errors',
+      '100%',
+    ]);
+    const regressed = await compare(baselineRun, worse);
+    assert.equal(regressed.c.verdict, 'regressed', regressed.text);
+    assert.equal(regressed.code, 1);
+  });
+
+  it('--pass-at says which k it could not show and how many cases each k left out', async () => {
+    const mock = await mockFailing([]);
+    const a = await runAgainst(mock, ['--repeat', '3'], 10);
+    const b = await runAgainst(mock, ['--repeat', '3', '--pass-at', '5'], 10);
+    const { c, text } = await compare(a, b, ['--pass-at', '1,3,5']);
+    assert.deepEqual(
+      c.atK?.map((x) => [x.k, x.cases, x.leftOut]),
+      [
+        [1, 10, 0],
+        [3, 10, 0],
+      ],
+    );
+    assert.deepEqual(c.atKDropped, [5]);
+    assert.match(
+      text,
+      /pass@k not shown for k = 5: no paired case has that many judged trials on both sides \(trials per case: 3 → 3\)/,
+    );
+    // The run's own summary says the same of the k it was asked for (before: dropped without a word).
+    const summary = await runCli(['report', b]);
+    assert.match(
+      summary.stdout,
+      /pass@5 not shown: no case has 5 judged trials/,
+      summary.stdout + summary.stderr,
+    );
+  });
+});
