@@ -78,6 +78,8 @@ export interface OpenAiVariant
   adjust?(body: Record<string, unknown>): void;
   /** The embeddings route after the base (default `/embeddings`). */
   embedRoute?: string;
+  /** The legacy completions API: the prompt text is sent as `prompt`, not as messages. */
+  completion?: boolean;
 }
 
 /**
@@ -91,7 +93,14 @@ export function openAiApi(
   variant: OpenAiVariant = {},
 ): HttpApi {
   const config: Config = spec.config ?? {};
-  const { extraParams = [], defaults = {}, adjust, embedRoute = '/embeddings', ...service } = variant;
+  const {
+    extraParams = [],
+    defaults = {},
+    adjust,
+    embedRoute = '/embeddings',
+    completion,
+    ...service
+  } = variant;
   return {
     service: 'OpenAI',
     model,
@@ -111,7 +120,9 @@ export function openAiApi(
     ...service,
     paramKeys: extraParams.length > 0 ? [...PARAM_KEYS, ...extraParams] : PARAM_KEYS,
     body: (request, params) => {
-      const body = { model, messages: toWireMessages(request.messages), ...defaults, ...params };
+      const body = completion
+        ? { model, prompt: request.prompt, ...defaults, ...params }
+        : { model, messages: toWireMessages(request.messages), ...defaults, ...params };
       adjust?.(body);
       return body;
     },
@@ -147,6 +158,8 @@ function parseCompletion(
   let output: string;
   let nonText: string | undefined;
   if (typeof message.content === 'string') output = message.content;
+  // A legacy completions answer (`/completions`): the text is the choice's own.
+  else if (!isRecord(choice.message) && typeof choice.text === 'string') output = choice.text;
   else if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
     output = JSON.stringify(message.tool_calls);
     nonText = 'tool calls';

@@ -46,6 +46,13 @@ const entries: ProviderEntry[] = [
     load: async () => (await import('./ollama.js')).createOllamaAttempts,
   },
   {
+    // Azure OpenAI deployments (the deployment name may hold colons); `azureopenai:` as promptfoo also reads it.
+    pattern: 'azure:chat:<deployment> | azure:completion:<deployment> | azure:embedding:<deployment>',
+    matches: (id) => /^(?:azure|azureopenai):(?:(?:chat|completion):\S+|embeddings?(?::\S*)?)$/.test(id),
+    embeds: (id) => /^(?:azure|azureopenai):embeddings?(?::|$)/.test(id),
+    load: async () => (await import('./azure.js')).createAzureAttempts,
+  },
+  {
     // OpenAI-compatible services by name (presets.ts): groq:, xai:, openrouter:, mistral:, …
     pattern: presetPatterns(),
     matches: isPresetId,
