@@ -49,6 +49,8 @@ import {
   postJson,
   redactor,
   routePath,
+  streamTiming,
+  timedLines,
 } from './http-kit.js';
 import type {
   EmbeddingRequest,
@@ -117,6 +119,16 @@ export interface HttpApi {
     route: string;
     body(texts: string[]): Record<string, unknown>;
     parse(text: string, count: number, redact: (s: string) => string): Omit<EmbeddingResponse, 'latencyMs'>;
+  };
+  /**
+   * Streaming, for APIs that stream: used when the config says `stream: true` (promptfoo's
+   * providers do not stream, so neither does assay by default). `body` turns a request body into a
+   * streaming one; `parse` reads the streamed lines (each with its arrival time, in ms after the
+   * request was sent) into the answer and says when its first token arrived.
+   */
+  stream?: {
+    body(body: Record<string, unknown>): Record<string, unknown>;
+    parse(lines: { at: number; line: string }[], tools: ParseTools): Parsed & { firstTokenAt?: number };
   };
   /** Set when this id answers no chat (an embeddings model): every call is refused with it, unretried. */
   refuseCalls?: string;
@@ -196,11 +208,13 @@ export function createHttpApiProvider(
   const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
   const withPassthrough = (body: Record<string, unknown>): Record<string, unknown> =>
     passthrough && !api.ownPassthrough ? Object.assign(body, passthrough) : body;
+  const streaming = api.stream && config.stream === true ? api.stream : undefined;
   const requestBody = (request: ProviderRequest): Record<string, unknown> => {
     const params = { ...configParams };
     for (const name of api.paramKeys)
       if (request.params[name] !== undefined) params[name] = request.params[name];
-    return withPassthrough(api.body(request, params));
+    const body = withPassthrough(api.body(request, params));
+    return streaming ? streaming.body(body) : body;
   };
   const pricing = api.pricing ? api.pricing(endpoint.origin) : configuredPricing(config);
   const tools: ParseTools = { pricing, redact };
@@ -237,9 +251,18 @@ export function createHttpApiProvider(
         request.signal,
         sendOptions,
         describeAttempt,
+        streaming !== undefined,
       );
       if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
-      return { ...named(api.parse(sent.text, tools)), latencyMs: sent.latencyMs };
+      if (!streaming) return { ...named(api.parse(sent.text, tools)), latencyMs: sent.latencyMs };
+      const { firstTokenAt, ...parsed } = streaming.parse(timedLines(sent.chunks ?? []), tools);
+      const response: ProviderResponse = { ...named(parsed), latencyMs: sent.latencyMs };
+      const timing =
+        parsed.error === undefined
+          ? streamTiming(firstTokenAt, sent.latencyMs, parsed.usage?.completion)
+          : undefined;
+      if (timing) response.stream = timing;
+      return response;
     },
   };
   const embed = api.embed;

@@ -1,4 +1,4 @@
-import type { Message, ProviderSpec, TokenUsage } from '../core/types.js';
+import type { Message, ProviderSpec, StreamTiming, TokenUsage } from '../core/types.js';
 
 /** What a provider is asked to do for one job. */
 export interface ProviderRequest {
@@ -58,6 +58,8 @@ export interface ProviderResponse {
   usage?: TokenUsage;
   cost?: number;
   latencyMs: number;
+  /** For a streamed answer: time to first token and tokens per second. */
+  stream?: StreamTiming;
   /** Token log-probabilities, when requested (`logprobs: true`) and returned. */
   logProbs?: number[];
   /** Attempts made (1 = no retry), set by the call policy; a provider answering 0 says it refused without trying. */
