@@ -136,6 +136,13 @@ export interface HttpApi {
   pricing?(origin: string): Pricing | undefined;
   /** Added to `describe()` (secret-free: the manifest and cache keys read it). */
   describe?: Record<string, unknown>;
+  /**
+   * With no key: how to get a bearer token instead (Azure's Entra ID client credentials), fetched
+   * on the first call and again before it expires; `undefined` when this environment offers none.
+   */
+  bearerToken?: (
+    signal: AbortSignal | undefined,
+  ) => Promise<{ token: string; expiresInMs: number } | { error: string }>;
   /** Other inputs that are credentials (a token given apart from the key). */
   extraCredentials?: (string | undefined)[];
 }
@@ -182,13 +189,17 @@ export function createHttpApiProvider(
     ...credentialHeaderValues(config.headers),
     ...(api.extraCredentials ?? []),
   ].filter((s): s is string => typeof s === 'string' && s.length >= 4);
-  const redact = redactor(credentials);
+  // Read on every use: a token obtained later joins the list.
+  const redact = (text: string): string => redactor(credentials)(text);
   const route = typeof api.route === 'string' ? api.route : api.route(base);
   const endpoint: Endpoint = endpointAt(spec, base, route, redact);
   const required = api.key.required;
   const host = new URL(endpoint.origin).hostname;
   const setupError =
-    !key && api.key.send.kind !== 'none' && (required === 'always' || required?.includes(host))
+    !key &&
+    !api.bearerToken &&
+    api.key.send.kind !== 'none' &&
+    (required === 'always' || required?.includes(host))
       ? `${api.service}: no API key for ${endpoint.shown}: set ${source}${api.key.hint ? `, ${api.key.hint}` : ''}`
       : undefined;
 
@@ -215,6 +226,30 @@ export function createHttpApiProvider(
       if (request.params[name] !== undefined) params[name] = request.params[name];
     const body = withPassthrough(api.body(request, params));
     return streaming ? streaming.body(body) : body;
+  };
+  // A bearer token (no key): fetched once, shared by concurrent calls, renewed 5 minutes before it expires.
+  type Token = { token: string; expiresAt: number } | { error: string };
+  let pending: Promise<Token> | undefined;
+  let current: { token: string; expiresAt: number } | undefined;
+  const authorization = async (
+    signal: AbortSignal | undefined,
+  ): Promise<{ headers: Record<string, string> } | { error: string }> => {
+    const fetchToken = !key ? api.bearerToken : undefined;
+    if (!fetchToken) return { headers };
+    if (!current || Date.now() > current.expiresAt - 300_000) {
+      pending ??= fetchToken(signal).then((got): Token => {
+        if ('error' in got) return got;
+        credentials.push(got.token);
+        ctx.addSecret?.(got.token);
+        return { token: got.token, expiresAt: Date.now() + got.expiresInMs };
+      });
+      const got = await pending;
+      pending = undefined;
+      // A failure is not kept: the next call asks again.
+      if ('error' in got) return got;
+      current = got;
+    }
+    return { headers: { ...headers, authorization: `Bearer ${current.token}` } };
   };
   const pricing = api.pricing ? api.pricing(endpoint.origin) : configuredPricing(config);
   const tools: ParseTools = { pricing, redact };
@@ -244,9 +279,12 @@ export function createHttpApiProvider(
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       if (api.refuseCalls) return { output: null, error: api.refuseCalls, latencyMs: 0, attempts: 0 };
       if (setupError) return { output: null, error: setupError, fatal: true, latencyMs: 0, attempts: 0 };
+      const auth = await authorization(request.signal);
+      if ('error' in auth)
+        return { output: null, error: redact(`${api.service}: ${auth.error}`), fatal: true, latencyMs: 0 };
       const sent = await postJson(
         { origin: endpoint.origin, path: sentPath(endpoint.path) },
-        headers,
+        auth.headers,
         requestBody(request),
         request.signal,
         sendOptions,
@@ -270,8 +308,10 @@ export function createHttpApiProvider(
     const target = { origin: endpoint.origin, path: sentPath(routePath(base, embed.route)) };
     provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
       if (setupError) return { error: setupError, latencyMs: 0 };
+      const auth = await authorization(request.signal);
+      if ('error' in auth) return { error: redact(`${api.service}: ${auth.error}`), latencyMs: 0 };
       const body = withPassthrough(embed.body(request.texts));
-      const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
+      const sent = await postJson(target, auth.headers, body, request.signal, sendOptions, describeAttempt);
       if ('failed' in sent) return sent.failed;
       return { ...named(embed.parse(sent.text, request.texts.length, redact)), latencyMs: sent.latencyMs };
     };

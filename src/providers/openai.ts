@@ -68,7 +68,18 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
 /** How a service that speaks OpenAI's API differs from OpenAI: its name, places, and request fields. */
 export interface OpenAiVariant
   extends Partial<
-    Pick<HttpApi, 'service' | 'idForm' | 'baseUrl' | 'key' | 'route' | 'headers' | 'describe'>
+    Pick<
+      HttpApi,
+      | 'service'
+      | 'idForm'
+      | 'baseUrl'
+      | 'key'
+      | 'route'
+      | 'headers'
+      | 'describe'
+      | 'bearerToken'
+      | 'extraCredentials'
+    >
   > {
   /** Request fields of its own, taken from the config (and the prompt's params) like OpenAI's. */
   extraParams?: readonly string[];

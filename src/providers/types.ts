@@ -142,6 +142,11 @@ export interface ProviderContext {
   retry: RetryPolicy;
   /** The suite's folder: where a provider that runs a program runs it. */
   basePath?: string;
+  /**
+   * Called with a credential a provider obtains after it was built (an access token exchanged for
+   * a client secret): the run keeps it out of every file from then on, as it does `credentials`.
+   */
+  addSecret?(value: string): void;
 }
 
 export type ProviderFactory = (spec: ProviderSpec, ctx: ProviderContext) => Provider;

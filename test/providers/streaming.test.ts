@@ -78,7 +78,7 @@ describe('streaming', () => {
     const res = await p.call(ask('count again'));
     assert.equal(res.output, 'one two three four five six');
     assert.equal(res.stream, undefined);
-    assert.equal('stream' in (mock.requests.at(-1)?.body as object), false);
+    assert.equal('stream' in (mock.requests.at(-1)!.body as object), false);
   });
 
   it('ollama: stream: true reads the JSON lines (chat and generate), with the counts of the last', async () => {
@@ -90,7 +90,7 @@ describe('streaming', () => {
       assert.deepEqual(res.usage, { prompt: 2, completion: 6, total: 8 });
       assert.equal(res.finishReason, 'stop');
       assert.ok(res.stream && res.stream.firstTokenMs >= 0, id);
-      assert.equal((mock.requests.at(-1)?.body as { stream: boolean }).stream, true);
+      assert.equal((mock.requests.at(-1)!.body as { stream: boolean }).stream, true);
     }
   });
 

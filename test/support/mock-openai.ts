@@ -318,6 +318,34 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     prefix: string,
     text: string,
   ): void {
+    // Microsoft Entra ID's token endpoint (client credentials grant), for Azure's bearer tokens:
+    // the token names the client; a client secret `wrong` is refused as Entra ID refuses it.
+    if (req.method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(path)) {
+      const form = new URLSearchParams(text);
+      record(req, path, prefix, Object.fromEntries(form));
+      if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') === 'wrong') {
+        send(
+          res,
+          401,
+          JSON.stringify({
+            error: 'invalid_client',
+            error_description: 'AADSTS7000215: Invalid client secret provided.',
+          }),
+        );
+        return;
+      }
+      send(
+        res,
+        200,
+        JSON.stringify({
+          token_type: 'Bearer',
+          expires_in: 3599,
+          ext_expires_in: 3599,
+          access_token: `mock-token-for-${form.get('client_id')}`,
+        }),
+      );
+      return;
+    }
     let body: unknown;
     if (text !== '') {
       try {
