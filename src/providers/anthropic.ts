@@ -67,6 +67,10 @@ export function createAnthropicAttempts(
       return body;
     },
     parse: (text, { pricing, redact }) => parseMessage(text, pricing, redact),
+    stream: {
+      body: (body) => ({ ...body, stream: true }),
+      parse: (lines, { pricing, redact }) => parseMessageStream(lines, pricing, redact),
+    },
   });
 }
 
@@ -135,4 +139,69 @@ function parseMessage(
     ...response,
     ...usageOf(finite(usage.input_tokens), finite(usage.output_tokens), undefined, pricing),
   };
+}
+
+/**
+ * A streamed message (server-sent events: `message_start`, `content_block_start`/`_delta`/`_stop`,
+ * `message_delta`, `message_stop`; `error` on failure), put back together into the message the
+ * plain answer would be and read as one; the first text or tool-input delta is the first token.
+ */
+function parseMessageStream(
+  lines: { at: number; line: string }[],
+  pricing: Pricing | undefined,
+  redact: (s: string) => string,
+): Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } {
+  let message: Record<string, unknown> | undefined;
+  const blocks: Record<string, unknown>[] = [];
+  const partialJson: string[] = [];
+  let firstTokenAt: number | undefined;
+  for (const { at, line } of lines) {
+    if (!line.startsWith('data:')) continue;
+    const reply = jsonReply(line.slice(5).trim(), redact, 'stream event');
+    if ('error' in reply) return { output: null, error: reply.error };
+    const event = reply.value;
+    if (!isRecord(event)) continue;
+    if (event.type === 'error') {
+      const e = isRecord(event.error) ? event.error : {};
+      return { output: null, error: redact(`stream error: ${String(e.message ?? e.type ?? 'unknown')}`) };
+    }
+    const index = typeof event.index === 'number' ? event.index : 0;
+    if (event.type === 'message_start' && isRecord(event.message))
+      message = { ...event.message, content: [] };
+    else if (event.type === 'content_block_start' && isRecord(event.content_block))
+      blocks[index] = { ...event.content_block };
+    else if (event.type === 'content_block_delta' && isRecord(event.delta)) {
+      blocks[index] ??= { type: 'text', text: '' };
+      const block = blocks[index];
+      if (
+        event.delta.type === 'text_delta' &&
+        typeof event.delta.text === 'string' &&
+        event.delta.text !== ''
+      ) {
+        block.text = `${typeof block.text === 'string' ? block.text : ''}${event.delta.text}`;
+        firstTokenAt ??= at;
+      } else if (event.delta.type === 'input_json_delta' && typeof event.delta.partial_json === 'string') {
+        partialJson[index] = (partialJson[index] ?? '') + event.delta.partial_json;
+        firstTokenAt ??= at;
+      }
+    } else if (event.type === 'message_delta' && message) {
+      if (isRecord(event.delta) && typeof event.delta.stop_reason === 'string')
+        message.stop_reason = event.delta.stop_reason;
+      if (isRecord(event.usage))
+        message.usage = { ...(isRecord(message.usage) ? message.usage : {}), ...event.usage };
+    }
+  }
+  if (!message) return { output: null, error: redact('malformed response (no message_start event)') };
+  partialJson.forEach((json, i) => {
+    if (json !== undefined && blocks[i]) {
+      try {
+        blocks[i].input = JSON.parse(json);
+      } catch {
+        blocks[i].input = json;
+      }
+    }
+  });
+  message.content = blocks.filter(Boolean);
+  const parsed = parseMessage(JSON.stringify(message), pricing, redact);
+  return firstTokenAt === undefined ? parsed : { ...parsed, firstTokenAt };
 }

@@ -1,5 +1,5 @@
-// Streaming (issue 22): with `stream: true` an OpenAI-compatible or Ollama provider streams the
-// answer (server-sent events; JSON lines), records the time to first token and the tokens per
+// Streaming (issue 22): with `stream: true` an OpenAI-compatible, Anthropic or Ollama provider
+// streams the answer (server-sent events; JSON lines), records the time to first token and the tokens per
 // second, and the scorecard, console summary and reports show them; without it the request is the
 // plain one promptfoo sends (promptfoo's providers do not stream). Checked against the mock's
 // streams; no assertion on time beyond the figures existing and being consistent.
@@ -92,6 +92,31 @@ describe('streaming', () => {
       assert.ok(res.stream && res.stream.firstTokenMs >= 0, id);
       assert.equal((mock.requests.at(-1)!.body as { stream: boolean }).stream, true);
     }
+  });
+
+  it('anthropic: stream: true reads the Messages API events into the same answer, timed', async () => {
+    const p = await createProvider(
+      {
+        id: 'anthropic:messages:claude-x',
+        config: { apiBaseUrl: mock.url, apiKey: 'k-0123456789', stream: true },
+      },
+      ctx,
+    );
+    const res = await p.call(ask('count for me'));
+    assert.equal(res.error, undefined, res.error);
+    assert.equal(res.output, 'one two three four five six');
+    assert.equal(res.finishReason, 'end_turn');
+    assert.deepEqual(res.usage, { prompt: 3, completion: 6, total: 9 });
+    assert.ok(res.stream && res.stream.firstTokenMs >= 0);
+    assert.equal(
+      JSON.stringify(mock.requests.at(-1)!.body),
+      JSON.stringify({
+        model: 'claude-x',
+        max_tokens: 1024,
+        messages: [{ role: 'user', content: 'count for me' }],
+        stream: true,
+      }),
+    );
   });
 
   it('a broken stream is an error naming the provider', async () => {

@@ -716,10 +716,39 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       stop_sequence: null,
       usage: { input_tokens: a.promptTokens, output_tokens: a.completionTokens },
     };
+    if (body.stream === true && !a.toolCall) {
+      // Anthropic's events: message_start, a text block's deltas a word at a time, message_delta, message_stop.
+      const event = (type: string, data: Record<string, unknown>) =>
+        `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+      const words = (a.content ?? '').split(/(?<=\s)/).filter((w) => w !== '');
+      const pieces = [
+        event('message_start', {
+          message: {
+            ...reply,
+            content: [],
+            stop_reason: null,
+            usage: { input_tokens: a.promptTokens, output_tokens: 1 },
+          },
+        }),
+        event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+        event('ping', {}),
+        ...words.map((w) =>
+          event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } }),
+        ),
+        event('content_block_stop', { index: 0 }),
+        event('message_delta', {
+          delta: { stop_reason: reply.stop_reason, stop_sequence: null },
+          usage: { output_tokens: a.completionTokens },
+        }),
+        event('message_stop', {}),
+      ];
+      writeStream(res, 'text/event-stream', pieces);
+      return;
+    }
     send(res, 200, JSON.stringify(reply));
   }
 
-  /** Ollama's native API: `/api/chat` (messages) and `/api/generate` (a prompt), never streamed here. */
+  /** Ollama's native API: `/api/chat` (messages) and `/api/generate` (a prompt), whole or streamed. */
   function ollama(res: ServerResponse, body: unknown, route: 'chat' | 'generate'): void {
     if (!isRecord(body) || typeof body.model !== 'string') {
       send(res, 400, JSON.stringify({ error: 'model is required' }));
