@@ -16,6 +16,9 @@
  * content blocks back) and Ollama's native API (`/api/chat`, `/api/generate`, `/api/embed`, with
  * `stream: false`).
  *
+ * Google's Gemini (AI Studio and Vertex, with an OAuth token endpoint), Hugging Face's inference API
+ * and Bedrock's Converse API are served too (test/support/mock-cloud.ts), with their own error shapes.
+ *
  * Embeddings (`/v1/embeddings`) are a hashed bag of words: each lower-cased word adds ±1 to one of
  * 256 dimensions chosen by its hash, and the vector is normalised. Texts sharing most words have a
  * cosine near 1, texts sharing none near 0, so `similar` thresholds behave as with a real model.
@@ -29,6 +32,7 @@ import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../../src/analysis/paired.js';
+import { cloudErrorBody, cloudKeyRefusal, cloudRoute, type ScriptedAnswer } from './mock-cloud.js';
 
 /** A canned answer: the first rule whose `match` (case-insensitive regex) finds the last user message (else the last message) wins. */
 export interface AnswerRule {
@@ -41,6 +45,8 @@ export interface AnswerRule {
   toolCall?: { name: string; arguments: string };
   /** Answer `content: null` with no tool call (a model that said nothing at all). */
   empty?: boolean;
+  /** Cloud APIs only: their safety filter blocks the prompt, or the answer (Gemini, Bedrock guardrails). */
+  blocked?: 'prompt' | 'answer';
 }
 
 /** Fault injection settings; probabilities are in [0, 1]. */
@@ -91,8 +97,10 @@ export interface RecordedRequest {
   /** The fault prefix text, '' when none. */
   faults: string;
   headers: IncomingHttpHeaders;
-  /** Parsed JSON body (undefined for GET or unparseable bodies). */
+  /** Parsed JSON body (a form-encoded one as an object of its fields; undefined for GET or unparseable bodies). */
   body: unknown;
+  /** The body exactly as received. */
+  raw: string;
 }
 
 export interface MockServer {
@@ -267,7 +275,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     res.end(payload);
   }
 
-  function sendError(
+  function sendOpenAiError(
     res: ServerResponse,
     status: number,
     message: string,
@@ -287,8 +295,15 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     perConnection[slot.slot]++;
   }
 
-  function record(req: IncomingMessage, path: string, faults: string, body: unknown): void {
-    const entry: RecordedRequest = { method: req.method ?? 'GET', path, faults, headers: req.headers, body };
+  function record(req: IncomingMessage, path: string, faults: string, body: unknown, raw: string): void {
+    const entry: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      faults,
+      headers: req.headers,
+      body,
+      raw,
+    };
     if (recorded.length < RECORD_LIMIT) recorded.push(entry);
     else recorded[recordNext] = entry;
     recordNext = (recordNext + 1) % RECORD_LIMIT;
@@ -302,28 +317,49 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     text: string,
   ): void {
     let body: unknown;
-    if (text !== '') {
+    // An error in the cloud API's own shape when the path is one of theirs.
+    const sendError = (
+      r: ServerResponse,
+      status: number,
+      message: string,
+      type: string,
+      extra?: Record<string, string>,
+    ): void => {
+      const cloud = cloudErrorBody(path, status, message);
+      if (cloud !== undefined) send(r, status, cloud, extra);
+      else sendOpenAiError(r, status, message, type, extra);
+    };
+    if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+      body = Object.fromEntries(new URLSearchParams(text));
+    } else if (text !== '') {
       try {
         body = JSON.parse(text);
       } catch {
-        record(req, path, prefix, undefined);
+        record(req, path, prefix, undefined, text);
         sendError(res, 400, 'request body is not valid JSON', 'invalid_request_error');
         return;
       }
     }
-    record(req, path, prefix, body);
+    record(req, path, prefix, body, text);
     const faults = faultsFor(prefix);
     if (faults instanceof Error) {
       sendError(res, 400, faults.message, 'invalid_request_error');
       return;
     }
-    if (
-      faults.requireKey !== undefined &&
-      req.headers.authorization !== `Bearer ${faults.requireKey}` &&
-      req.headers['x-api-key'] !== faults.requireKey
-    ) {
-      sendError(res, 401, 'Incorrect API key provided (mock).', 'invalid_api_key');
-      return;
+    if (faults.requireKey !== undefined) {
+      const refusal = cloudKeyRefusal(path, req.headers, body, faults.requireKey);
+      if (refusal === 'not-cloud') {
+        if (
+          req.headers.authorization !== `Bearer ${faults.requireKey}` &&
+          req.headers['x-api-key'] !== faults.requireKey
+        ) {
+          sendError(res, 401, 'Incorrect API key provided (mock).', 'invalid_api_key');
+          return;
+        }
+      } else if (refusal) {
+        send(res, refusal.status, refusal.body, refusal.headers);
+        return;
+      }
     }
 
     const requestHash = cyrb53(`${prefix}\n${path}\n${text}`);
@@ -404,20 +440,12 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       send(res, 200, JSON.stringify({ object: 'list', data: models }));
       return;
     }
-    sendError(res, 404, `no route for ${method} ${path}`, 'not_found');
+    if (cloudRoute({ answer, send }, method, res, path, body)) return;
+    sendOpenAiError(res, 404, `no route for ${method} ${path}`, 'not_found');
   }
 
   /** The scripted answer to a conversation (every message's text, roles), whatever the API's shape. */
-  function answer(
-    turns: { role: unknown; text: string }[],
-    limit: number | undefined,
-  ): {
-    content: string | null;
-    toolCall?: { name: string; arguments: string };
-    truncated: boolean;
-    promptTokens: number;
-    completionTokens: number;
-  } {
+  function answer(turns: { role: unknown; text: string }[], limit: number | undefined): ScriptedAnswer {
     let promptTokens = 0;
     let lastUser: string | undefined;
     let last = '';
@@ -429,9 +457,11 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     const asked = lastUser ?? last;
     let content: string | null = lastUser ?? '';
     let toolCall: { name: string; arguments: string } | undefined;
+    let blocked: ScriptedAnswer['blocked'];
     for (const { re, conversation, rule } of rules) {
       const m = re.exec(asked);
       if (!m || (conversation && !conversation.test(turns.map((t) => t.text).join('\n')))) continue;
+      blocked = rule.blocked;
       if (rule.toolCall) {
         content = null;
         toolCall = { name: rule.toolCall.name, arguments: substitute(rule.toolCall.arguments, m) };
@@ -452,7 +482,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
         truncated = true;
       }
     }
-    return { content, toolCall, truncated, promptTokens, completionTokens };
+    return { content, toolCall, blocked, truncated, promptTokens, completionTokens };
   }
 
   /** The turns of a request's `messages` array, or an error message for a malformed one. */
@@ -469,7 +499,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   function chat(res: ServerResponse, body: unknown, hash: number): void {
     const turns = isRecord(body) ? turnsOf(body.messages) : "'messages' must be a non-empty array";
     if (!isRecord(body) || typeof turns === 'string') {
-      sendError(
+      sendOpenAiError(
         res,
         400,
         typeof turns === 'string' ? turns : 'body must be an object',
@@ -507,7 +537,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   function anthropicMessages(res: ServerResponse, body: unknown, hash: number): void {
     const turns = isRecord(body) ? turnsOf(body.messages) : "'messages' must be a non-empty array";
     if (!isRecord(body) || typeof turns === 'string') {
-      sendError(
+      sendOpenAiError(
         res,
         400,
         typeof turns === 'string' ? turns : 'body must be an object',
@@ -516,11 +546,11 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       return;
     }
     if (typeof body.max_tokens !== 'number') {
-      sendError(res, 400, 'max_tokens: Field required', 'invalid_request_error');
+      sendOpenAiError(res, 400, 'max_tokens: Field required', 'invalid_request_error');
       return;
     }
     if (turns.some((t) => t.role === 'system')) {
-      sendError(
+      sendOpenAiError(
         res,
         400,
         'messages: system messages go in the top-level `system` parameter',
@@ -613,7 +643,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     const input = isRecord(body) ? body.input : undefined;
     const inputs = Array.isArray(input) && input.every((x) => typeof x === 'string') ? input : [input];
     if (inputs.length === 0 || inputs.some((x) => x === undefined || x === null)) {
-      sendError(res, 400, "'input' is required", 'invalid_request_error');
+      sendOpenAiError(res, 400, "'input' is required", 'invalid_request_error');
       return;
     }
     let tokens = 0;
