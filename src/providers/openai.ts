@@ -6,38 +6,21 @@
  */
 import type { Message, ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
+import { createHttpApiProvider, type HttpApi } from './http-api.js';
 import {
-  attemptDescriber,
   type Config,
-  configError,
-  configHeaders,
   configuredPricing,
-  credentialHeaderValues,
-  endpointAt,
   finite,
   isRecord,
   jsonReply,
-  keyedHeaders,
-  keySourceOf,
   nonEmpty,
   type Pricing,
-  poolSize,
-  postJson,
-  redactor,
-  routePath,
   usageOf,
 } from './http-kit.js';
 import { excerpt, type RetryOptions } from './http-transport.js';
 import { parseEmbeddings } from './openai-embed.js';
 import { costOf, priceFor } from './prices.js';
-import type {
-  EmbeddingRequest,
-  EmbeddingResponse,
-  Provider,
-  ProviderContext,
-  ProviderRequest,
-  ProviderResponse,
-} from './types.js';
+import type { Provider, ProviderContext, ProviderResponse } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -77,107 +60,54 @@ export function createOpenAiProvider(
  * policy); `now` is the clock for Retry-After dates.
  */
 export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, now?: () => number): Provider {
-  const config: Config = spec.config ?? {};
-  const embeddingModel = /^openai:embeddings?:/.exec(spec.id);
+  const embeddingModel = /^openai:embeddings?:/.test(spec.id);
   const model = spec.id.replace(/^openai:/, '').replace(/^(?:chat|embeddings?):/, '');
-  const baseUrl = resolveBaseUrl(config, ctx.env);
-  const keyEnvar = nonEmpty(config.apiKeyEnvar) ?? 'OPENAI_API_KEY';
-  const apiKey =
-    nonEmpty(config.apiKey) ??
-    (typeof config.apiKeyEnvar === 'string' ? nonEmpty(ctx.env[config.apiKeyEnvar]) : undefined) ??
-    nonEmpty(ctx.env.OPENAI_API_KEY);
-  const keySource = keySourceOf(spec, nonEmpty(config.apiKey) !== undefined, keyEnvar);
-  const params = pickParams(config);
-  const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
-  const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
+  return createHttpApiProvider(spec, ctx, now, openAiApi(spec, model, embeddingModel));
+}
 
-  // The key, and any credential passed as an extra header, must never reach an error message.
-  const redact = redactor([apiKey, ...credentialHeaderValues(config.headers)]);
-
-  // A malformed config is the user's mistake, knowable before anything runs: refuse it now (exit 2).
-  // A missing key is not: validation must work without secrets, so it is reported when called.
-  if (!model)
-    throw configError(spec, `provider id "${spec.id}" names no model (expected openai:chat:<model>)`);
-  const endpoint = endpointAt(spec, baseUrl, '/chat/completions', redact);
-  const embeddingsPath = routePath(baseUrl, '/embeddings');
-  const shownBaseUrl = endpoint.shown;
-  let setupError: string | undefined;
-  if (!apiKey && new URL(endpoint.origin).hostname === 'api.openai.com') {
-    setupError = `no API key for ${shownBaseUrl}: set ${keyEnvar}, or set OPENAI_BASE_URL to use a local OpenAI-compatible server`;
-  }
-
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  Object.assign(headers, configHeaders(config));
-  const pricing = resolvePricing(config, model, endpoint.origin);
-
-  /** The body of a chat request, exactly as sent. */
-  const chatBody = (request: ProviderRequest): Record<string, unknown> => {
-    const body: Record<string, unknown> = { model, messages: toWireMessages(request.messages), ...params };
-    for (const key of PARAM_KEYS) {
-      const value = request.params[key];
-      if (value !== undefined) body[key] = value;
-    }
-    if (passthrough) Object.assign(body, passthrough);
-    return body;
-  };
-  const describeAttempt = attemptDescriber(shownBaseUrl, keySource, redact);
-
-  const provider: Provider = {
-    id: spec.id,
-    label: spec.label ?? spec.id,
-    describe: () => ({ id: spec.id, model, baseUrl: shownBaseUrl, params: { ...params } }),
-    // One adaptive limiter per origin, shared by every provider that calls it.
-    endpoint: { key: endpoint.origin, shown: shownBaseUrl },
-    requestKey: (request) => ({
-      url: `${endpoint.origin}${endpoint.path}`,
-      headers: keyedHeaders(headers),
-      body: chatBody(request),
-    }),
-    async call(request: ProviderRequest): Promise<ProviderResponse> {
-      if (embeddingModel) {
-        return {
-          output: null,
-          error: `${spec.id} is an embeddings model: it cannot answer a chat (use openai:chat:<model> for that)`,
-          latencyMs: 0,
-          attempts: 0,
-        };
-      }
-      if (setupError) {
-        return {
-          output: null,
-          error: setupError,
-          fatal: true,
-          latencyMs: 0,
-          attempts: 0,
-        };
-      }
-      const sent = await postJson(
-        endpoint,
-        headers,
-        chatBody(request),
-        request.signal,
-        sendOptions,
-        describeAttempt,
-      );
-      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
-      return { ...parseCompletion(sent.text, pricing, redact), latencyMs: sent.latencyMs };
+/**
+ * OpenAI's chat-completions wire mapping, for any service that speaks it: OpenAI itself, and the
+ * compatible services of presets.ts (which give their own name, base URL and key variables).
+ */
+export function openAiApi(
+  spec: ProviderSpec,
+  model: string,
+  embeddingModel: boolean,
+  service: Partial<Pick<HttpApi, 'service' | 'idForm' | 'baseUrl' | 'key' | 'route' | 'headers'>> = {},
+): HttpApi {
+  const config: Config = spec.config ?? {};
+  return {
+    service: 'OpenAI',
+    model,
+    idForm: 'openai:chat:<model>',
+    baseUrl: {
+      config: configBaseUrl(config),
+      env: ['OPENAI_BASE_URL', 'OPENAI_API_BASE_URL'],
+      default: DEFAULT_BASE_URL,
     },
-    async close(): Promise<void> {
-      // Pools are shared per origin across providers; closeAllPools() releases them.
+    route: '/chat/completions',
+    key: {
+      env: ['OPENAI_API_KEY'],
+      send: { kind: 'bearer' },
+      required: ['api.openai.com'],
+      hint: 'or set OPENAI_BASE_URL to use a local OpenAI-compatible server',
     },
+    ...service,
+    paramKeys: PARAM_KEYS,
+    body: (request, params) => ({ model, messages: toWireMessages(request.messages), ...params }),
+    parse: (text, { pricing, redact }) => parseCompletion(text, pricing, redact),
+    pricing: (origin) => resolvePricing(config, model, origin),
+    refuseCalls: embeddingModel
+      ? `${spec.id} is an embeddings model: it cannot answer a chat (use ${service.idForm ?? 'openai:chat:<model>'} for that)`
+      : undefined,
+    embed: embeddingModel
+      ? {
+          route: '/embeddings',
+          body: (texts) => ({ model, input: texts }),
+          parse: parseEmbeddings,
+        }
+      : undefined,
   };
-  if (embeddingModel) {
-    provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
-      if (setupError) return { error: setupError, latencyMs: 0 };
-      const target = { origin: endpoint.origin, path: embeddingsPath };
-      const body = { model, input: request.texts, ...passthrough };
-      const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
-      if ('failed' in sent) return sent.failed;
-      return { ...parseEmbeddings(sent.text, request.texts.length, redact), latencyMs: sent.latencyMs };
-    };
-  }
-  return provider;
 }
 
 function parseCompletion(
@@ -231,26 +161,15 @@ function toWireMessages(messages: Message[]): { role: string; content: Message['
   return wire;
 }
 
-function resolveBaseUrl(config: Config, env: Record<string, string | undefined>): string {
+/** The base URL a config gives: `apiBaseUrl`, else `apiHost` (a host name, or a URL) with `/v1`. */
+function configBaseUrl(config: Config): string | undefined {
   const apiHost = nonEmpty(config.apiHost);
   const fromHost = apiHost
     ? /^https?:\/\//.test(apiHost)
       ? `${apiHost}/v1`
       : `https://${apiHost}/v1`
     : undefined;
-  const base =
-    nonEmpty(config.apiBaseUrl) ??
-    fromHost ??
-    nonEmpty(env.OPENAI_BASE_URL) ??
-    nonEmpty(env.OPENAI_API_BASE_URL) ??
-    DEFAULT_BASE_URL;
-  return base.replace(/\/+$/, '');
-}
-
-function pickParams(config: Config): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  for (const key of PARAM_KEYS) if (config[key] !== undefined) params[key] = config[key];
-  return params;
+  return nonEmpty(config.apiBaseUrl) ?? fromHost;
 }
 
 /**

@@ -91,6 +91,11 @@ export interface Provider {
    * limiter (default: one per provider description); `shown` names it in timeout messages.
    */
   readonly endpoint?: { key: string; shown?: string };
+  /**
+   * The values this provider was given as credentials (its key, whatever variable held it; the
+   * values of credential headers; tokens): never written to any file, nor shown in any message.
+   */
+  readonly credentials?: readonly string[];
   /** False for providers whose answers cost nothing to recompute (echo): they bypass the response cache. */
   readonly cacheable?: boolean;
   call(request: ProviderRequest): Promise<ProviderResponse>;
