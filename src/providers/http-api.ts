@@ -51,6 +51,7 @@ import {
   routePath,
 } from './http-kit.js';
 import type {
+  AttemptFailure,
   EmbeddingRequest,
   EmbeddingResponse,
   Provider,
@@ -126,6 +127,17 @@ export interface HttpApi {
   describe?: Record<string, unknown>;
   /** Other inputs that are credentials (a token given apart from the key). */
   extraCredentials?: (string | undefined)[];
+  /**
+   * Headers made per request once its body is final, for services whose credential is not a fixed
+   * header: an OAuth access token fetched (and renewed) when needed, a request signature (AWS
+   * SigV4). Or the reason no request can be made (`fatal`: bad credentials, the run stops).
+   */
+  authorize?(
+    request: { origin: string; path: string; headers: Record<string, string>; body: string },
+    signal: AbortSignal | undefined,
+  ): Promise<
+    { headers: Record<string, string> } | { error: string; fatal: boolean; failure?: AttemptFailure }
+  >;
 }
 
 /** Where a key is found: `config.apiKey`, then `config.apiKeyEnvar`'s variable, then the service's. */
@@ -227,14 +239,18 @@ export function createHttpApiProvider(
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       if (api.refuseCalls) return { output: null, error: api.refuseCalls, latencyMs: 0, attempts: 0 };
       if (setupError) return { output: null, error: setupError, fatal: true, latencyMs: 0, attempts: 0 };
-      const sent = await postJson(
-        { origin: endpoint.origin, path: sentPath(endpoint.path) },
-        headers,
-        requestBody(request),
-        request.signal,
-        sendOptions,
-        describeAttempt,
-      );
+      const target = { origin: endpoint.origin, path: sentPath(endpoint.path) };
+      const body = requestBody(request);
+      let sentHeaders = headers;
+      if (api.authorize) {
+        const auth = await api.authorize({ ...target, headers, body: JSON.stringify(body) }, request.signal);
+        if ('error' in auth) {
+          const { error, fatal, failure } = auth;
+          return { output: null, error: redact(error), fatal, ...(failure ? { failure } : {}), latencyMs: 0 };
+        }
+        sentHeaders = { ...headers, ...auth.headers };
+      }
+      const sent = await postJson(target, sentHeaders, body, request.signal, sendOptions, describeAttempt);
       if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
       return { ...api.parse(sent.text, tools), latencyMs: sent.latencyMs };
     },

@@ -44,6 +44,34 @@ const entries: ProviderEntry[] = [
     load: async () => (await import('./ollama.js')).createOllamaAttempts,
   },
   {
+    // Also `palm:<model>`; other google:<kind>: forms are refused by the provider with the reason.
+    pattern: 'google:<model>',
+    matches: (id) => /^(?:google|palm):[^:\s]/.test(id),
+    embeds: () => false,
+    load: async () => (await import('./google.js')).createGoogleAttempts,
+  },
+  {
+    // Also `vertex:chat:<model>`.
+    pattern: 'vertex:<model>',
+    matches: (id) => /^vertex:[^:\s]/.test(id),
+    embeds: () => false,
+    load: async () => (await import('./google.js')).createGoogleAttempts,
+  },
+  {
+    // Also `hf:`; the other tasks promptfoo names are refused by the provider with the reason.
+    pattern: 'huggingface:chat:<model> | huggingface:text-generation:<model>',
+    matches: (id) => /^(?:huggingface|hf):[^:\s]+:\S/.test(id),
+    embeds: () => false,
+    load: async () => (await import('./huggingface.js')).createHuggingFaceAttempts,
+  },
+  {
+    // Also `bedrock:converse:<model-id>`; the other Bedrock APIs are refused by the provider.
+    pattern: 'bedrock:<model-id>',
+    matches: (id) => /^bedrock:\S/.test(id),
+    embeds: () => false,
+    load: async () => (await import('./bedrock.js')).createBedrockAttempts,
+  },
+  {
     pattern: 'file://<path>.js|.ts|.py',
     matches: (id) => scriptProviderRef(id) !== undefined,
     embeds: () => false,
