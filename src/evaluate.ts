@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { scorecardOfRun } from './analysis/scorecard.js';
 import { caseCount, suiteCases } from './core/cases.js';
 import { InputError } from './core/errors.js';
-import { secretConfigValues, secretValues } from './core/redact.js';
+import { addSecrets, secretConfigValues, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
 import type { Case, Job, JobResult, ProviderSpec, Suite, ThreadTurn } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
@@ -205,6 +205,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const resolved = await Promise.all(
     providers.map(async (spec) => ({ spec, provider: await createProvider(spec, contextFor(spec)) })),
   );
+  // What each provider was given as a credential, whatever variable or header carried it.
+  addSecrets(
+    secrets,
+    resolved.flatMap((r) => r.provider.credentials ?? []),
+  );
   const plan: PlanOptions = { repeat };
   const shard = options.shard;
   const recorded = source?.recorded;
@@ -225,6 +230,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     await Promise.all(
       [...caseSpecs].map(async ([key, spec]) => [key, await createProvider(spec, contextFor(spec))] as const),
     ),
+  );
+  addSecrets(
+    secrets,
+    [...caseProviders.values()].flatMap((p) => p.credentials ?? []),
   );
   if (recorded) planned = countRecorded(suite, providers, plan, recorded);
   else if (shard) planned = countPlanned(suite, providers, plan, shard);

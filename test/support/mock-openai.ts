@@ -65,6 +65,8 @@ export interface FaultSettings {
   requireKey?: string;
   /** Always answer this status with a JSON error. */
   status?: number;
+  /** Every answer also quotes the request's headers (as JSON), as a careless server or proxy may. */
+  echoHeaders?: boolean;
   /** Inject faults only into the first N attempts of each distinct request (then it succeeds). */
   faultAttempts?: number;
 }
@@ -182,9 +184,12 @@ export function parseFaults(text: string): Partial<FaultSettings> {
       case 'fault_attempts':
         out.faultAttempts = num(0, 1_000_000);
         break;
+      case 'echo_headers':
+        out.echoHeaders = num(0, 1) === 1;
+        break;
       default:
         throw new Error(
-          `unknown mock fault "${key}" (known: latency_ms, latency_jitter_ms, fail_429, fail_500, fail_reset, hang, retry_after, retry_after_ms, require_key, status, fault_attempts)`,
+          `unknown mock fault "${key}" (known: latency_ms, latency_jitter_ms, fail_429, fail_500, fail_reset, hang, retry_after, retry_after_ms, require_key, status, fault_attempts, echo_headers)`,
         );
     }
   }
@@ -225,6 +230,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   const timers = new Set<NodeJS.Timeout>();
   const recorded: RecordedRequest[] = [];
   let recordNext = 0;
+  /** The headers an answer quotes while one is being built (`echo_headers`); answers are built synchronously. */
+  let echoing: string | undefined;
   let epoch = 0;
   let stats = freshStats();
   let perConnection: number[] = [];
@@ -399,7 +406,12 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
         sendError(res, 500, 'The server had an error while processing your request (mock).', 'server_error');
         return;
       }
-      route(req, res, path, body, requestHash);
+      echoing = faults.echoHeaders ? JSON.stringify(req.headers) : undefined;
+      try {
+        route(req, res, path, body, requestHash);
+      } finally {
+        echoing = undefined;
+      }
     };
     const delay = faults.latencyMs + Math.floor(uJitter * faults.latencyJitterMs);
     if (delay <= 0) {
@@ -472,6 +484,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       }
       break;
     }
+    if (echoing !== undefined && content !== null) content = `${content}\nheaders: ${echoing}`;
     let truncated = false;
     let completionTokens = 0;
     if (content !== null) {
