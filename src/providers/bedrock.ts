@@ -156,7 +156,21 @@ export function createBedrockAttempts(
           return { headers: signed };
         },
   });
-  return namedCloudProvider(inner, { service: SERVICE, credentials });
+  // A refused signature or key (403 UnrecognizedClientException, InvalidSignatureException) names
+  // where the credentials came from, not the "API key" of services that have one.
+  const source = bearer
+    ? nonEmpty(config.apiKey)
+      ? "the provider's config.apiKey"
+      : 'AWS_BEARER_TOKEN_BEDROCK'
+    : aws?.source;
+  return namedCloudProvider(inner, {
+    service: SERVICE,
+    credentials,
+    refusedKey: (error) =>
+      /^authentication failed/.test(error) && source
+        ? error.replace(/; check [^;]*$/, `; check ${source}`)
+        : undefined,
+  });
 }
 
 /** Converse's `inferenceConfig` and the rest of the body, from Converse keys and the families' own. */
@@ -424,9 +438,6 @@ function bedrockCost(
   cacheRead: number,
 ): number | undefined {
   if (prompt === undefined || completion === undefined) return undefined;
-  const input = finite(config.inputCost) ?? finite(config.cost);
-  const output = finite(config.outputCost) ?? finite(config.cost);
-  if (input !== undefined && output !== undefined) return prompt * input + completion * output;
   const id = model.toLowerCase();
   // us-gov regions and the priority/flex tiers are priced differently: no cost rather than a wrong one.
   if (region.startsWith('us-gov-') || isRecord(config.serviceTier)) return undefined;

@@ -281,7 +281,12 @@ function createVertex(spec: ProviderSpec, ctx: ProviderContext, now?: () => numb
   return namedCloudProvider(inner, {
     service,
     credentials,
-    refusedKey: express ? refusedGoogleKey : undefined,
+    refusedKey: express
+      ? refusedGoogleKey
+      : (error) =>
+          /^authentication failed/.test(error) && credential
+            ? error.replace(/; check [^;]*$/, `; check ${credential.source}`)
+            : undefined,
   });
 }
 
