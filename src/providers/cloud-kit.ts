@@ -3,7 +3,7 @@
  * provider skeleton (http-api.ts): every error names the service, credentials learned while
  * running (an access token) join the declared ones and are redacted like them, and a service that
  * refuses a key with a status other than 401/403 (Gemini: 400 `API_KEY_INVALID`) is treated as a
- * refused key (the run stops) all the same.
+ * refused key (the run stops) all the same. Answers are redacted with the live credentials too.
  */
 import type { InputError } from '../core/errors.js';
 import type { ProviderSpec } from '../core/types.js';
@@ -39,6 +39,10 @@ export function namedCloudProvider(inner: Provider, wrap: CloudWrap): Provider {
     credentials: wrap.credentials,
     async call(request) {
       const res: ProviderResponse = await inner.call(request);
+      // A server that quotes the request (an echoing proxy) must not carry a credential learned
+      // while running (an access token) past the provider: the run's redaction knows only those
+      // declared when it started.
+      if (res.output && wrap.credentials.length > 0) res.output = scrub(res.output);
       if (res.error === undefined) return res;
       const refused = wrap.refusedKey?.(res.error);
       if (refused !== undefined) {
