@@ -107,7 +107,7 @@ function aiStudioModel(spec: ProviderSpec): string {
       throw cloudConfigError(
         spec,
         service,
-        `"${spec.id}": promptfoo 0.123.1 reads the model of google:chat:<model> as "chat" and every call fails; write google:${parts.slice(2).join(':')}`,
+        `"${spec.id}": promptfoo 0.123.1 reads the model of google:chat:<model> as "chat" (on the retired PaLM route, v1beta3/models/chat:generateMessage) and every call fails; write google:${parts.slice(2).join(':')}`,
       );
   }
   const model = parts[1] ?? '';

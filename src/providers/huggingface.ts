@@ -4,7 +4,8 @@
  * - `huggingface:chat:<model>` (or `hf:`): the OpenAI-compatible router,
  *   `POST {apiBaseUrl|apiEndpoint|https://router.huggingface.co/v1}/chat/completions`, bearer
  *   `config.apiKey`/`HF_TOKEN`/`HF_API_TOKEN`; `config.inferenceProvider` is appended to the model
- *   (`org/model:provider`) when the model names none; `max_new_tokens` stands for `max_tokens`.
+ *   (`org/model:provider`) when the model names none; `max_new_tokens` stands for `max_tokens`;
+ *   promptfoo's OpenAI defaults are sent (`max_tokens` 1024, `temperature` 0) unless `omitDefaults`.
  * - `huggingface:text-generation:<model>`: `POST {apiEndpoint|https://router.huggingface.co/hf-inference/models/<model>}`
  *   with `{inputs: <prompt>, parameters: {return_full_text: false, …}}` (the parameters promptfoo
  *   copies: top_k, top_p, temperature, repetition_penalty, max_new_tokens, max_time,
@@ -79,10 +80,24 @@ function chat(
     /\/chat\/completions\/?$/,
     '',
   );
-  const withTokens: ProviderSpec =
-    config.max_new_tokens !== undefined && config.max_tokens === undefined
-      ? { ...spec, config: { ...config, max_tokens: config.max_new_tokens } }
-      : spec;
+  // promptfoo's OpenAI chat defaults (max_tokens 1024, temperature 0, or OPENAI_MAX_TOKENS and
+  // OPENAI_TEMPERATURE), unless `omitDefaults`; `max_new_tokens` stands for `max_tokens`.
+  const env = ctx.env;
+  const defaults: Record<string, unknown> = {};
+  if (config.omitDefaults !== true || env.OPENAI_MAX_TOKENS !== undefined)
+    defaults.max_tokens = Number.parseInt(env.OPENAI_MAX_TOKENS ?? '1024', 10);
+  if (config.omitDefaults !== true || env.OPENAI_TEMPERATURE !== undefined)
+    defaults.temperature = Number.parseFloat(env.OPENAI_TEMPERATURE ?? '0');
+  const withTokens: ProviderSpec = {
+    ...spec,
+    config: {
+      ...defaults,
+      ...config,
+      ...(config.max_new_tokens !== undefined && config.max_tokens === undefined
+        ? { max_tokens: config.max_new_tokens }
+        : {}),
+    },
+  };
   const inner = createHttpApiProvider(
     withTokens,
     ctx,

@@ -107,7 +107,7 @@ describe('Google AI Studio (google:<model>)', () => {
       assert.ok(e instanceof InputError);
       assert.match(
         e.message,
-        /Google AI Studio: .*model of google:chat:<model> as "chat".*write google:gemini-2\.5-flash/,
+        /Google AI Studio: .*model of google:chat:<model> as "chat" \(on the retired PaLM route.*write google:gemini-2\.5-flash/,
       );
       return true;
     });
