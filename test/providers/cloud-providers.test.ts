@@ -398,6 +398,18 @@ describe('Vertex (vertex:<model>)', () => {
       /^Vertex AI: token exchange at .*\/token failed \(HTTP 400: invalid_grant\); check .*sa-refused\.json/,
     );
     noSecret(res.error, PEM, PEM.split('\n')[1]);
+    // A token the API refuses (401 UNAUTHENTICATED) stops the run too, naming the key file.
+    const api = await make({
+      id: 'vertex:gemini-2.0-flash',
+      config: { apiHost: `${mock.url}/_/require_key=another-token`, keyFilename: keyFile },
+    });
+    const refusedToken = await api.call(ask('the capital of Peru'));
+    assert.equal(refusedToken.fatal, true);
+    assert.match(
+      refusedToken.error ?? '',
+      /^Vertex AI: authentication failed \(401\) at .*Request had invalid authentication credentials.*; check .*sa\.json$/,
+    );
+    noSecret(refusedToken.error, MOCK_ACCESS_TOKEN);
   });
 
   it('no credential anywhere is refused with what to set', async () => {
@@ -680,4 +692,61 @@ describe('AWS Bedrock (bedrock:<model-id>, Converse)', () => {
     const bad = await make({ id: `bedrock:${MODEL}`, config: { endpoint: garbageUrl } }, env);
     assert.match((await bad.call(ask('hi'))).error ?? '', /^AWS Bedrock: malformed response \(not JSON\)/);
   });
+});
+
+describe('the mock faults, through the cloud providers', () => {
+  it(
+    'a 429 (Gemini RESOURCE_EXHAUSTED), a 500 (Bedrock) and a failing token endpoint are retried',
+    TIMEOUT,
+    async () => {
+      const gemini = await make(
+        {
+          id: 'google:gemini-2.5-flash',
+          config: { apiBaseUrl: `${mock.url}/_/fail_429=1&fault_attempts=1&retry_after=0` },
+        },
+        { GOOGLE_API_KEY: GOOGLE_KEY },
+      );
+      const g = await gemini.call(ask('the capital of Fiji'));
+      assert.equal(g.error, undefined);
+      assert.equal(g.attempts, 2);
+      const refusal = mock.requests.find((r) => r.faults.includes('fail_429') && r.raw.includes('Fiji'));
+      assert.ok(refusal);
+
+      const bedrock = await make(
+        {
+          id: 'bedrock:anthropic.claude-3-haiku-20240307-v1:0',
+          config: { endpoint: `${mock.url}/_/fail_500=1&fault_attempts=1` },
+        },
+        { AWS_ACCESS_KEY_ID: AWS_ID, AWS_SECRET_ACCESS_KEY: AWS_SECRET },
+      );
+      const b = await bedrock.call(ask('the capital of Fiji'));
+      assert.equal(b.error, undefined);
+      assert.equal(b.attempts, 2);
+
+      const file = join(tmp.dir, 'sa-flaky.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          type: 'service_account',
+          project_id: 'flaky',
+          private_key: PEM,
+          client_email: 'flaky@flaky.iam.gserviceaccount.com',
+          token_uri: `${mock.url}/_/fail_500=1&fault_attempts=1/token`,
+        }),
+      );
+      const vertex = await make({
+        id: 'vertex:gemini-2.0-flash',
+        config: { apiHost: mock.url, keyFilename: file },
+      });
+      const v = await vertex.call(ask('the capital of Fiji'));
+      assert.equal(v.error, undefined, v.error);
+      assert.equal(v.attempts, 2);
+      assert.equal(
+        mock.requests.filter(
+          (r) => r.path === '/token' && r.raw.includes('jwt-bearer') && r.faults.includes('fail_500'),
+        ).length,
+        2,
+      );
+    },
+  );
 });
