@@ -15,7 +15,7 @@ import { jobCounter, type PlanOptions, planJobs, plannedJobs, providerKey } from
 import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
 import { turnOf } from './engine/threads.js';
-import { graderCheck } from './evaluate/check-graders.js';
+import { graderCheck, graderRecord } from './evaluate/check-graders.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
 import { RecordedGenerations } from './evaluate/recorded.js';
@@ -244,6 +244,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     planned,
     options.command ?? [],
   );
+  if (graderChecks.usesDefault()) {
+    const record = graderRecord(suite, grader, options.grader !== undefined, options.embedder);
+    if (record) manifest.grader = record;
+  }
   if (source)
     manifest.rescoredFrom = {
       runId: source.manifest.runId,

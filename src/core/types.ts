@@ -396,6 +396,13 @@ export interface Suite {
   scoring: SuiteScoring;
   /** Default grader for model-graded assertions; `{ id: SELF_GRADER }` means the provider under test. */
   grader?: ProviderSpec;
+  /**
+   * Why `grader` is the one it is, when the suite did not name it (promptfoo: chosen from the keys
+   * in the environment): shown in the summary, the manifest and the reports.
+   */
+  graderReason?: string;
+  /** With no grader: what would have chosen one (the refusal of a graded assertion says it). */
+  graderHint?: string;
   /** Format-specific facts recorded in the run manifest for native outputs (e.g. a suite version). */
   native?: Record<string, unknown>;
   /** Environment overrides declared by the suite (visible to templates and providers). */

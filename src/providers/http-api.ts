@@ -189,7 +189,7 @@ export function createHttpApiProvider(
   const host = new URL(endpoint.origin).hostname;
   const setupError =
     !key && api.key.send.kind !== 'none' && (required === 'always' || required?.includes(host))
-      ? `no API key for ${endpoint.shown}: set ${source}${api.key.hint ? `, ${api.key.hint}` : ''}`
+      ? `${api.service}: no API key for ${endpoint.shown}: set ${source}${api.key.hint ? `, ${api.key.hint}` : ''}`
       : undefined;
 
   const headers: Record<string, string> = { 'content-type': 'application/json', ...api.headers };
@@ -217,7 +217,10 @@ export function createHttpApiProvider(
   const pricing = api.pricing ? api.pricing(endpoint.origin) : configuredPricing(config);
   const tools: ParseTools = { pricing, redact };
   const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
-  const describeAttempt = attemptDescriber(endpoint.shown, source, redact);
+  const describeAttempt = attemptDescriber(endpoint.shown, source, redact, api.service);
+  /** A parsed answer's error names the service (a malformed body says who sent it). */
+  const named = <T extends { error?: string }>(parsed: T): T =>
+    parsed.error !== undefined ? { ...parsed, error: `${api.service}: ${parsed.error}` } : parsed;
 
   const provider: Provider = {
     id: spec.id,
@@ -252,7 +255,7 @@ export function createHttpApiProvider(
       }
       const sent = await postJson(target, sentHeaders, body, request.signal, sendOptions, describeAttempt);
       if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
-      return { ...api.parse(sent.text, tools), latencyMs: sent.latencyMs };
+      return { ...named(api.parse(sent.text, tools)), latencyMs: sent.latencyMs };
     },
   };
   const embed = api.embed;
@@ -263,7 +266,7 @@ export function createHttpApiProvider(
       const body = withPassthrough(embed.body(request.texts));
       const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
       if ('failed' in sent) return sent.failed;
-      return { ...embed.parse(sent.text, request.texts.length, redact), latencyMs: sent.latencyMs };
+      return { ...named(embed.parse(sent.text, request.texts.length, redact)), latencyMs: sent.latencyMs };
     };
   }
   return provider;

@@ -139,7 +139,14 @@ export function isUnreachable(f: Pick<HttpFailure, 'kind' | 'code'>): boolean {
  * Describes failed attempts as the call policy reads them: the error worded once the number of
  * attempts is known, redacted; a refused credential names where the key came from.
  */
-export function attemptDescriber(shownBase: string, keySource: string, redact: (s: string) => string) {
+export function attemptDescriber(
+  shownBase: string,
+  keySource: string,
+  redact: (s: string) => string,
+  /** The service, named first in every message ("Groq: HTTP 500 …"). */
+  service?: string,
+) {
+  const named = (text: string): string => (service ? `${service}: ${text}` : text);
   const message = (f: HttpFailure): string => {
     if (isAuthFailure(f)) {
       return `authentication failed (${f.status}) at ${shownBase}: ${f.message || 'no message'}; check ${keySource}`;
@@ -149,7 +156,7 @@ export function attemptDescriber(shownBase: string, keySource: string, redact: (
   };
   return (attempt: Exclude<HttpAttempt, { ok: true }>): { error: string; failure: AttemptFailure } => {
     const { retryAfterMs: _ignored, ...failure } = attempt;
-    const explain = (attempts: number): string => redact(message({ ...failure, attempts }));
+    const explain = (attempts: number): string => redact(named(message({ ...failure, attempts })));
     return { error: explain(1), failure: { ...attemptFailure(attempt)!, explain } };
   };
 }

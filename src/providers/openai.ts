@@ -65,6 +65,23 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
   return createHttpApiProvider(spec, ctx, now, openAiApi(spec, model, embeddingModel));
 }
 
+/** How a service that speaks OpenAI's API differs from OpenAI: its name, places, and request fields. */
+export interface OpenAiVariant
+  extends Partial<
+    Pick<HttpApi, 'service' | 'idForm' | 'baseUrl' | 'key' | 'route' | 'headers' | 'describe'>
+  > {
+  /** Request fields of its own, taken from the config (and the prompt's params) like OpenAI's. */
+  extraParams?: readonly string[];
+  /** Fields always sent unless the config gives them (Mistral's `max_tokens: 1024`). */
+  defaults?: Record<string, unknown>;
+  /** A last change to the body (Cerebras drops `max_tokens` when `max_completion_tokens` is set). */
+  adjust?(body: Record<string, unknown>): void;
+  /** The embeddings route after the base (default `/embeddings`). */
+  embedRoute?: string;
+  /** The legacy completions API: the prompt text is sent as `prompt`, not as messages. */
+  completion?: boolean;
+}
+
 /**
  * OpenAI's chat-completions wire mapping, for any service that speaks it: OpenAI itself, and the
  * compatible services of presets.ts (which give their own name, base URL and key variables).
@@ -73,9 +90,17 @@ export function openAiApi(
   spec: ProviderSpec,
   model: string,
   embeddingModel: boolean,
-  service: Partial<Pick<HttpApi, 'service' | 'idForm' | 'baseUrl' | 'key' | 'route' | 'headers'>> = {},
+  variant: OpenAiVariant = {},
 ): HttpApi {
   const config: Config = spec.config ?? {};
+  const {
+    extraParams = [],
+    defaults = {},
+    adjust,
+    embedRoute = '/embeddings',
+    completion,
+    ...service
+  } = variant;
   return {
     service: 'OpenAI',
     model,
@@ -93,8 +118,14 @@ export function openAiApi(
       hint: 'or set OPENAI_BASE_URL to use a local OpenAI-compatible server',
     },
     ...service,
-    paramKeys: PARAM_KEYS,
-    body: (request, params) => ({ model, messages: toWireMessages(request.messages), ...params }),
+    paramKeys: extraParams.length > 0 ? [...PARAM_KEYS, ...extraParams] : PARAM_KEYS,
+    body: (request, params) => {
+      const body = completion
+        ? { model, prompt: request.prompt, ...defaults, ...params }
+        : { model, messages: toWireMessages(request.messages), ...defaults, ...params };
+      adjust?.(body);
+      return body;
+    },
     parse: (text, { pricing, redact }) => parseCompletion(text, pricing, redact),
     pricing: (origin) => resolvePricing(config, model, origin),
     refuseCalls: embeddingModel
@@ -102,7 +133,7 @@ export function openAiApi(
       : undefined,
     embed: embeddingModel
       ? {
-          route: '/embeddings',
+          route: embedRoute,
           body: (texts) => ({ model, input: texts }),
           parse: parseEmbeddings,
         }
@@ -127,6 +158,8 @@ function parseCompletion(
   let output: string;
   let nonText: string | undefined;
   if (typeof message.content === 'string') output = message.content;
+  // A legacy completions answer (`/completions`): the text is the choice's own.
+  else if (!isRecord(choice.message) && typeof choice.text === 'string') output = choice.text;
   else if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
     output = JSON.stringify(message.tool_calls);
     nonText = 'tool calls';

@@ -1,5 +1,6 @@
 import type { ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
+import { isPresetId, presetEmbeds, presetPatterns } from './presets.js';
 import { scriptProviderRef } from './script-ref.js';
 import type { Provider, ProviderContext, ProviderFactory } from './types.js';
 
@@ -26,7 +27,8 @@ const entries: ProviderEntry[] = [
   {
     // Also `openai:embedding:<model>` (embeddings only); the pattern text stays short for messages.
     pattern: 'openai:chat:<model> | openai:<model>',
-    matches: (id) => /^openai:(?:chat:|embeddings?:)?[^:\s]+$/.test(id),
+    // The model after `chat:` or `embedding:` may hold colons (an Ollama tag: `openai:chat:qwen3.5:9b`).
+    matches: (id) => /^openai:(?:(?:chat|embeddings?):\S+|[^:\s]+)$/.test(id),
     embeds: (id) => /^openai:embeddings?:/.test(id),
     load: async () => (await import('./openai.js')).createOpenAiAttempts,
   },
@@ -42,6 +44,20 @@ const entries: ProviderEntry[] = [
     matches: (id) => /^ollama:(?:(?:chat|completion|embeddings?):)?[^:\s][^\s]*$/.test(id),
     embeds: (id) => /^ollama:embeddings?:/.test(id),
     load: async () => (await import('./ollama.js')).createOllamaAttempts,
+  },
+  {
+    // Azure OpenAI deployments (the deployment name may hold colons); `azureopenai:` as promptfoo also reads it.
+    pattern: 'azure:chat:<deployment> | azure:completion:<deployment> | azure:embedding:<deployment>',
+    matches: (id) => /^(?:azure|azureopenai):(?:(?:chat|completion):\S+|embeddings?(?::\S*)?)$/.test(id),
+    embeds: (id) => /^(?:azure|azureopenai):embeddings?(?::|$)/.test(id),
+    load: async () => (await import('./azure.js')).createAzureAttempts,
+  },
+  {
+    // OpenAI-compatible services by name (presets.ts): groq:, xai:, openrouter:, mistral:, …
+    pattern: presetPatterns(),
+    matches: isPresetId,
+    embeds: presetEmbeds,
+    load: async () => (await import('./preset-provider.js')).createPresetAttempts,
   },
   {
     // Also `palm:<model>`; other google:<kind>: forms are refused by the provider with the reason.

@@ -167,6 +167,7 @@ export function renderSummary(
     if (card.failuresOmitted > 0) lines.push(`  … and ${card.failuresOmitted} more (see results.jsonl)`);
   }
 
+  if (manifest.grader) lines.push('', `Grader: ${graderLine(manifest.grader)}`);
   const extras: string[] = [];
   if (card.tokens > 0) extras.push(`${card.tokens} tokens`);
   if (card.cost > 0) extras.push(`$${card.cost.toFixed(4)}`);
@@ -188,6 +189,11 @@ export function renderSummary(
   lines.push('');
   lines.push(paint(style, 'dim', `Run written to ${printable(runDir)}`));
   return `${lines.join('\n')}\n`;
+}
+
+/** The grader of the run and why it is that one, on one printable line. */
+export function graderLine(g: NonNullable<RunManifest['grader']>): string {
+  return oneLine(`${g.id}${g.embedding ? ` (embeddings: ${g.embedding})` : ''} — ${g.reason}`, 300);
 }
 
 /** A case's name and id on one printable line: `"capital of France" (fe0b368bc59d)`, `"Row #2" country=Japan (…)`. */

@@ -11,7 +11,7 @@ import type { Breakdown, Rate, Scorecard, ScorecardCell } from '../core/scorecar
 import type { JobResult } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
-import { formatMean, formatRate, percent } from './console.js';
+import { formatMean, formatRate, graderLine, percent } from './console.js';
 import { CLIENT_CSS, CLIENT_JS } from './html-client.js';
 import { caseName, fullTitle } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
@@ -52,6 +52,7 @@ function headerHtml(manifest: RunManifest, card: Scorecard): string {
     ['models', models.join(', ')],
   ];
   if (took) facts.push(['took', took]);
+  if (manifest.grader) facts.push(['grader', graderLine(manifest.grader)]);
   if (manifest.status !== 'complete')
     facts.push(['status', `${manifest.status}${manifest.stopReason ? `: ${manifest.stopReason}` : ''}`]);
   const figures = [

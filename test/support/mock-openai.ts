@@ -99,6 +99,8 @@ export interface RecordedRequest {
   /** The fault prefix text, '' when none. */
   faults: string;
   headers: IncomingHttpHeaders;
+  /** The request target as sent (query included, fault prefix too). */
+  url: string;
   /** Parsed JSON body (a form-encoded one as an object of its fields; undefined for GET or unparseable bodies). */
   body: unknown;
   /** The body exactly as received. */
@@ -308,6 +310,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       path,
       faults,
       headers: req.headers,
+      url: req.url ?? '',
       body,
       raw,
     };
@@ -358,7 +361,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       if (refusal === 'not-cloud') {
         if (
           req.headers.authorization !== `Bearer ${faults.requireKey}` &&
-          req.headers['x-api-key'] !== faults.requireKey
+          req.headers['x-api-key'] !== faults.requireKey &&
+          req.headers['api-key'] !== faults.requireKey
         ) {
           sendError(res, 401, 'Incorrect API key provided (mock).', 'invalid_api_key');
           return;
@@ -429,6 +433,14 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     const method = req.method;
     if (method === 'POST' && path === '/v1/chat/completions') {
       chat(res, body, hash);
+      return;
+    }
+    // Azure OpenAI: /openai/deployments/<deployment>/{chat/completions,completions,embeddings}?api-version=…
+    const azure = /^\/openai\/deployments\/[^/]+\/(chat\/completions|completions|embeddings)$/.exec(path);
+    if (method === 'POST' && azure) {
+      if (azure[1] === 'chat/completions') chat(res, body, hash);
+      else if (azure[1] === 'embeddings') embeddings(res, body);
+      else legacyCompletion(res, body, hash);
       return;
     }
     if (method === 'POST' && path === '/v1/embeddings') {
@@ -536,6 +548,30 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
           logprobs: null,
           finish_reason: a.toolCall ? 'tool_calls' : a.truncated ? 'length' : 'stop',
         },
+      ],
+      usage: {
+        prompt_tokens: a.promptTokens,
+        completion_tokens: a.completionTokens,
+        total_tokens: a.promptTokens + a.completionTokens,
+      },
+    };
+    send(res, 200, JSON.stringify(reply));
+  }
+
+  /** The legacy completions API (`prompt` in, `choices[0].text` out), as Azure still serves it. */
+  function legacyCompletion(res: ServerResponse, body: unknown, hash: number): void {
+    if (!isRecord(body) || typeof body.prompt !== 'string') {
+      sendOpenAiError(res, 400, "'prompt' must be a string", 'invalid_request_error');
+      return;
+    }
+    const a = answer([{ role: 'user', text: body.prompt }], maxTokens(body));
+    const reply = {
+      id: `cmpl-mock-${hash.toString(36)}`,
+      object: 'text_completion',
+      created: CREATED,
+      model: typeof body.model === 'string' ? body.model : 'mock-model',
+      choices: [
+        { index: 0, text: a.content ?? '', logprobs: null, finish_reason: a.truncated ? 'length' : 'stop' },
       ],
       usage: {
         prompt_tokens: a.promptTokens,
