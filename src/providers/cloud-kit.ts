@@ -44,7 +44,9 @@ export function namedCloudProvider(inner: Provider, wrap: CloudWrap): Provider {
       // declared when it started.
       if (res.output && wrap.credentials.length > 0) res.output = scrub(res.output);
       if (res.error === undefined) return res;
-      const refused = wrap.refusedKey?.(res.error);
+      // The skeleton names the service in most errors already: the rules read the error without it.
+      const bare = res.error.startsWith(prefix) ? res.error.slice(prefix.length) : res.error;
+      const refused = wrap.refusedKey?.(bare);
       if (refused !== undefined) {
         const { failure: _transient, ...rest } = res;
         return { ...rest, error: name(refused), fatal: true };
