@@ -97,7 +97,7 @@ function aiStudioModel(spec: ProviderSpec): string {
   const parts = spec.id.split(':');
   if (parts.length >= 3) {
     const kind = parts[1];
-    if (['live', 'image', 'video', 'embedding', 'embeddings'].includes(kind))
+    if (['live', 'image', 'video'].includes(kind))
       throw cloudConfigError(
         spec,
         service,
@@ -110,6 +110,8 @@ function aiStudioModel(spec: ProviderSpec): string {
         `"${spec.id}": promptfoo 0.123.1 reads the model of google:chat:<model> as "chat" (on the retired PaLM route, v1beta3/models/chat:generateMessage) and every call fails; write google:${parts.slice(2).join(':')}`,
       );
   }
+  if (parts.length >= 3 && (parts[1] === 'embedding' || parts[1] === 'embeddings'))
+    return parts.slice(2).join(':');
   const model = parts[1] ?? '';
   if (model.includes('-image'))
     throw cloudConfigError(spec, service, `"${spec.id}": image-generation models are not supported by assay`);
@@ -126,6 +128,7 @@ function createAiStudio(spec: ProviderSpec, ctx: ProviderContext, now?: () => nu
   const service = 'Google AI Studio';
   const config: Config = spec.config ?? {};
   const model = aiStudioModel(spec);
+  const embedding = /^(?:google|palm):embeddings?:/.test(spec.id);
   const host =
     nonEmpty(config.apiHost) ?? nonEmpty(ctx.env.GOOGLE_API_HOST) ?? nonEmpty(ctx.env.PALM_API_HOST);
   const base = host
@@ -149,6 +152,27 @@ function createAiStudio(spec: ProviderSpec, ctx: ProviderContext, now?: () => nu
     body: (request, params) => geminiBody(model, request, params, false),
     parse: (text, { redact }) =>
       parseGemini(text, redact, false, (tokens) => geminiCost(model, config, tokens, undefined)),
+    refuseCalls: embedding
+      ? `${spec.id} is an embeddings model: it cannot answer a chat (use google:<model> for that)`
+      : undefined,
+    // promptfoo embeds one text per embedContent call; the batch route gives the same vectors in one.
+    embed: embedding
+      ? {
+          route: `/${version}/models/${model}:batchEmbedContents`,
+          body: (texts) => ({
+            requests: texts.map((text) => ({
+              model: `models/${model}`,
+              content: { parts: [{ text }] },
+              ...defined({
+                taskType: config.taskType,
+                outputDimensionality: config.outputDimensionality,
+                title: config.title,
+              }),
+            })),
+          }),
+          parse: (text, count, redact) => parseVectors(text, count, redact, 'embeddings', (e) => e.values),
+        }
+      : undefined,
   });
   return namedCloudProvider(inner, { service, credentials: [], refusedKey: refusedGoogleKey });
 }
@@ -165,14 +189,15 @@ function createVertex(spec: ProviderSpec, ctx: ProviderContext, now?: () => numb
   const config: Config = spec.config ?? {};
   const parts = spec.id.split(':');
   const kind = parts[1];
-  if (['live', 'video', 'embedding', 'embeddings'].includes(kind))
+  if (['live', 'video'].includes(kind))
     throw cloudConfigError(
       spec,
       service,
       `"${spec.id}": vertex:${kind}: providers are not supported by assay`,
     );
-  const model = kind === 'chat' ? parts.slice(2).join(':') : parts.slice(1).join(':');
-  if (model && !model.includes('gemini'))
+  const embedding = kind === 'embedding' || kind === 'embeddings';
+  const model = kind === 'chat' || embedding ? parts.slice(2).join(':') : parts.slice(1).join(':');
+  if (model && !embedding && !model.includes('gemini'))
     throw cloudConfigError(
       spec,
       service,
@@ -187,11 +212,13 @@ function createVertex(spec: ProviderSpec, ctx: ProviderContext, now?: () => numb
       (config.googleAuthOptions.keyFilename !== undefined ||
         config.googleAuthOptions.credentials !== undefined));
   const express = apiKey !== undefined && config.expressMode !== false && !oauthConfigured;
-  const region =
-    nonEmpty(config.region) ??
-    nonEmpty(env.VERTEX_REGION) ??
-    nonEmpty(env.GOOGLE_CLOUD_LOCATION) ??
-    (apiKey ? 'us-central1' : 'global');
+  // promptfoo's Vertex embedding provider reads only config.region (default us-central1).
+  const region = embedding
+    ? (nonEmpty(config.region) ?? 'us-central1')
+    : (nonEmpty(config.region) ??
+      nonEmpty(env.VERTEX_REGION) ??
+      nonEmpty(env.GOOGLE_CLOUD_LOCATION) ??
+      (apiKey ? 'us-central1' : 'global'));
   const host = nonEmpty(config.apiHost) ?? nonEmpty(env.VERTEX_API_HOST) ?? regionHost(region);
   const base = hostBase(host);
   const version = nonEmpty(config.apiVersion) ?? nonEmpty(env.VERTEX_API_VERSION) ?? 'v1';
@@ -275,6 +302,22 @@ function createVertex(spec: ProviderSpec, ctx: ProviderContext, now?: () => numb
     parse: (text, { redact }) =>
       parseGemini(text, redact, true, (tokens) => geminiCost(model, config, tokens, { region })),
     describe: { region, project, publisher, mode: express ? 'express' : 'oauth' },
+    refuseCalls: embedding
+      ? `${spec.id} is an embeddings model: it cannot answer a chat (use vertex:<model> for that)`
+      : undefined,
+    embed: embedding
+      ? {
+          route: route.replace(/:generateContent$/, ':predict'),
+          body: (texts) => ({
+            instances: texts.map((content) => ({ content })),
+            parameters: { autoTruncate: config.autoTruncate || false },
+          }),
+          parse: (text, count, redact) =>
+            parseVectors(text, count, redact, 'predictions', (p) =>
+              isRecord(p.embeddings) ? p.embeddings.values : undefined,
+            ),
+        }
+      : undefined,
     extraCredentials: credentials,
     authorize: express ? undefined : (_request, signal) => authorize(signal),
   });
@@ -636,4 +679,31 @@ function parseGemini(
   });
   if (priced !== undefined) out.cost = priced;
   return out;
+}
+
+/** Vectors from `{<list>: [...]}`, one per text, each found by `values` in its item. */
+function parseVectors(
+  text: string,
+  count: number,
+  redact: (s: string) => string,
+  list: string,
+  values: (item: Record<string, unknown>) => unknown,
+): { embeddings?: number[][]; error?: string } {
+  const reply = jsonReply(text, redact, 'embeddings response');
+  if ('error' in reply) return reply;
+  const items = isRecord(reply.value) ? reply.value[list] : undefined;
+  if (!Array.isArray(items) || items.length !== count)
+    return {
+      error: redact(`malformed embeddings response (expected ${count} vectors in ${list}): ${excerpt(text)}`),
+    };
+  const embeddings: number[][] = [];
+  for (const item of items) {
+    const vector = isRecord(item) ? values(item) : undefined;
+    if (!Array.isArray(vector) || !vector.every((x) => typeof x === 'number' && Number.isFinite(x)))
+      return {
+        error: redact(`malformed embeddings response (an item has no numeric values): ${excerpt(text)}`),
+      };
+    embeddings.push(vector as number[]);
+  }
+  return { embeddings };
 }

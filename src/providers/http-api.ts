@@ -264,7 +264,16 @@ export function createHttpApiProvider(
     provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
       if (setupError) return { error: setupError, latencyMs: 0 };
       const body = withPassthrough(embed.body(request.texts));
-      const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
+      let sentHeaders = headers;
+      if (api.authorize) {
+        const auth = await api.authorize({ ...target, headers, body: JSON.stringify(body) }, request.signal);
+        if ('error' in auth) {
+          const { error, failure } = auth;
+          return { error: redact(error), ...(failure ? { failure } : {}), latencyMs: 0 };
+        }
+        sentHeaders = { ...headers, ...auth.headers };
+      }
+      const sent = await postJson(target, sentHeaders, body, request.signal, sendOptions, describeAttempt);
       if ('failed' in sent) return sent.failed;
       return { ...named(embed.parse(sent.text, request.texts.length, redact)), latencyMs: sent.latencyMs };
     };

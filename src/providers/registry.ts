@@ -60,17 +60,17 @@ const entries: ProviderEntry[] = [
     load: async () => (await import('./preset-provider.js')).createPresetAttempts,
   },
   {
-    // Also `palm:<model>`; other google:<kind>: forms are refused by the provider with the reason.
+    // Also `palm:<model>` and `google:embedding:<model>`; other google:<kind>: forms are refused with the reason.
     pattern: 'google:<model>',
     matches: (id) => /^(?:google|palm):[^:\s]/.test(id),
-    embeds: () => false,
+    embeds: (id) => /^(?:google|palm):embeddings?:/.test(id),
     load: async () => (await import('./google.js')).createGoogleAttempts,
   },
   {
-    // Also `vertex:chat:<model>`.
+    // Also `vertex:chat:<model>` and `vertex:embedding:<model>`.
     pattern: 'vertex:<model>',
     matches: (id) => /^vertex:[^:\s]/.test(id),
-    embeds: () => false,
+    embeds: (id) => /^vertex:embeddings?:/.test(id),
     load: async () => (await import('./google.js')).createGoogleAttempts,
   },
   {

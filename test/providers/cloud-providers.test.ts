@@ -13,7 +13,7 @@ import type { Message, ProviderSpec } from '../../src/core/types.js';
 import { signV4 } from '../../src/providers/aws-sigv4.js';
 import { createBedrockAttempts } from '../../src/providers/bedrock.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
-import { createProvider, isKnownProviderId } from '../../src/providers/registry.js';
+import { createProvider, isKnownProviderId, providerOffersEmbeddings } from '../../src/providers/registry.js';
 import type { Provider, ProviderContext, ProviderRequest, RetryPolicy } from '../../src/providers/types.js';
 import { MOCK_ACCESS_TOKEN } from '../support/mock-cloud.js';
 import { type MockServer, type RecordedRequest, startMockServer } from '../support/mock-openai.js';
@@ -112,8 +112,8 @@ describe('Google AI Studio (google:<model>)', () => {
       return true;
     });
     await assert.rejects(
-      make(spec({}, 'google:embedding:gemini-embedding-001')),
-      /google:embedding: providers are not supported/,
+      make(spec({}, 'google:image:imagen-4')),
+      /google:image: providers are not supported/,
     );
     await assert.rejects(make(spec({}, 'google:text-bison')), /PaLM's generateMessage API is retired/);
   });
@@ -288,10 +288,7 @@ describe('Vertex (vertex:<model>)', () => {
       make({ id: 'vertex:claude-3-5-sonnet-v2@20241022' }),
       /Vertex AI: .*only Gemini models/,
     );
-    await assert.rejects(
-      make({ id: 'vertex:embedding:text-embedding-004' }),
-      /vertex:embedding: providers are not supported/,
-    );
+    await assert.rejects(make({ id: 'vertex:live:gemini-live' }), /vertex:live: providers are not supported/);
   });
 
   it(
@@ -749,4 +746,67 @@ describe('the mock faults, through the cloud providers', () => {
       );
     },
   );
+});
+
+describe('Gemini embeddings (google:embedding:, vertex:embedding:)', () => {
+  it('AI Studio embeds every text in one batchEmbedContents call, and answers no chat', TIMEOUT, async () => {
+    assert.equal(providerOffersEmbeddings('google:embedding:gemini-embedding-001'), true);
+    assert.equal(providerOffersEmbeddings('google:gemini-2.5-flash'), false);
+    const p = await make(
+      {
+        id: 'google:embedding:gemini-embedding-001',
+        config: { apiBaseUrl: mock.url, taskType: 'SEMANTIC_SIMILARITY' },
+      },
+      { GOOGLE_API_KEY: GOOGLE_KEY },
+    );
+    const res = await p.embed!({ texts: ['red apples', 'green pears'] });
+    assert.equal(res.error, undefined);
+    assert.equal(res.embeddings?.length, 2);
+    assert.notDeepEqual(res.embeddings?.[0], res.embeddings?.[1]);
+    const req = sent('/v1beta/models/gemini-embedding-001:batchEmbedContents', 'apples');
+    assert.equal(req.headers['x-goog-api-key'], GOOGLE_KEY);
+    assert.deepEqual(req.body, {
+      requests: [
+        {
+          model: 'models/gemini-embedding-001',
+          content: { parts: [{ text: 'red apples' }] },
+          taskType: 'SEMANTIC_SIMILARITY',
+        },
+        {
+          model: 'models/gemini-embedding-001',
+          content: { parts: [{ text: 'green pears' }] },
+          taskType: 'SEMANTIC_SIMILARITY',
+        },
+      ],
+    });
+    const chat = await p.call(ask('hi'));
+    assert.match(chat.error ?? '', /is an embeddings model: it cannot answer a chat/);
+  });
+
+  it('Vertex embeds through :predict with the access token', TIMEOUT, async () => {
+    const file = join(tmp.dir, 'sa-embed.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        type: 'service_account',
+        project_id: 'embed-project',
+        private_key: PEM,
+        client_email: 'embed@embed-project.iam.gserviceaccount.com',
+        token_uri: `${mock.url}/token`,
+      }),
+    );
+    const p = await make({
+      id: 'vertex:embedding:gemini-embedding-001',
+      config: { apiHost: mock.url, keyFilename: file },
+    });
+    const res = await p.embed!({ texts: ['blue sky'] });
+    assert.equal(res.error, undefined, res.error);
+    assert.equal(res.embeddings?.length, 1);
+    const req = sent(
+      '/v1/projects/embed-project/locations/us-central1/publishers/google/models/gemini-embedding-001:predict',
+      'blue sky',
+    );
+    assert.equal(req.headers.authorization, `Bearer ${MOCK_ACCESS_TOKEN}`);
+    assert.deepEqual(req.body, { instances: [{ content: 'blue sky' }], parameters: { autoTruncate: false } });
+  });
 });

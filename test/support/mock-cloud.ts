@@ -26,13 +26,15 @@ export interface ScriptedAnswer {
 export interface CloudTools {
   answer(turns: { role: unknown; text: string }[], limit: number | undefined): ScriptedAnswer;
   send(res: ServerResponse, status: number, payload: string, extra?: Record<string, string>): void;
+  /** The mock's embedding of a text (a hashed bag of words). */
+  embed(text: string): number[];
 }
 
 /** The access token the mock's token endpoint issues. */
 export const MOCK_ACCESS_TOKEN = 'ya29.mock-access-token-0123456789';
 
 const GEMINI =
-  /^\/(v1beta|v1alpha|v1)\/(?:projects\/([^/]+)\/locations\/([^/]+)\/)?(?:publishers\/([^/]+)\/)?models\/([^/:]+):generateContent$/;
+  /^\/(v1beta|v1alpha|v1)\/(?:projects\/([^/]+)\/locations\/([^/]+)\/)?(?:publishers\/([^/]+)\/)?models\/([^/:]+):(generateContent|batchEmbedContents|predict)$/;
 const HF = /^\/(?:hf-inference\/)?models\/(.+)$/;
 const BEDROCK = /^\/model\/([^/]+)\/converse$/;
 
@@ -147,9 +149,12 @@ export function cloudRoute(
   if (!api || method !== 'POST') return false;
   switch (api) {
     case 'gemini':
-    case 'vertex':
-      gemini(tools, res, body, GEMINI.exec(path)![5]);
+    case 'vertex': {
+      const [, , , , , model, action] = GEMINI.exec(path)!;
+      if (action === 'generateContent') gemini(tools, res, body, model);
+      else googleEmbeddings(tools, res, body, action);
       return true;
+    }
     case 'token':
       token(tools, res, body);
       return true;
@@ -224,6 +229,37 @@ function gemini(tools: CloudTools, res: ServerResponse, body: unknown, model: st
     candidate.finishReason = a.truncated ? 'MAX_TOKENS' : 'STOP';
   }
   tools.send(res, 200, JSON.stringify({ candidates: [candidate], usageMetadata, modelVersion: model }));
+}
+
+/** AI Studio's `batchEmbedContents` (`{requests: [{content: {parts}}]}`) and Vertex's `predict` (`{instances: [{content}]}`). */
+function googleEmbeddings(tools: CloudTools, res: ServerResponse, body: unknown, action: string): void {
+  const bad = (message: string): void =>
+    tools.send(res, 400, JSON.stringify({ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }));
+  if (action === 'batchEmbedContents') {
+    const requests = isRecord(body) ? body.requests : undefined;
+    if (!Array.isArray(requests) || requests.length === 0) {
+      bad('* BatchEmbedContentsRequest.requests: requests is not specified');
+      return;
+    }
+    const texts = requests.map((r) => (isRecord(r) && isRecord(r.content) ? partsText(r.content.parts) : ''));
+    tools.send(res, 200, JSON.stringify({ embeddings: texts.map((t) => ({ values: tools.embed(t) })) }));
+    return;
+  }
+  const instances = isRecord(body) ? body.instances : undefined;
+  if (!Array.isArray(instances) || instances.length === 0) {
+    bad('instances is required');
+    return;
+  }
+  const predictions = instances.map((i) => {
+    const text = isRecord(i) && typeof i.content === 'string' ? i.content : '';
+    return {
+      embeddings: {
+        values: tools.embed(text),
+        statistics: { token_count: text.split(/\s+/).filter(Boolean).length, truncated: false },
+      },
+    };
+  });
+  tools.send(res, 200, JSON.stringify({ predictions }));
 }
 
 function token(tools: CloudTools, res: ServerResponse, body: unknown): void {

@@ -464,7 +464,10 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       send(res, 200, JSON.stringify({ object: 'list', data: models }));
       return;
     }
-    if (cloudRoute({ answer, send }, method, res, path, body)) return;
+    if (
+      cloudRoute({ answer, send, embed: (t) => bagOfWordsVector(t, EMBEDDING_DIM) }, method, res, path, body)
+    )
+      return;
     sendOpenAiError(res, 404, `no route for ${method} ${path}`, 'not_found');
   }
 
