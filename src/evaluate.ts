@@ -198,7 +198,14 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   }
   for (const g of [suite.grader, options.grader, options.embedder])
     secrets.push(...secretConfigValues(g?.config));
-  const providerContext = { env: providerEnv, maxConcurrency, retry, basePath: suite.basePath };
+  const providerContext = {
+    env: providerEnv,
+    maxConcurrency,
+    retry,
+    basePath: suite.basePath,
+    // A credential a provider obtains mid-run (an access token) is a secret from then on.
+    addSecret: (value: string) => addSecrets(secrets, [value]),
+  };
   // A provider's own `env` overrides the run's for that provider only.
   const contextFor = (spec: ProviderSpec) =>
     spec.env ? { ...providerContext, env: { ...providerEnv, ...spec.env } } : providerContext;

@@ -568,6 +568,8 @@ export interface JobResult {
   reason: string;
   error?: string;
   latencyMs: number;
+  /** Time to first token and tokens per second, for a streamed answer. */
+  stream?: StreamTiming;
   usage?: TokenUsage;
   cost?: number;
   /** Tokens and cost of the grader calls its assertions made (absent when none was made). */
@@ -593,6 +595,16 @@ export interface JobResult {
   source?: { file: string; line?: number };
   startedAt: string;
   attempts?: number;
+}
+
+/**
+ * How a streamed answer arrived: the time from sending the request to the first token of the
+ * answer, and the tokens per second after it (completion tokens over the time from the first
+ * token to the end). Set only for answers that were streamed (a provider's `stream: true`).
+ */
+export interface StreamTiming {
+  firstTokenMs: number;
+  tokensPerSecond?: number;
 }
 
 /** A problem in user input. */

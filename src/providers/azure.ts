@@ -7,15 +7,20 @@
  *   `https://<apiHost>` (or AZURE_API_HOST, AZURE_OPENAI_API_HOST); `apiVersion` defaults to
  *   2024-12-01-preview, as promptfoo's.
  * - Key: `apiKey`, `apiKeyEnvar`, AZURE_API_KEY, AZURE_OPENAI_API_KEY, sent as `api-key`. Without a
- *   key, promptfoo gets a Microsoft Entra ID bearer token (client secret or Azure CLI); assay does
- *   not, and says which variables to set.
+ *   key, a Microsoft Entra ID bearer token, as promptfoo gets one: client credentials
+ *   (`azureClientId`/AZURE_CLIENT_ID, `azureClientSecret`/AZURE_CLIENT_SECRET,
+ *   `azureTenantId`/AZURE_TENANT_ID; `azureAuthorityHost`/AZURE_AUTHORITY_HOST; scope
+ *   `azureTokenScope`/AZURE_TOKEN_SCOPE, default https://cognitiveservices.azure.com/.default)
+ *   exchanged at `{authority}/{tenant}/oauth2/v2.0/token`. promptfoo's other route, the Azure CLI's
+ *   login, is not taken: the message says which variables to set.
  * - Body: promptfoo's defaults (`max_tokens` 1024, `temperature` 0, `top_p` 1, both penalties 0;
  *   `omitDefaults: true` drops them); a reasoning deployment (o1/o3/o4/gpt-5…, or
  *   `isReasoningModel: true`) gets `max_completion_tokens` and `reasoning_effort` (medium) instead.
  */
 import type { ProviderSpec } from '../core/types.js';
 import { createHttpApiProvider } from './http-api.js';
-import { type Config, configError, nonEmpty } from './http-kit.js';
+import { type Config, configError, nonEmpty, poolSize } from './http-kit.js';
+import { errorMessageFromBody, sendOnce } from './http-transport.js';
 import { openAiApi } from './openai.js';
 import type { Provider, ProviderContext } from './types.js';
 
@@ -70,6 +75,7 @@ export function createAzureAttempts(spec: ProviderSpec, ctx: ProviderContext, no
       ? { reasoning_effort: 'medium', top_p: 1, presence_penalty: 0, frequency_penalty: 0 }
       : { max_tokens: 1024, temperature: 0, top_p: 1, presence_penalty: 0, frequency_penalty: 0 };
   if (kind === 'completion' && !omit) defaults.best_of = 1;
+  const entra = entraCredentials(config, ctx.env);
   return createHttpApiProvider(
     spec,
     ctx,
@@ -84,8 +90,10 @@ export function createAzureAttempts(spec: ProviderSpec, ctx: ProviderContext, no
         env: AZURE_KEY_VARIABLES,
         send: { kind: 'header', name: 'api-key' },
         required: 'always',
-        hint: `or ${AZURE_KEY_VARIABLES[1]} (assay does not fetch Entra ID tokens)`,
+        hint: `or ${AZURE_KEY_VARIABLES[1]}, or AZURE_CLIENT_ID, AZURE_CLIENT_SECRET and AZURE_TENANT_ID for an Entra ID token (assay does not use the Azure CLI's login)`,
       },
+      bearerToken: entra ? (signal) => entraToken(entra, ctx, signal) : undefined,
+      extraCredentials: entra ? [entra.secret] : [],
       extraParams: ['best_of', 'functions', 'function_call', 'deployment_id', 'data_sources'],
       defaults,
       completion: kind === 'completion',
@@ -104,4 +112,77 @@ export function createAzureAttempts(spec: ProviderSpec, ctx: ProviderContext, no
       describe: { deployment, apiVersion: decodeURIComponent(version), kind },
     }),
   );
+}
+
+interface EntraCredentials {
+  tenant: string;
+  clientId: string;
+  secret: string;
+  authority: string;
+  scope: string;
+}
+
+/** Entra ID client credentials from the config or the environment (all three needed), as promptfoo reads them. */
+function entraCredentials(
+  config: Config,
+  env: Record<string, string | undefined>,
+): EntraCredentials | undefined {
+  const read = (key: string, name: string) => nonEmpty(config[key]) ?? nonEmpty(env[name]);
+  const secret = read('azureClientSecret', 'AZURE_CLIENT_SECRET');
+  const clientId = read('azureClientId', 'AZURE_CLIENT_ID');
+  const tenant = read('azureTenantId', 'AZURE_TENANT_ID');
+  if (!secret || !clientId || !tenant) return undefined;
+  return {
+    tenant,
+    clientId,
+    secret,
+    authority: (
+      read('azureAuthorityHost', 'AZURE_AUTHORITY_HOST') ?? 'https://login.microsoftonline.com'
+    ).replace(/\/+$/, ''),
+    scope: read('azureTokenScope', 'AZURE_TOKEN_SCOPE') ?? 'https://cognitiveservices.azure.com/.default',
+  };
+}
+
+/** An access token for the client credentials (OAuth 2.0 client credentials grant). */
+async function entraToken(
+  c: EntraCredentials,
+  ctx: ProviderContext,
+  signal: AbortSignal | undefined,
+): Promise<{ token: string; expiresInMs: number } | { error: string }> {
+  let url: URL;
+  try {
+    url = new URL(`${c.authority}/${encodeURIComponent(c.tenant)}/oauth2/v2.0/token`);
+  } catch {
+    return { error: `invalid Entra ID authority host "${c.authority}"` };
+  }
+  const body = new URLSearchParams({
+    client_id: c.clientId,
+    client_secret: c.secret,
+    scope: c.scope,
+    grant_type: 'client_credentials',
+  }).toString();
+  const sent = await sendOnce(
+    {
+      origin: url.origin,
+      path: url.pathname,
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      signal,
+    },
+    { connections: poolSize(ctx.maxConcurrency) },
+  );
+  if (!sent.ok)
+    return {
+      error: `Entra ID token request to ${url.origin} failed (${sent.kind === 'http' ? `HTTP ${sent.status}` : sent.kind}): ${sent.message}; check AZURE_CLIENT_ID, AZURE_CLIENT_SECRET and AZURE_TENANT_ID`,
+    };
+  try {
+    const reply = JSON.parse(sent.body) as { access_token?: unknown; expires_in?: unknown };
+    if (typeof reply.access_token !== 'string' || reply.access_token === '')
+      return { error: `Entra ID token response has no access_token: ${errorMessageFromBody(sent.body)}` };
+    const seconds = Number(reply.expires_in);
+    return { token: reply.access_token, expiresInMs: (Number.isFinite(seconds) ? seconds : 3600) * 1000 };
+  } catch {
+    return { error: `Entra ID token response is not JSON: ${errorMessageFromBody(sent.body)}` };
+  }
 }

@@ -274,6 +274,8 @@ function createVertex(spec: ProviderSpec, ctx: ProviderContext, now?: () => numb
       if ('token' in got) {
         token = { value: got.token, expiresAtMs: got.expiresAtMs };
         if (!credentials.includes(got.token)) credentials.push(got.token);
+        // The run keeps it out of every file too (not only out of this provider's answers).
+        ctx.addSecret?.(got.token);
         return { headers: headers(got.token) };
       }
       const unreachable = got.code === 'ECONNREFUSED' || got.code === 'ENOTFOUND' || got.code === 'EAI_AGAIN';

@@ -49,6 +49,8 @@ import {
   postJson,
   redactor,
   routePath,
+  streamTiming,
+  timedLines,
 } from './http-kit.js';
 import type {
   AttemptFailure,
@@ -119,12 +121,29 @@ export interface HttpApi {
     body(texts: string[]): Record<string, unknown>;
     parse(text: string, count: number, redact: (s: string) => string): Omit<EmbeddingResponse, 'latencyMs'>;
   };
+  /**
+   * Streaming, for APIs that stream: used when the config says `stream: true` (promptfoo's
+   * providers do not stream, so neither does assay by default). `body` turns a request body into a
+   * streaming one; `parse` reads the streamed lines (each with its arrival time, in ms after the
+   * request was sent) into the answer and says when its first token arrived.
+   */
+  stream?: {
+    body(body: Record<string, unknown>): Record<string, unknown>;
+    parse(lines: { at: number; line: string }[], tools: ParseTools): Parsed & { firstTokenAt?: number };
+  };
   /** Set when this id answers no chat (an embeddings model): every call is refused with it, unretried. */
   refuseCalls?: string;
   /** Per-token prices for the endpoint's origin; default: the config's (`cost`, `inputCost`/`outputCost`). */
   pricing?(origin: string): Pricing | undefined;
   /** Added to `describe()` (secret-free: the manifest and cache keys read it). */
   describe?: Record<string, unknown>;
+  /**
+   * With no key: how to get a bearer token instead (Azure's Entra ID client credentials), fetched
+   * on the first call and again before it expires; `undefined` when this environment offers none.
+   */
+  bearerToken?: (
+    signal: AbortSignal | undefined,
+  ) => Promise<{ token: string; expiresInMs: number } | { error: string }>;
   /** Other inputs that are credentials (a token given apart from the key). */
   extraCredentials?: (string | undefined)[];
   /**
@@ -182,13 +201,17 @@ export function createHttpApiProvider(
     ...credentialHeaderValues(config.headers),
     ...(api.extraCredentials ?? []),
   ].filter((s): s is string => typeof s === 'string' && s.length >= 4);
-  const redact = redactor(credentials);
+  // Read on every use: a token obtained later joins the list.
+  const redact = (text: string): string => redactor(credentials)(text);
   const route = typeof api.route === 'string' ? api.route : api.route(base);
   const endpoint: Endpoint = endpointAt(spec, base, route, redact);
   const required = api.key.required;
   const host = new URL(endpoint.origin).hostname;
   const setupError =
-    !key && api.key.send.kind !== 'none' && (required === 'always' || required?.includes(host))
+    !key &&
+    !api.bearerToken &&
+    api.key.send.kind !== 'none' &&
+    (required === 'always' || required?.includes(host))
       ? `${api.service}: no API key for ${endpoint.shown}: set ${source}${api.key.hint ? `, ${api.key.hint}` : ''}`
       : undefined;
 
@@ -208,11 +231,37 @@ export function createHttpApiProvider(
   const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
   const withPassthrough = (body: Record<string, unknown>): Record<string, unknown> =>
     passthrough && !api.ownPassthrough ? Object.assign(body, passthrough) : body;
+  const streaming = api.stream && config.stream === true ? api.stream : undefined;
   const requestBody = (request: ProviderRequest): Record<string, unknown> => {
     const params = { ...configParams };
     for (const name of api.paramKeys)
       if (request.params[name] !== undefined) params[name] = request.params[name];
-    return withPassthrough(api.body(request, params));
+    const body = withPassthrough(api.body(request, params));
+    return streaming ? streaming.body(body) : body;
+  };
+  // A bearer token (no key): fetched once, shared by concurrent calls, renewed 5 minutes before it expires.
+  type Token = { token: string; expiresAt: number } | { error: string };
+  let pending: Promise<Token> | undefined;
+  let current: { token: string; expiresAt: number } | undefined;
+  const authorization = async (
+    signal: AbortSignal | undefined,
+  ): Promise<{ headers: Record<string, string> } | { error: string }> => {
+    const fetchToken = !key ? api.bearerToken : undefined;
+    if (!fetchToken) return { headers };
+    if (!current || Date.now() > current.expiresAt - 300_000) {
+      pending ??= fetchToken(signal).then((got): Token => {
+        if ('error' in got) return got;
+        credentials.push(got.token);
+        ctx.addSecret?.(got.token);
+        return { token: got.token, expiresAt: Date.now() + got.expiresInMs };
+      });
+      const got = await pending;
+      pending = undefined;
+      // A failure is not kept: the next call asks again.
+      if ('error' in got) return got;
+      current = got;
+    }
+    return { headers: { ...headers, authorization: `Bearer ${current.token}` } };
   };
   const pricing = api.pricing ? api.pricing(endpoint.origin) : configuredPricing(config);
   const tools: ParseTools = { pricing, redact };
@@ -242,20 +291,42 @@ export function createHttpApiProvider(
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       if (api.refuseCalls) return { output: null, error: api.refuseCalls, latencyMs: 0, attempts: 0 };
       if (setupError) return { output: null, error: setupError, fatal: true, latencyMs: 0, attempts: 0 };
+      const auth = await authorization(request.signal);
+      if ('error' in auth)
+        return { output: null, error: redact(`${api.service}: ${auth.error}`), fatal: true, latencyMs: 0 };
       const target = { origin: endpoint.origin, path: sentPath(endpoint.path) };
       const body = requestBody(request);
-      let sentHeaders = headers;
+      let sentHeaders = auth.headers;
       if (api.authorize) {
-        const auth = await api.authorize({ ...target, headers, body: JSON.stringify(body) }, request.signal);
-        if ('error' in auth) {
-          const { error, fatal, failure } = auth;
+        const signed = await api.authorize(
+          { ...target, headers: sentHeaders, body: JSON.stringify(body) },
+          request.signal,
+        );
+        if ('error' in signed) {
+          const { error, fatal, failure } = signed;
           return { output: null, error: redact(error), fatal, ...(failure ? { failure } : {}), latencyMs: 0 };
         }
-        sentHeaders = { ...headers, ...auth.headers };
+        sentHeaders = { ...sentHeaders, ...signed.headers };
       }
-      const sent = await postJson(target, sentHeaders, body, request.signal, sendOptions, describeAttempt);
+      const sent = await postJson(
+        target,
+        sentHeaders,
+        body,
+        request.signal,
+        sendOptions,
+        describeAttempt,
+        streaming !== undefined,
+      );
       if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
-      return { ...named(api.parse(sent.text, tools)), latencyMs: sent.latencyMs };
+      if (!streaming) return { ...named(api.parse(sent.text, tools)), latencyMs: sent.latencyMs };
+      const { firstTokenAt, ...parsed } = streaming.parse(timedLines(sent.chunks ?? []), tools);
+      const response: ProviderResponse = { ...named(parsed), latencyMs: sent.latencyMs };
+      const timing =
+        parsed.error === undefined
+          ? streamTiming(firstTokenAt, sent.latencyMs, parsed.usage?.completion)
+          : undefined;
+      if (timing) response.stream = timing;
+      return response;
     },
   };
   const embed = api.embed;
@@ -263,15 +334,20 @@ export function createHttpApiProvider(
     const target = { origin: endpoint.origin, path: sentPath(routePath(base, embed.route)) };
     provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
       if (setupError) return { error: setupError, latencyMs: 0 };
+      const auth = await authorization(request.signal);
+      if ('error' in auth) return { error: redact(`${api.service}: ${auth.error}`), latencyMs: 0 };
       const body = withPassthrough(embed.body(request.texts));
-      let sentHeaders = headers;
+      let sentHeaders = auth.headers;
       if (api.authorize) {
-        const auth = await api.authorize({ ...target, headers, body: JSON.stringify(body) }, request.signal);
-        if ('error' in auth) {
-          const { error, failure } = auth;
+        const signed = await api.authorize(
+          { ...target, headers: sentHeaders, body: JSON.stringify(body) },
+          request.signal,
+        );
+        if ('error' in signed) {
+          const { error, failure } = signed;
           return { error: redact(error), ...(failure ? { failure } : {}), latencyMs: 0 };
         }
-        sentHeaders = { ...headers, ...auth.headers };
+        sentHeaders = { ...sentHeaders, ...signed.headers };
       }
       const sent = await postJson(target, sentHeaders, body, request.signal, sendOptions, describeAttempt);
       if ('failed' in sent) return sent.failed;

@@ -84,6 +84,10 @@ export function createOllamaAttempts(spec: ProviderSpec, ctx: ProviderContext, n
         ? bodyFor('chat', request.params, { messages: toWire(request.messages), stream: false })
         : bodyFor('generate', request.params, { prompt: request.prompt, stream: false }),
     parse: (text, { pricing, redact }) => parseGeneration(text, route, pricing, redact),
+    stream: {
+      body: (body) => ({ ...body, stream: true }),
+      parse: (lines, { pricing, redact }) => parseGenerationStream(lines, route, pricing, redact),
+    },
     describe: { route },
     refuseCalls:
       route === 'embed'
@@ -165,6 +169,50 @@ function parseGeneration(
     ...response,
     ...usageOf(finite(parsed.prompt_eval_count), finite(parsed.eval_count), undefined, pricing),
   };
+}
+
+/**
+ * A streamed answer (`stream: true`: one JSON object a line, the last with `done: true`, the
+ * counts and the done reason): the pieces joined, and when the first non-empty one arrived.
+ */
+function parseGenerationStream(
+  lines: { at: number; line: string }[],
+  route: Route,
+  pricing: Pricing | undefined,
+  redact: (s: string) => string,
+): Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } {
+  let text = '';
+  let firstTokenAt: number | undefined;
+  let last: Record<string, unknown> | undefined;
+  const calls: unknown[] = [];
+  for (const { at, line } of lines) {
+    const reply = jsonReply(line, redact, 'stream line');
+    if ('error' in reply) return { output: null, error: reply.error };
+    const part = reply.value;
+    if (!isRecord(part)) continue;
+    if (typeof part.error === 'string') return { output: null, error: redact(`Ollama error: ${part.error}`) };
+    last = part;
+    const message = isRecord(part.message) ? part.message : undefined;
+    const piece = route === 'chat' ? message?.content : part.response;
+    if (typeof piece === 'string' && piece !== '') {
+      text += piece;
+      firstTokenAt ??= at;
+    }
+    if (message && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
+      calls.push(...message.tool_calls);
+      firstTokenAt ??= at;
+    }
+  }
+  if (!last) return { output: null, error: redact('malformed response (an empty stream)') };
+  // The whole answer read as one, so tool calls and usage are parsed exactly as a plain answer is.
+  const whole = {
+    ...last,
+    ...(route === 'chat'
+      ? { message: { role: 'assistant', content: text, tool_calls: calls } }
+      : { response: text }),
+  };
+  const response = parseGeneration(JSON.stringify(whole), route, pricing, redact);
+  return firstTokenAt === undefined ? response : { ...response, firstTokenAt };
 }
 
 function parseEmbeddings(

@@ -68,7 +68,18 @@ export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, n
 /** How a service that speaks OpenAI's API differs from OpenAI: its name, places, and request fields. */
 export interface OpenAiVariant
   extends Partial<
-    Pick<HttpApi, 'service' | 'idForm' | 'baseUrl' | 'key' | 'route' | 'headers' | 'describe'>
+    Pick<
+      HttpApi,
+      | 'service'
+      | 'idForm'
+      | 'baseUrl'
+      | 'key'
+      | 'route'
+      | 'headers'
+      | 'describe'
+      | 'bearerToken'
+      | 'extraCredentials'
+    >
   > {
   /** Request fields of its own, taken from the config (and the prompt's params) like OpenAI's. */
   extraParams?: readonly string[];
@@ -127,6 +138,11 @@ export function openAiApi(
       return body;
     },
     parse: (text, { pricing, redact }) => parseCompletion(text, pricing, redact),
+    stream: {
+      // Usage comes in a last chunk only when asked for (`stream_options.include_usage`).
+      body: (body) => ({ ...body, stream: true, stream_options: { include_usage: true } }),
+      parse: (lines, { pricing, redact }) => parseCompletionStream(lines, pricing, redact),
+    },
     pricing: (origin) => resolvePricing(config, model, origin),
     refuseCalls: embeddingModel
       ? `${spec.id} is an embeddings model: it cannot answer a chat (use ${service.idForm ?? 'openai:chat:<model>'} for that)`
@@ -174,6 +190,85 @@ function parseCompletion(
   if (nonText !== undefined) response.nonText = nonText;
   if (typeof choice.finish_reason === 'string') response.finishReason = choice.finish_reason;
   const usage = isRecord(parsed) && isRecord(parsed.usage) ? parsed.usage : {};
+  return {
+    ...response,
+    ...usageOf(
+      finite(usage.prompt_tokens),
+      finite(usage.completion_tokens),
+      finite(usage.total_tokens),
+      pricing,
+    ),
+  };
+}
+
+/**
+ * A streamed chat completion (server-sent events, `data: {chunk}` … `data: [DONE]`): the content
+ * deltas joined, tool-call fragments put together by index, the finish reason, the usage of the
+ * last chunk, and when the first token (content or tool call) arrived.
+ */
+function parseCompletionStream(
+  lines: { at: number; line: string }[],
+  pricing: Pricing | undefined,
+  redact: (s: string) => string,
+): Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } {
+  let content = '';
+  let firstTokenAt: number | undefined;
+  let finishReason: string | undefined;
+  let usage: Record<string, unknown> = {};
+  let events = 0;
+  const tools: { id?: unknown; type?: unknown; function: { name: string; arguments: string } }[] = [];
+  for (const { at, line } of lines) {
+    if (!line.startsWith('data:')) continue;
+    const data = line.slice(5).trim();
+    if (data === '[DONE]') break;
+    const reply = jsonReply(data, redact, 'stream event');
+    if ('error' in reply) return { output: null, error: reply.error };
+    const event = reply.value;
+    if (!isRecord(event)) continue;
+    if (isRecord(event.error) || typeof event.error === 'string') {
+      const e = event.error;
+      return { output: null, error: redact(`stream error: ${isRecord(e) ? String(e.message) : e}`) };
+    }
+    events++;
+    if (isRecord(event.usage)) usage = event.usage;
+    const choice = Array.isArray(event.choices) && isRecord(event.choices[0]) ? event.choices[0] : undefined;
+    if (!choice) continue;
+    if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason;
+    const delta = isRecord(choice.delta) ? choice.delta : {};
+    const piece =
+      typeof delta.content === 'string' ? delta.content : typeof choice.text === 'string' ? choice.text : '';
+    if (piece !== '') {
+      content += piece;
+      firstTokenAt ??= at;
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      firstTokenAt ??= at;
+      for (const call of delta.tool_calls.filter(isRecord)) {
+        const index = typeof call.index === 'number' ? call.index : tools.length;
+        const fn = isRecord(call.function) ? call.function : {};
+        tools[index] ??= { function: { name: '', arguments: '' } };
+        const slot = tools[index];
+        if (call.id !== undefined) slot.id = call.id;
+        if (call.type !== undefined) slot.type = call.type;
+        if (typeof fn.name === 'string') slot.function.name += fn.name;
+        if (typeof fn.arguments === 'string') slot.function.arguments += fn.arguments;
+      }
+    }
+  }
+  if (events === 0)
+    return {
+      output: null,
+      error: redact(`malformed response (no stream events): ${excerpt(lines.map((l) => l.line).join(' '))}`),
+    };
+  const response: Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } = {
+    output: content,
+  };
+  if (content === '' && tools.length > 0) {
+    response.output = JSON.stringify(tools.filter(Boolean));
+    response.nonText = 'tool calls';
+  } else if (content === '') response.nonText = 'nothing';
+  if (finishReason !== undefined) response.finishReason = finishReason;
+  if (firstTokenAt !== undefined) response.firstTokenAt = firstTokenAt;
   return {
     ...response,
     ...usageOf(

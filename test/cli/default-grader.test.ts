@@ -95,7 +95,7 @@ describe("promptfoo's default grader", () => {
     const r = await run({ ANTHROPIC_API_KEY: 'sk-ant-0123456789', ANTHROPIC_BASE_URL: mock.url });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const graded = mock.requests.slice(before).find((q) => q.path === '/v1/messages');
-    assert.equal((graded?.body as { model: string } | undefined)?.model, 'claude-sonnet-4-6');
+    assert.equal((graded!.body as { model: string }).model, 'claude-sonnet-4-6');
     assert.match(
       r.stdout,
       /Grader: anthropic:messages:claude-sonnet-4-6 .* since ANTHROPIC_API_KEY is set and OPENAI_API_KEY is not/,
@@ -107,7 +107,7 @@ describe("promptfoo's default grader", () => {
     const m = await run({ MISTRAL_API_KEY: 'mistral-0123456789', MISTRAL_API_BASE_URL: mock.baseUrl });
     assert.equal(m.code, 0, m.stdout + m.stderr);
     assert.equal(
-      (mock.requests.slice(before).at(-1)?.body as { model: string } | undefined)?.model,
+      (mock.requests.slice(before).at(-1)!.body as { model: string }).model,
       'mistral-large-latest',
     );
     assert.match(
@@ -117,10 +117,7 @@ describe("promptfoo's default grader", () => {
     before = mock.requests.length;
     const x = await run({ XAI_API_KEY: 'xai-0123456789', XAI_BASE_URL: mock.baseUrl });
     assert.equal(x.code, 0, x.stdout + x.stderr);
-    assert.equal(
-      (mock.requests.slice(before).at(-1)?.body as { model: string } | undefined)?.model,
-      'grok-4.3',
-    );
+    assert.equal((mock.requests.slice(before).at(-1)!.body as { model: string }).model, 'grok-4.3');
     assert.match(x.stdout, /Grader: xai:grok-4\.3 .* since XAI_API_KEY is set/);
   });
 

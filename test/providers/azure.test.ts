@@ -153,4 +153,48 @@ describe('azure provider', () => {
     );
     assert.match((await bad.call(ask('bad'))).error ?? '', /^Azure OpenAI: malformed response/);
   });
+
+  it('without a key, an Entra ID token from client credentials is sent as a bearer token, and kept secret', async () => {
+    const env = {
+      AZURE_CLIENT_ID: 'client-one',
+      AZURE_CLIENT_SECRET: 'client-secret-0123456789',
+      AZURE_TENANT_ID: 'tenant-1',
+      AZURE_AUTHORITY_HOST: mock.url,
+    };
+    const learnt: string[] = [];
+    const p = await createProvider(
+      { id: 'azure:chat:d', config: { apiBaseUrl: `${mock.url}/_/require_key=mock-token-for-client-one` } },
+      { ...ctx(env), addSecret: (v) => learnt.push(v) },
+    );
+    const res = await p.call(ask('with a token'));
+    assert.equal(res.error, undefined, res.error);
+    assert.equal(res.output, 'with a token');
+    const [tokenRequest, chat] = mock.requests.slice(-2);
+    assert.equal(tokenRequest.path, '/tenant-1/oauth2/v2.0/token');
+    assert.deepEqual(tokenRequest.body, {
+      client_id: 'client-one',
+      client_secret: 'client-secret-0123456789',
+      scope: 'https://cognitiveservices.azure.com/.default',
+      grant_type: 'client_credentials',
+    });
+    assert.equal(chat.headers.authorization, 'Bearer mock-token-for-client-one');
+    assert.equal(chat.headers['api-key'], undefined);
+    assert.deepEqual(learnt, ['mock-token-for-client-one'], 'the run is told the token is a secret');
+    assert.ok(p.credentials?.includes('client-secret-0123456789'));
+    // The token is reused, not fetched per call.
+    const before = mock.requests.length;
+    await p.call(ask('again'));
+    assert.equal(mock.requests.length, before + 1);
+    // A refused client secret is a fatal error naming Azure OpenAI and the variables.
+    const wrong = await createProvider(
+      { id: 'azure:chat:d', config: { apiBaseUrl: mock.url } },
+      ctx({ ...env, AZURE_CLIENT_SECRET: 'wrong' }),
+    );
+    const denied = await wrong.call(ask('x'));
+    assert.equal(denied.fatal, true);
+    assert.match(
+      denied.error ?? '',
+      /^Azure OpenAI: Entra ID token request to .* failed \(HTTP 401\): invalid_client; check AZURE_CLIENT_ID, AZURE_CLIENT_SECRET and AZURE_TENANT_ID/,
+    );
+  });
 });

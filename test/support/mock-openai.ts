@@ -13,8 +13,9 @@
  *
  * The same answers and faults are served in two other APIs' shapes, for their providers' tests:
  * Anthropic's Messages API (`POST /v1/messages`: `max_tokens` required, the system prompt apart,
- * content blocks back) and Ollama's native API (`/api/chat`, `/api/generate`, `/api/embed`, with
- * `stream: false`).
+ * content blocks back) and Ollama's native API (`/api/chat`, `/api/generate`, `/api/embed`).
+ * A chat completion asked with `stream: true` is streamed as OpenAI streams it (server-sent events),
+ * and Ollama's as Ollama streams it (a JSON object a line).
  *
  * Google's Gemini (AI Studio and Vertex, with an OAuth token endpoint), Hugging Face's inference API
  * and Bedrock's Converse API are served too (test/support/mock-cloud.ts), with their own error shapes.
@@ -326,6 +327,34 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     prefix: string,
     text: string,
   ): void {
+    // Microsoft Entra ID's token endpoint (client credentials grant), for Azure's bearer tokens:
+    // the token names the client; a client secret `wrong` is refused as Entra ID refuses it.
+    if (req.method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(path)) {
+      const form = new URLSearchParams(text);
+      record(req, path, prefix, Object.fromEntries(form), text);
+      if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') === 'wrong') {
+        send(
+          res,
+          401,
+          JSON.stringify({
+            error: 'invalid_client',
+            error_description: 'AADSTS7000215: Invalid client secret provided.',
+          }),
+        );
+        return;
+      }
+      send(
+        res,
+        200,
+        JSON.stringify({
+          token_type: 'Bearer',
+          expires_in: 3599,
+          ext_expires_in: 3599,
+          access_token: `mock-token-for-${form.get('client_id')}`,
+        }),
+      );
+      return;
+    }
     let body: unknown;
     // An error in the cloud API's own shape when the path is one of theirs.
     const sendError = (
@@ -537,6 +566,10 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     }
     const model = typeof body.model === 'string' ? body.model : 'mock-model';
     const a = answer(turns, maxTokens(body));
+    if (body.stream === true) {
+      chatStream(res, body, a, model, hash);
+      return;
+    }
     const message: Record<string, unknown> = { role: 'assistant', content: a.content };
     if (a.toolCall) message.tool_calls = [{ id: 'call_mock_0', type: 'function', function: a.toolCall }];
     const reply = {
@@ -559,6 +592,85 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       },
     };
     send(res, 200, JSON.stringify(reply));
+  }
+
+  /**
+   * A chat completion as server-sent events, as OpenAI streams it: a role chunk, the content a word
+   * at a time (or a tool call in two fragments), a finish chunk, the usage chunk when
+   * `stream_options.include_usage` asks, then `data: [DONE]`. Each event is written on its own turn.
+   */
+  function chatStream(
+    res: ServerResponse,
+    body: Record<string, unknown>,
+    a: ReturnType<typeof answer>,
+    model: string,
+    hash: number,
+  ): void {
+    const base = {
+      id: `chatcmpl-mock-${hash.toString(36)}`,
+      object: 'chat.completion.chunk',
+      created: CREATED,
+      model,
+    };
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    const events = [chunk({ role: 'assistant', content: '' })];
+    if (a.toolCall) {
+      const args = a.toolCall.arguments;
+      const half = Math.floor(args.length / 2);
+      events.push(
+        chunk({
+          tool_calls: [
+            {
+              index: 0,
+              id: 'call_mock_0',
+              type: 'function',
+              function: { name: a.toolCall.name, arguments: args.slice(0, half) },
+            },
+          ],
+        }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }),
+      );
+    } else
+      for (const word of (a.content ?? '').split(/(?<=\s)/))
+        if (word !== '') events.push(chunk({ content: word }));
+    events.push(chunk({}, a.toolCall ? 'tool_calls' : a.truncated ? 'length' : 'stop'));
+    const options = isRecord(body.stream_options) ? body.stream_options : {};
+    if (options.include_usage === true)
+      events.push(
+        JSON.stringify({
+          ...base,
+          choices: [],
+          usage: {
+            prompt_tokens: a.promptTokens,
+            completion_tokens: a.completionTokens,
+            total_tokens: a.promptTokens + a.completionTokens,
+          },
+        }),
+      );
+    events.push('[DONE]');
+    writeStream(
+      res,
+      'text/event-stream',
+      events.map((e) => `data: ${e}\n\n`),
+    );
+  }
+
+  /** Writes a streamed 200 answer a piece per event-loop turn (so a client sees them arrive apart). */
+  function writeStream(res: ServerResponse, contentType: string, pieces: string[]): void {
+    stats.byStatus[200] = (stats.byStatus[200] ?? 0) + 1;
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
+    let i = 0;
+    const next = (): void => {
+      if (res.destroyed) return;
+      if (i >= pieces.length) {
+        res.end();
+        return;
+      }
+      res.write(pieces[i++]);
+      setImmediate(next);
+    };
+    next();
   }
 
   /** The legacy completions API (`prompt` in, `choices[0].text` out), as Azure still serves it. */
@@ -640,8 +752,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       send(res, 400, JSON.stringify({ error: 'model is required' }));
       return;
     }
-    if (body.stream !== false) {
-      send(res, 400, JSON.stringify({ error: 'this mock answers only stream: false' }));
+    if (body.stream !== false && body.stream !== true) {
+      send(res, 400, JSON.stringify({ error: 'this mock needs stream: false or stream: true' }));
       return;
     }
     let turns: { role: unknown; text: string }[] | string;
@@ -667,6 +779,31 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       prompt_eval_count: a.promptTokens,
       eval_count: a.completionTokens,
     };
+    if (body.stream === true && !a.toolCall) {
+      // Newline-delimited JSON, a word a line, then the last line with the counts.
+      const { done: _done, done_reason: _reason, prompt_eval_count: _p, eval_count: _e, ...head } = common;
+      const words = (a.content ?? '').split(/(?<=\s)/).filter((w) => w !== '');
+      const lines = words.map((w) =>
+        JSON.stringify(
+          route === 'chat'
+            ? { ...head, message: { role: 'assistant', content: w }, done: false }
+            : { ...head, response: w, done: false },
+        ),
+      );
+      lines.push(
+        JSON.stringify(
+          route === 'chat'
+            ? { ...common, message: { role: 'assistant', content: '' } }
+            : { ...common, response: '' },
+        ),
+      );
+      writeStream(
+        res,
+        'application/x-ndjson',
+        lines.map((l) => `${l}\n`),
+      );
+      return;
+    }
     if (route === 'generate') {
       send(res, 200, JSON.stringify({ ...common, response: a.content ?? '' }));
       return;
