@@ -53,6 +53,7 @@ import {
   timedLines,
 } from './http-kit.js';
 import type {
+  AttemptFailure,
   EmbeddingRequest,
   EmbeddingResponse,
   Provider,
@@ -145,6 +146,17 @@ export interface HttpApi {
   ) => Promise<{ token: string; expiresInMs: number } | { error: string }>;
   /** Other inputs that are credentials (a token given apart from the key). */
   extraCredentials?: (string | undefined)[];
+  /**
+   * Headers made per request once its body is final, for services whose credential is not a fixed
+   * header: an OAuth access token fetched (and renewed) when needed, a request signature (AWS
+   * SigV4). Or the reason no request can be made (`fatal`: bad credentials, the run stops).
+   */
+  authorize?(
+    request: { origin: string; path: string; headers: Record<string, string>; body: string },
+    signal: AbortSignal | undefined,
+  ): Promise<
+    { headers: Record<string, string> } | { error: string; fatal: boolean; failure?: AttemptFailure }
+  >;
 }
 
 /** Where a key is found: `config.apiKey`, then `config.apiKeyEnvar`'s variable, then the service's. */
@@ -282,10 +294,24 @@ export function createHttpApiProvider(
       const auth = await authorization(request.signal);
       if ('error' in auth)
         return { output: null, error: redact(`${api.service}: ${auth.error}`), fatal: true, latencyMs: 0 };
+      const target = { origin: endpoint.origin, path: sentPath(endpoint.path) };
+      const body = requestBody(request);
+      let sentHeaders = auth.headers;
+      if (api.authorize) {
+        const signed = await api.authorize(
+          { ...target, headers: sentHeaders, body: JSON.stringify(body) },
+          request.signal,
+        );
+        if ('error' in signed) {
+          const { error, fatal, failure } = signed;
+          return { output: null, error: redact(error), fatal, ...(failure ? { failure } : {}), latencyMs: 0 };
+        }
+        sentHeaders = { ...sentHeaders, ...signed.headers };
+      }
       const sent = await postJson(
-        { origin: endpoint.origin, path: sentPath(endpoint.path) },
-        auth.headers,
-        requestBody(request),
+        target,
+        sentHeaders,
+        body,
         request.signal,
         sendOptions,
         describeAttempt,
@@ -311,7 +337,19 @@ export function createHttpApiProvider(
       const auth = await authorization(request.signal);
       if ('error' in auth) return { error: redact(`${api.service}: ${auth.error}`), latencyMs: 0 };
       const body = withPassthrough(embed.body(request.texts));
-      const sent = await postJson(target, auth.headers, body, request.signal, sendOptions, describeAttempt);
+      let sentHeaders = auth.headers;
+      if (api.authorize) {
+        const signed = await api.authorize(
+          { ...target, headers: sentHeaders, body: JSON.stringify(body) },
+          request.signal,
+        );
+        if ('error' in signed) {
+          const { error, failure } = signed;
+          return { error: redact(error), ...(failure ? { failure } : {}), latencyMs: 0 };
+        }
+        sentHeaders = { ...sentHeaders, ...signed.headers };
+      }
+      const sent = await postJson(target, sentHeaders, body, request.signal, sendOptions, describeAttempt);
       if ('failed' in sent) return sent.failed;
       return { ...named(embed.parse(sent.text, request.texts.length, redact)), latencyMs: sent.latencyMs };
     };

@@ -60,6 +60,34 @@ const entries: ProviderEntry[] = [
     load: async () => (await import('./preset-provider.js')).createPresetAttempts,
   },
   {
+    // Also `palm:<model>` and `google:embedding:<model>`; other google:<kind>: forms are refused with the reason.
+    pattern: 'google:<model>',
+    matches: (id) => /^(?:google|palm):[^:\s]/.test(id),
+    embeds: (id) => /^(?:google|palm):embeddings?:/.test(id),
+    load: async () => (await import('./google.js')).createGoogleAttempts,
+  },
+  {
+    // Also `vertex:chat:<model>` and `vertex:embedding:<model>`.
+    pattern: 'vertex:<model>',
+    matches: (id) => /^vertex:[^:\s]/.test(id),
+    embeds: (id) => /^vertex:embeddings?:/.test(id),
+    load: async () => (await import('./google.js')).createGoogleAttempts,
+  },
+  {
+    // Also `hf:`; the other tasks promptfoo names are refused by the provider with the reason.
+    pattern: 'huggingface:chat:<model> | huggingface:text-generation:<model>',
+    matches: (id) => /^(?:huggingface|hf):[^:\s]+:\S/.test(id),
+    embeds: () => false,
+    load: async () => (await import('./huggingface.js')).createHuggingFaceAttempts,
+  },
+  {
+    // Also `bedrock:converse:<model-id>`; the other Bedrock APIs are refused by the provider.
+    pattern: 'bedrock:<model-id>',
+    matches: (id) => /^bedrock:\S/.test(id),
+    embeds: () => false,
+    load: async () => (await import('./bedrock.js')).createBedrockAttempts,
+  },
+  {
     pattern: 'file://<path>.js|.ts|.py',
     matches: (id) => scriptProviderRef(id) !== undefined,
     embeds: () => false,

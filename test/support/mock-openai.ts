@@ -17,6 +17,9 @@
  * A chat completion asked with `stream: true` is streamed as OpenAI streams it (server-sent events),
  * and Ollama's as Ollama streams it (a JSON object a line).
  *
+ * Google's Gemini (AI Studio and Vertex, with an OAuth token endpoint), Hugging Face's inference API
+ * and Bedrock's Converse API are served too (test/support/mock-cloud.ts), with their own error shapes.
+ *
  * Embeddings (`/v1/embeddings`) are a hashed bag of words: each lower-cased word adds ±1 to one of
  * 256 dimensions chosen by its hash, and the vector is normalised. Texts sharing most words have a
  * cosine near 1, texts sharing none near 0, so `similar` thresholds behave as with a real model.
@@ -30,6 +33,7 @@ import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seededRandom } from '../../src/analysis/paired.js';
+import { cloudErrorBody, cloudKeyRefusal, cloudRoute, type ScriptedAnswer } from './mock-cloud.js';
 
 /** A canned answer: the first rule whose `match` (case-insensitive regex) finds the last user message (else the last message) wins. */
 export interface AnswerRule {
@@ -42,6 +46,8 @@ export interface AnswerRule {
   toolCall?: { name: string; arguments: string };
   /** Answer `content: null` with no tool call (a model that said nothing at all). */
   empty?: boolean;
+  /** Cloud APIs only: their safety filter blocks the prompt, or the answer (Gemini, Bedrock guardrails). */
+  blocked?: 'prompt' | 'answer';
 }
 
 /** Fault injection settings; probabilities are in [0, 1]. */
@@ -96,8 +102,10 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The request target as sent (query included, fault prefix too). */
   url: string;
-  /** Parsed JSON body (undefined for GET or unparseable bodies). */
+  /** Parsed JSON body (a form-encoded one as an object of its fields; undefined for GET or unparseable bodies). */
   body: unknown;
+  /** The body exactly as received. */
+  raw: string;
 }
 
 export interface MockServer {
@@ -277,7 +285,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     res.end(payload);
   }
 
-  function sendError(
+  function sendOpenAiError(
     res: ServerResponse,
     status: number,
     message: string,
@@ -297,7 +305,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     perConnection[slot.slot]++;
   }
 
-  function record(req: IncomingMessage, path: string, faults: string, body: unknown): void {
+  function record(req: IncomingMessage, path: string, faults: string, body: unknown, raw: string): void {
     const entry: RecordedRequest = {
       method: req.method ?? 'GET',
       path,
@@ -305,6 +313,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       headers: req.headers,
       url: req.url ?? '',
       body,
+      raw,
     };
     if (recorded.length < RECORD_LIMIT) recorded.push(entry);
     else recorded[recordNext] = entry;
@@ -322,7 +331,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     // the token names the client; a client secret `wrong` is refused as Entra ID refuses it.
     if (req.method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(path)) {
       const form = new URLSearchParams(text);
-      record(req, path, prefix, Object.fromEntries(form));
+      record(req, path, prefix, Object.fromEntries(form), text);
       if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') === 'wrong') {
         send(
           res,
@@ -347,29 +356,50 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       return;
     }
     let body: unknown;
-    if (text !== '') {
+    // An error in the cloud API's own shape when the path is one of theirs.
+    const sendError = (
+      r: ServerResponse,
+      status: number,
+      message: string,
+      type: string,
+      extra?: Record<string, string>,
+    ): void => {
+      const cloud = cloudErrorBody(path, status, message);
+      if (cloud !== undefined) send(r, status, cloud, extra);
+      else sendOpenAiError(r, status, message, type, extra);
+    };
+    if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+      body = Object.fromEntries(new URLSearchParams(text));
+    } else if (text !== '') {
       try {
         body = JSON.parse(text);
       } catch {
-        record(req, path, prefix, undefined);
+        record(req, path, prefix, undefined, text);
         sendError(res, 400, 'request body is not valid JSON', 'invalid_request_error');
         return;
       }
     }
-    record(req, path, prefix, body);
+    record(req, path, prefix, body, text);
     const faults = faultsFor(prefix);
     if (faults instanceof Error) {
       sendError(res, 400, faults.message, 'invalid_request_error');
       return;
     }
-    if (
-      faults.requireKey !== undefined &&
-      req.headers.authorization !== `Bearer ${faults.requireKey}` &&
-      req.headers['x-api-key'] !== faults.requireKey &&
-      req.headers['api-key'] !== faults.requireKey
-    ) {
-      sendError(res, 401, 'Incorrect API key provided (mock).', 'invalid_api_key');
-      return;
+    if (faults.requireKey !== undefined) {
+      const refusal = cloudKeyRefusal(path, req.headers, body, faults.requireKey);
+      if (refusal === 'not-cloud') {
+        if (
+          req.headers.authorization !== `Bearer ${faults.requireKey}` &&
+          req.headers['x-api-key'] !== faults.requireKey &&
+          req.headers['api-key'] !== faults.requireKey
+        ) {
+          sendError(res, 401, 'Incorrect API key provided (mock).', 'invalid_api_key');
+          return;
+        }
+      } else if (refusal) {
+        send(res, refusal.status, refusal.body, refusal.headers);
+        return;
+      }
     }
 
     const requestHash = cyrb53(`${prefix}\n${path}\n${text}`);
@@ -463,20 +493,15 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       send(res, 200, JSON.stringify({ object: 'list', data: models }));
       return;
     }
-    sendError(res, 404, `no route for ${method} ${path}`, 'not_found');
+    if (
+      cloudRoute({ answer, send, embed: (t) => bagOfWordsVector(t, EMBEDDING_DIM) }, method, res, path, body)
+    )
+      return;
+    sendOpenAiError(res, 404, `no route for ${method} ${path}`, 'not_found');
   }
 
   /** The scripted answer to a conversation (every message's text, roles), whatever the API's shape. */
-  function answer(
-    turns: { role: unknown; text: string }[],
-    limit: number | undefined,
-  ): {
-    content: string | null;
-    toolCall?: { name: string; arguments: string };
-    truncated: boolean;
-    promptTokens: number;
-    completionTokens: number;
-  } {
+  function answer(turns: { role: unknown; text: string }[], limit: number | undefined): ScriptedAnswer {
     let promptTokens = 0;
     let lastUser: string | undefined;
     let last = '';
@@ -488,9 +513,11 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     const asked = lastUser ?? last;
     let content: string | null = lastUser ?? '';
     let toolCall: { name: string; arguments: string } | undefined;
+    let blocked: ScriptedAnswer['blocked'];
     for (const { re, conversation, rule } of rules) {
       const m = re.exec(asked);
       if (!m || (conversation && !conversation.test(turns.map((t) => t.text).join('\n')))) continue;
+      blocked = rule.blocked;
       if (rule.toolCall) {
         content = null;
         toolCall = { name: rule.toolCall.name, arguments: substitute(rule.toolCall.arguments, m) };
@@ -512,7 +539,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
         truncated = true;
       }
     }
-    return { content, toolCall, truncated, promptTokens, completionTokens };
+    return { content, toolCall, blocked, truncated, promptTokens, completionTokens };
   }
 
   /** The turns of a request's `messages` array, or an error message for a malformed one. */
@@ -529,7 +556,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   function chat(res: ServerResponse, body: unknown, hash: number): void {
     const turns = isRecord(body) ? turnsOf(body.messages) : "'messages' must be a non-empty array";
     if (!isRecord(body) || typeof turns === 'string') {
-      sendError(
+      sendOpenAiError(
         res,
         400,
         typeof turns === 'string' ? turns : 'body must be an object',
@@ -649,7 +676,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   /** The legacy completions API (`prompt` in, `choices[0].text` out), as Azure still serves it. */
   function legacyCompletion(res: ServerResponse, body: unknown, hash: number): void {
     if (!isRecord(body) || typeof body.prompt !== 'string') {
-      sendError(res, 400, "'prompt' must be a string", 'invalid_request_error');
+      sendOpenAiError(res, 400, "'prompt' must be a string", 'invalid_request_error');
       return;
     }
     const a = answer([{ role: 'user', text: body.prompt }], maxTokens(body));
@@ -674,7 +701,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   function anthropicMessages(res: ServerResponse, body: unknown, hash: number): void {
     const turns = isRecord(body) ? turnsOf(body.messages) : "'messages' must be a non-empty array";
     if (!isRecord(body) || typeof turns === 'string') {
-      sendError(
+      sendOpenAiError(
         res,
         400,
         typeof turns === 'string' ? turns : 'body must be an object',
@@ -683,11 +710,11 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       return;
     }
     if (typeof body.max_tokens !== 'number') {
-      sendError(res, 400, 'max_tokens: Field required', 'invalid_request_error');
+      sendOpenAiError(res, 400, 'max_tokens: Field required', 'invalid_request_error');
       return;
     }
     if (turns.some((t) => t.role === 'system')) {
-      sendError(
+      sendOpenAiError(
         res,
         400,
         'messages: system messages go in the top-level `system` parameter',
@@ -834,7 +861,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     const input = isRecord(body) ? body.input : undefined;
     const inputs = Array.isArray(input) && input.every((x) => typeof x === 'string') ? input : [input];
     if (inputs.length === 0 || inputs.some((x) => x === undefined || x === null)) {
-      sendError(res, 400, "'input' is required", 'invalid_request_error');
+      sendOpenAiError(res, 400, "'input' is required", 'invalid_request_error');
       return;
     }
     let tokens = 0;

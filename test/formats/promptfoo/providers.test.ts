@@ -54,7 +54,7 @@ describe('providers (§1.3)', () => {
     const diags = await loadErrors(fixture('promptfoo', 'providers', 'bad.yaml'));
     const file = shown('providers', 'bad.yaml');
     assert.deepEqual(located(diags), [
-      `${file}:5:5 unknown provider "bedrock:claude"; assay supports: ${providerPatterns().join(', ')}`,
+      `${file}:5:5 unknown provider "sagemaker:claude"; assay supports: ${providerPatterns().join(', ')}`,
       `${file}:8:5 provider "file://custom_provider.py": file not found`,
       `${file}:4:9 two providers share the name "echo"; give one of them a distinct \`label\``,
     ]);

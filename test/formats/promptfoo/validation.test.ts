@@ -255,7 +255,7 @@ tests:
 
   it('suggests a provider id close to an unknown one', async () => {
     const diags = await errorsOf(`prompts: ["{{q}}"]
-providers: [ehco, "opnai:gpt-4o", "openai:chta:gpt-4o", "vertex:gemini-pro"]
+providers: [ehco, "opnai:gpt-4o", "openai:chta:gpt-4o", "sagemaker:my-endpoint"]
 tests:
   - vars: {q: one}
 `);
@@ -265,7 +265,7 @@ tests:
         'unknown provider "ehco" (did you mean "echo"?)',
         'unknown provider "opnai:gpt-4o" (did you mean "openai:gpt-4o"?)',
         'unknown provider "openai:chta:gpt-4o" (did you mean "openai:chat:gpt-4o"?)',
-        'unknown provider "vertex:gemini-pro"',
+        'unknown provider "sagemaker:my-endpoint"',
       ],
     );
   });
