@@ -23,7 +23,7 @@ import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
 import { resolveRunSettings } from './evaluate/settings.js';
 import { loadSuite } from './formats/detect.js';
-import { createProvider } from './providers/registry.js';
+import { createProvider, providerSecrets } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
 import { pinFilters, readSelectedFailures } from './runlog/failing.js';
 import { cleanLeftovers, lockRun, type RunLock } from './runlog/lock.js';
@@ -194,7 +194,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   for (const spec of providers) {
     if (spec.env) secrets.push(...secretValues(spec.env));
     // Keys given in a provider's config (`apiKey`, auth headers) are secrets as much as env ones.
-    secrets.push(...secretConfigValues(spec.config));
+    secrets.push(...secretConfigValues(spec.config), ...providerSecrets(spec));
   }
   for (const g of [suite.grader, options.grader, options.embedder])
     secrets.push(...secretConfigValues(g?.config));

@@ -1,5 +1,6 @@
 import type { ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
+import { httpSecrets, isHttpProviderId } from './http-secrets.js';
 import { scriptProviderRef } from './script-ref.js';
 import type { Provider, ProviderContext, ProviderFactory } from './types.js';
 
@@ -14,6 +15,11 @@ interface ProviderEntry {
   load(): Promise<ProviderFactory>;
   /** Whether a provider of this id offers embeddings (known without building it). */
   embeds?(id: string): boolean;
+  /**
+   * The values of the spec's inputs that are credentials beyond the key-named config fields every
+   * spec is searched for (core/redact.ts): redacted from results, caches and messages.
+   */
+  secrets?(spec: ProviderSpec): string[];
 }
 
 const entries: ProviderEntry[] = [
@@ -50,6 +56,13 @@ const entries: ProviderEntry[] = [
     load: async () => (await import('./script.js')).createScriptAttempts,
   },
   {
+    pattern: 'http | https | http(s)://<url>',
+    matches: (id) => isHttpProviderId(id),
+    embeds: () => false,
+    secrets: (spec) => httpSecrets(spec.config),
+    load: async () => (await import('./http.js')).createHttpAttempts,
+  },
+  {
     pattern: 'exec:<command>',
     matches: (id) => /^exec:\s*\S/.test(id),
     embeds: () => false,
@@ -70,6 +83,12 @@ export function isKnownProviderId(id: string): boolean {
 /** Whether the provider of this id offers embeddings; undefined when its kind does not say. */
 export function providerOffersEmbeddings(id: string): boolean | undefined {
   return entries.find((e) => e.matches(id))?.embeds?.(id);
+}
+
+/** The credential values a spec's provider declares (see ProviderEntry.secrets). */
+export function providerSecrets(spec: ProviderSpec): string[] {
+  const id = spec.kind ?? spec.id;
+  return entries.find((e) => e.matches(id))?.secrets?.(spec) ?? [];
 }
 
 /** The id shapes assay understands, for "unknown provider" messages. */
