@@ -50,7 +50,7 @@ const entries: ProviderEntry[] = [
     load: async () => (await import('./ollama.js')).createOllamaAttempts,
   },
   {
-    pattern: 'file://<path>.js|.ts|.py',
+    pattern: 'file://<path>.js|.ts|.py | python:<path>.py[:function]',
     matches: (id) => scriptProviderRef(id) !== undefined,
     embeds: () => false,
     load: async () => (await import('./script.js')).createScriptAttempts,

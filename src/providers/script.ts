@@ -4,10 +4,11 @@
  * - JavaScript or TypeScript: the module's export `name` (default: its default export, else the
  *   module) is a class whose instances have `callApi(prompt, context, options)` (constructed with
  *   `{id, label, config}`), an object with `callApi`, or a function called as `callApi`.
- * - Python: the function `name` (default `call_api`) of the file is called as
- *   `call_api(prompt, options, context)` in assay's Python worker.
+ * - Python (also `python:path.py[:name]`): the function `name` (default `call_api`) of the file is
+ *   called as `call_api(prompt, options, context)` in assay's Python worker, `options` being
+ *   `{id, config, env}` as promptfoo gives it.
  *
- * `context` is `{vars, prompt: {raw, label}}`; `options` is `{id, label, config}`. The function
+ * `context` is `{vars, prompt: {raw, label}}`; a JavaScript provider's `options` is `{id, label, config}`. The function
  * returns promptfoo's ProviderResponse: `{output, error?, tokenUsage?, cost?, cached?}` (a bare
  * value is the output). An output that is not text is given as JSON. A thrown error or an `error`
  * is an error result, not retried (running the same code again gives the same answer).
@@ -37,6 +38,8 @@ export function createScriptAttempts(spec: ProviderSpec, ctx: ProviderContext): 
     throw configError(spec, `provider "${spec.id}": not a JavaScript, TypeScript or Python file`);
   const config = spec.config ?? {};
   const options = { id: spec.id, label: spec.label ?? spec.id, config };
+  // promptfoo's PythonProvider hands the script its provider options as loaded: id, config, env.
+  const pythonOptions = { id: spec.id, config, env: spec.env ?? {} };
   const redact = redactor(
     Object.values(ctx.env).filter((v): v is string => typeof v === 'string' && v.length >= 8),
   );
@@ -58,7 +61,7 @@ export function createScriptAttempts(spec: ProviderSpec, ctx: ProviderContext): 
       kind: 'file',
       path: abs,
       fn: ref.name ?? 'call_api',
-      args: [request.prompt, options, context(request)],
+      args: [request.prompt, pythonOptions, context(request)],
     });
     if (!reply.ok) throw new Error(reply.where ? `${reply.error} (${reply.where})` : reply.error);
     return reply.result;

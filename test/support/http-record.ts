@@ -43,7 +43,7 @@ export interface RecordedRow {
 export function recordedRow(r: any, base: string): RecordedRow {
   const out = r.response?.output;
   const row: RecordedRow = {
-    provider: String(r.provider?.label ?? r.provider?.id ?? ''),
+    provider: String(r.provider?.label || r.provider?.id || ''),
     description: String(r.testCase?.description ?? ''),
     output: out === undefined || out === null ? null : typeof out === 'string' ? out : JSON.stringify(out),
     success: r.success === true,

@@ -4,7 +4,7 @@ import { extname } from 'node:path';
 import { closest } from '../../core/suggest.js';
 import type { ProviderSpec } from '../../core/types.js';
 import { isKnownProviderId, providerPatterns } from '../../providers/registry.js';
-import { scriptProviderRef } from '../../providers/script-ref.js';
+import { pythonProviderName, scriptProviderRef } from '../../providers/script-ref.js';
 import { reportJsonRefs } from './config.js';
 import {
   brief,
@@ -49,6 +49,10 @@ function likelyProviderId(id: string): string | undefined {
 export function unknownProviderMessage(id: string): string {
   if (/^file:\/\/.*\.(?:go|rb)(?::\w+)?$/.test(id)) {
     return notYet(`custom provider "${id}"`);
+  }
+  if (/^(?:openai|anthropic|ollama)$/.test(id)) {
+    // promptfoo 0.123.1 refuses a bare family name too ("Could not identify provider").
+    return `unknown provider "${id}": name a model, as promptfoo requires too (for example "${id}:<model>")`;
   }
   const likely = likelyProviderId(id);
   const hint = likely ? ` (did you mean "${likely}"?)` : '';
@@ -185,7 +189,12 @@ function fromEntry(
 ): ProviderSpec[] {
   if (typeof entry === 'string') {
     if (entry.startsWith('file://') && /\.(ya?ml|json)$/.test(entry)) return fromFile(ctx, entry, at());
-    return checkId(ctx, entry, at()) ? [{ id: entry, source: at() }] : [];
+    if (!checkId(ctx, entry, at())) return [];
+    // `python:x.py` runs under promptfoo's name for it, `python:x.py:default`.
+    const named = pythonProviderName(entry);
+    return [
+      named && named !== entry ? { id: named, kind: entry, source: at() } : { id: entry, source: at() },
+    ];
   }
   if (!isRecord(entry)) {
     errorAt(ctx, at(), 'a provider must be an id string, an {id, config} mapping, or a file:// reference');
