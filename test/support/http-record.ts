@@ -37,6 +37,10 @@ export interface RecordedRow {
   output: string | null;
   error?: string;
   success: boolean;
+  /** The prompt's label and the row's vars (after file:// vars are read) and the test's vars as written. */
+  prompt?: string;
+  vars?: unknown;
+  testVars?: unknown;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a promptfoo-shaped result row, read field by field
@@ -47,8 +51,11 @@ export function recordedRow(r: any, base: string): RecordedRow {
     description: String(r.testCase?.description ?? ''),
     output: out === undefined || out === null ? null : typeof out === 'string' ? out : JSON.stringify(out),
     success: r.success === true,
+    prompt: r.prompt?.label,
+    vars: r.vars,
+    testVars: r.testCase?.vars,
   };
   if (typeof r.error === 'string' && r.error !== '' && r.failureReason === 2)
-    row.error = r.error.split('\n')[0].replaceAll(base, 'TARGET');
+    row.error = base ? r.error.split('\n')[0].replaceAll(base, 'TARGET') : r.error.split('\n')[0];
   return row;
 }

@@ -142,9 +142,9 @@ export function parseConfig(
       warnAt(ctx, yaml.locateKey([key]), `\`${key}\` is ignored by assay: ${IGNORED_KEYS[key]}`);
     } else if (!KNOWN_KEYS.includes(key)) {
       const hint = didYouMean(key, KNOWN_KEYS);
-      // promptfoo allows any other key (as a `$ref` target), but one a letter or two from a real
-      // key (`test:`, `prompt:`) is a typo that would silently drop what it holds.
-      if (hint) errorAt(ctx, yaml.locateKey([key]), `unknown top-level key "${key}"${hint}`);
+      // promptfoo allows any other key silently (a `$ref` target, notes such as `questions:`), so it
+      // is said, not refused; one a letter or two from a real key (`test:`) gets the likely key.
+      warnAt(ctx, yaml.locateKey([key]), `unknown top-level key "${key}" is ignored${hint}`);
     }
   }
   return { yaml, config, env };

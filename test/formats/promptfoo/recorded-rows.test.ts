@@ -13,7 +13,7 @@ import { tempDir } from '../../support/tmp.js';
 const tmp = tempDir('assay-recorded-');
 after(() => tmp.cleanup());
 
-const key = (row: RecordedRow) => `${row.provider}/${row.description}`;
+const key = (row: RecordedRow) => `${row.provider}/${row.prompt}/${row.description}`;
 
 /** Runs the fixture `name` with assay and returns its rows and the CLI's exit and stderr. */
 async function assayRows(name: string): Promise<{ rows: RecordedRow[]; code: number; stderr: string }> {
@@ -51,20 +51,30 @@ function expectedRows(name: string): RecordedRow[] {
   ).rows as RecordedRow[];
 }
 
-/** assay's rows against promptfoo's: the same rows, outputs, errors (promptfoo's `Error: ` prefix aside) and verdicts. */
-export function assertSameRows(got: RecordedRow[], want: RecordedRow[]): void {
+/** assay's rows against promptfoo's: the same rows, outputs, errors (the text after each tool's prefix) and verdicts. */
+export function assertSameRows(
+  got: RecordedRow[],
+  want: RecordedRow[],
+  fields: ('vars' | 'testVars')[] = [],
+): void {
   const sorted = (rows: RecordedRow[]) => [...rows].sort((a, b) => key(a).localeCompare(key(b)));
   const g = sorted(got);
   const w = sorted(want);
   assert.deepEqual(g.map(key), w.map(key));
   for (const [i, row] of w.entries()) {
     assert.equal(g[i].success, row.success, `${key(row)}: success`);
-    if (row.error !== undefined)
-      assert.equal(g[i].error, row.error.replace(/^Error: /, ''), `${key(row)}: error`);
-    else {
+    if (row.error !== undefined) {
+      // assay names the assertion in front of a scorer's error (`contains: …`); promptfoo names the class.
+      const text = row.error.replace(/^Error: /, '');
+      assert.ok(
+        g[i].error?.endsWith(text),
+        `${key(row)}: error ${JSON.stringify(g[i].error)}, promptfoo ${JSON.stringify(text)}`,
+      );
+    } else {
       assert.equal(g[i].error, undefined, `${key(row)}: error`);
       assert.equal(g[i].output, row.output, `${key(row)}: output`);
     }
+    for (const field of fields) assert.deepEqual(g[i][field], row[field], `${key(row)}: ${field}`);
   }
 }
 
@@ -73,6 +83,39 @@ describe('rows as promptfoo 0.123.1 wrote them', { timeout: 120_000 }, () => {
     const { rows, code, stderr } = await assayRows('python-id');
     assert.equal(code, 0, stderr);
     assertSameRows(rows, expectedRows('python-id'));
+  });
+});
+
+describe('config habits promptfoo 0.123.1 tolerates', { timeout: 120_000 }, () => {
+  it('runs them as promptfoo does: list values error their rows only, is-json false, a throwing script', async () => {
+    const { rows, code, stderr } = await assayRows('habits');
+    assert.equal(code, 3, stderr); // error rows; promptfoo exits 100
+    assertSameRows(rows, expectedRows('habits'));
+    // Said, not refused: each habit is a warning on its line.
+    assert.match(
+      stderr,
+      /promptfooconfig\.yaml:8:1: warning: unknown top-level key "questions" is ignored\n/,
+    );
+    assert.match(stderr, /promptfooconfig\.yaml:10:1: warning: unknown top-level key "vars" is ignored/);
+    assert.match(
+      stderr,
+      /promptfooconfig\.yaml:7:13: warning: results file "\.\/output" has no extension, so it is not written/,
+    );
+    assert.match(
+      stderr,
+      /promptfooconfig\.yaml:15:7: warning: a grader `provider` without an `id` is ignored/,
+    );
+    assert.match(
+      stderr,
+      /:20:14: warning: tests\[0\]\.assert\[0\]: not-contains has a list value: each of its rows is an error, as in promptfoo/,
+    );
+  });
+
+  it('labels prompt files with the path as written and spells file:// vars as promptfoo does', async () => {
+    const { rows, code, stderr } = await assayRows('labels');
+    assert.equal(code, 0, stderr);
+    assertSameRows(rows, expectedRows('labels'), ['vars', 'testVars']);
+    assert.ok(!JSON.stringify(rows).includes(tmp.dir), 'no absolute path of this machine in the rows');
   });
 });
 
