@@ -147,7 +147,21 @@ describe('the http provider against promptfoo 0.123.1', { timeout: 120_000 }, ()
       join(dir, 'runs'),
     ]);
     assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /bad\.yaml:5:9: provider "http": set `config\.url`/);
+    assert.match(refused.stderr, /bad\.yaml:7:13: provider "http": set `config\.url`/);
+    // `assay validate` says the same, and a transform file that does not exist, where it is written.
+    writeFileSync(
+      join(dir, 'bad2.yaml'),
+      `${config}\n`.replace(
+        'config: {body: "x"}',
+        'config: {url: "http://x", body: "x", transformResponse: file://nope.js}',
+      ),
+    );
+    const invalid = await runCli(['validate', join(dir, 'bad2.yaml')]);
+    assert.equal(invalid.code, 2, invalid.stderr);
+    assert.match(
+      invalid.stderr,
+      /bad2\.yaml:7:\d+: provider "http" `transformResponse` file:\/\/nope\.js: file not found/,
+    );
     assert.equal(target.requests.length, before);
 
     writeFileSync(

@@ -3,6 +3,7 @@
 import { extname } from 'node:path';
 import { closest } from '../../core/suggest.js';
 import type { ProviderSpec } from '../../core/types.js';
+import { isHttpProviderId } from '../../providers/http-secrets.js';
 import { isKnownProviderId, providerPatterns } from '../../providers/registry.js';
 import { pythonProviderName, scriptProviderRef } from '../../providers/script-ref.js';
 import { reportJsonRefs } from './config.js';
@@ -93,6 +94,39 @@ function checkEndpoint(ctx: LoadContext, config: Record<string, unknown>, at: Lo
   }
 }
 
+/**
+ * Checks an http provider's config where it was written, so `assay validate` reports what the
+ * provider would refuse when built: no URL, no body for a method that sends one, a code file
+ * (`transformRequest`, `transformResponse`, `validateStatus`, …) that does not exist (read now, so
+ * it joins the suite's hash).
+ */
+function checkHttp(ctx: LoadContext, id: string, config: Record<string, unknown>, at: Locate): void {
+  const raw = typeof config.request === 'string';
+  if (!raw && !/^https?:\/\//.test(id) && (typeof config.url !== 'string' || config.url === ''))
+    errorAt(ctx, at(['config']), `provider "${id}": set \`config.url\` (or a raw \`config.request\`)`);
+  const noBody = config.body === undefined || config.body === null || config.body === '';
+  if (!raw && noBody && config.method !== 'GET')
+    errorAt(
+      ctx,
+      at(['config']),
+      `provider "${id}": expected a config containing {body} (or method: GET, or a raw request)`,
+    );
+  for (const key of ['transformRequest', 'transformResponse', 'responseParser', 'validateStatus']) {
+    const value = config[key];
+    if (typeof value !== 'string' || !value.startsWith('file://')) continue;
+    const rest = value.slice('file://'.length);
+    const colon = rest.lastIndexOf(':');
+    const path =
+      colon > 1 && /\.(?:[cm]?[jt]s|[jt]sx)$/i.test(rest.slice(0, colon)) ? rest.slice(0, colon) : rest;
+    try {
+      ctx.files.readBytes(ctx.files.resolve(path));
+    } catch (err) {
+      if (!(err instanceof UnreadableFile)) throw err;
+      errorAt(ctx, at(['config', key]), `provider "${id}" \`${key}\` ${value}: ${err.message}`);
+    }
+  }
+}
+
 function checkId(ctx: LoadContext, id: unknown, where: ReturnType<Locate>): id is string {
   if (typeof id !== 'string' || id === '') {
     errorAt(ctx, where, 'a provider needs a non-empty string `id`');
@@ -170,6 +204,7 @@ function fromOptions(
     if (isRecord(options.config)) {
       spec.config = options.config;
       checkEndpoint(ctx, options.config, at);
+      if (typeof id === 'string' && isHttpProviderId(id)) checkHttp(ctx, id, options.config, at);
     } else errorAt(ctx, at(['config']), 'provider `config` must be a mapping');
   }
   if (options.prompts !== undefined) {
