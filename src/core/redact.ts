@@ -1,5 +1,5 @@
 const SECRET_KEY =
-  /(api[-_]?key|token|secret|password|passwd|authorization|auth[-_]?header|credential|private[-_]?key)/i;
+  /(api[-_]?key|token|secret|password|passwd|authorization|auth[-_]?header|credential|private[-_]?key|cookie|auth[-_]?key|subscription[-_]?key)/i;
 
 /** A copy of a value with every field whose name looks secret replaced by `[redacted]`. */
 export function redactObject<T>(value: T): T {

@@ -21,9 +21,15 @@ export interface HttpRequest {
   origin: string;
   /** Path and query, e.g. `/v1/chat/completions`. */
   path: string;
-  method: 'GET' | 'POST';
+  /** GET or POST for model APIs; the generic `http` provider sends whatever its config names. */
+  method: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * Statuses that count as an answer besides 2xx (the generic `http` provider judges statuses
+   * itself, with its `validateStatus`); default none.
+   */
+  answered?: (status: number) => boolean;
   /** Cancels the call (the current attempt and any further ones). */
   signal?: AbortSignal;
   /** Keep when each piece of a successful body arrived (a streamed answer: time to first token). */
@@ -281,7 +287,8 @@ export async function sendOnce(
       return { ok: true, status, headers, body: chunks.map((c) => c.text).join(''), chunks };
     }
     const body = await res.body.text();
-    if (status >= 200 && status < 300) return { ok: true, status, headers, body };
+    if ((status >= 200 && status < 300) || request.answered?.(status))
+      return { ok: true, status, headers, body };
     const retryable = isRetryableStatus(status);
     return {
       ok: false,

@@ -1,5 +1,6 @@
 import type { ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
+import { isHttpProviderId } from './http-secrets.js';
 import { isPresetId, presetEmbeds, presetPatterns } from './presets.js';
 import { scriptProviderRef } from './script-ref.js';
 import type { Provider, ProviderContext, ProviderFactory } from './types.js';
@@ -88,10 +89,16 @@ const entries: ProviderEntry[] = [
     load: async () => (await import('./bedrock.js')).createBedrockAttempts,
   },
   {
-    pattern: 'file://<path>.js|.ts|.py',
+    pattern: 'file://<path>.js|.ts|.py | python:<path>.py[:function]',
     matches: (id) => scriptProviderRef(id) !== undefined,
     embeds: () => false,
     load: async () => (await import('./script.js')).createScriptAttempts,
+  },
+  {
+    pattern: 'http | https | http(s)://<url>',
+    matches: (id) => isHttpProviderId(id),
+    embeds: () => false,
+    load: async () => (await import('./http.js')).createHttpAttempts,
   },
   {
     pattern: 'exec:<command>',

@@ -4,10 +4,11 @@
  * - JavaScript or TypeScript: the module's export `name` (default: its default export, else the
  *   module) is a class whose instances have `callApi(prompt, context, options)` (constructed with
  *   `{id, label, config}`), an object with `callApi`, or a function called as `callApi`.
- * - Python: the function `name` (default `call_api`) of the file is called as
- *   `call_api(prompt, options, context)` in assay's Python worker.
+ * - Python (also `python:path.py[:name]`): the function `name` (default `call_api`) of the file is
+ *   called as `call_api(prompt, options, context)` in assay's Python worker, `options` being
+ *   `{id, config, env}` as promptfoo gives it.
  *
- * `context` is `{vars, prompt: {raw, label}}`; `options` is `{id, label, config}`. The function
+ * `context` is `{vars, prompt: {raw, label}}`; a JavaScript provider's `options` is `{id, label, config}`. The function
  * returns promptfoo's ProviderResponse: `{output, error?, tokenUsage?, cost?, cached?}` (a bare
  * value is the output). An output that is not text is given as JSON. A thrown error or an `error`
  * is an error result, not retried (running the same code again gives the same answer).
@@ -39,6 +40,8 @@ export function createScriptAttempts(spec: ProviderSpec, ctx: ProviderContext): 
     throw configError(spec, `provider "${spec.id}": not a JavaScript, TypeScript or Python file`);
   const config = spec.config ?? {};
   const options = { id: spec.id, label: spec.label ?? spec.id, config };
+  // promptfoo's PythonProvider hands the script its provider options as loaded: id, config, env.
+  const pythonOptions = { id: spec.id, config, env: spec.env ?? {} };
   // Secrets, not every variable: a path or a locale in an error is what the user needs to read.
   const redact = redactor([...secretValues(ctx.env), ...secretConfigValues(config)]);
   const digest = createHash('sha256').update(readFileSync(abs)).digest('hex');
@@ -60,7 +63,7 @@ export function createScriptAttempts(spec: ProviderSpec, ctx: ProviderContext): 
         kind: 'file',
         path: abs,
         fn: ref.name ?? 'call_api',
-        args: [request.prompt, options, context(request)],
+        args: [request.prompt, pythonOptions, context(request)],
       },
       { signal: request.signal },
     );

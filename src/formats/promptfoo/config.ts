@@ -2,6 +2,7 @@
 // `{{ env.NAME }}` rendering, and the top-level keys assay refuses or ignores.
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
+import { closest } from '../../core/suggest.js';
 import { didYouMean, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
 import { renderEnvTemplates } from './envTemplates.js';
 import { dereferenced } from './jsonRefs.js';
@@ -45,6 +46,9 @@ export interface ConfigFile {
   /** The rendered `env:` block, as strings. */
   env?: Record<string, string>;
 }
+
+/** Top-level keys whose absence leaves a run with nothing to test. */
+const EMPTYING_KEYS = new Set(['prompts', 'providers', 'targets', 'tests']);
 
 /** Reads the bytes of a config path; throws on a missing file (the caller reports it). */
 export function readConfigText(path: string): string {
@@ -142,9 +146,13 @@ export function parseConfig(
       warnAt(ctx, yaml.locateKey([key]), `\`${key}\` is ignored by assay: ${IGNORED_KEYS[key]}`);
     } else if (!KNOWN_KEYS.includes(key)) {
       const hint = didYouMean(key, KNOWN_KEYS);
-      // promptfoo allows any other key (as a `$ref` target), but one a letter or two from a real
-      // key (`test:`, `prompt:`) is a typo that would silently drop what it holds.
-      if (hint) errorAt(ctx, yaml.locateKey([key]), `unknown top-level key "${key}"${hint}`);
+      const near = closest(key, KNOWN_KEYS);
+      // promptfoo allows any other key silently (a `$ref` target, notes such as `questions:` or
+      // `vars:`), so it is said, not refused. Only a near miss of a missing `prompts`, `providers`
+      // or `tests` (`test:`) is refused: the run would test nothing and look green.
+      if (near !== undefined && EMPTYING_KEYS.has(near) && raw[near] === undefined)
+        errorAt(ctx, yaml.locateKey([key]), `unknown top-level key "${key}"${hint}`);
+      else warnAt(ctx, yaml.locateKey([key]), `unknown top-level key "${key}" is ignored${hint}`);
     }
   }
   return { yaml, config, env };

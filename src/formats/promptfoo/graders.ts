@@ -3,7 +3,7 @@
 // refuses, each with its reason.
 import type { ProviderSpec } from '../../core/types.js';
 import { isKnownProviderId } from '../../providers/registry.js';
-import { brief, errorAt, isRecord, type LoadContext, notYet } from './context.js';
+import { brief, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
 import { unknownProviderMessage } from './providers.js';
 import { UnreadableFile, type Where } from './source.js';
 
@@ -25,6 +25,9 @@ function oneProvider(value: unknown): ProviderSpec | undefined {
  * Reads a grader `provider` value (§1.8): an id string, `{id, label, config}`, or a provider map
  * `{text: …, embedding: …}` whose text provider answers prompts and whose embedding provider embeds.
  */
+/** The keys of a provider entry besides `id` (a mapping of only these names no provider). */
+const GRADER_OPTION_KEYS = new Set(['config', 'label', 'env', 'transform', 'delay', 'prompts']);
+
 export function graderSpec(ctx: LoadContext, value: unknown, where: Where): ProviderSpec | undefined {
   let spec = oneProvider(value);
   if (!spec && isRecord(value) && (value.text !== undefined || value.embedding !== undefined)) {
@@ -51,6 +54,20 @@ export function graderSpec(ctx: LoadContext, value: unknown, where: Where): Prov
     spec = text
       ? { ...text, ...(embedding ? { embedding } : {}) }
       : { ...(embedding as ProviderSpec), embedding };
+  }
+  if (
+    !spec &&
+    isRecord(value) &&
+    value.id === undefined &&
+    Object.keys(value).every((k) => GRADER_OPTION_KEYS.has(k))
+  ) {
+    // `{config: …}` with no id: promptfoo loads the config and fails only if a graded assertion calls it.
+    warnAt(
+      ctx,
+      where,
+      'a grader `provider` without an `id` is ignored (name one with `id:` for graded assertions)',
+    );
+    return undefined;
   }
   if (!spec) {
     errorAt(

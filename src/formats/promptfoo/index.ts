@@ -1,6 +1,6 @@
 // Loads a promptfoo config (and every file it references) into assay's Suite.
 import { readFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, posix, resolve } from 'node:path';
 import { streamedSuite } from '../../core/cases.js';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { shortHash } from '../../core/hash.js';
@@ -232,12 +232,43 @@ async function casesInMemory(
 /** Reads a case's `file://` vars; the vars as written are kept for promptfoo's JSON, which shows the references. */
 async function loadVarFiles(varFiles: VarFileLoader, c: Case, at: VarLocator): Promise<void> {
   const loaded = await varFiles.load(c.vars, at);
-  if (loaded !== c.vars) {
-    c.varsAsWritten = c.vars;
+  const written = spelledAsPromptfoo(c.vars);
+  if (loaded !== c.vars || written !== c.vars) {
+    c.varsAsWritten = written;
     c.vars = loaded;
   }
   const scripts = varScriptsOf(c.vars);
   if (scripts) c.varScripts = scripts;
+}
+
+/**
+ * Vars with each relative `file://` reference spelled as promptfoo writes it in results
+ * (`file://./doc.txt` → `file://doc.txt`); the same object when nothing changes.
+ */
+function spelledAsPromptfoo(vars: Record<string, unknown>): Record<string, unknown> {
+  const spell = (value: unknown): unknown => {
+    if (typeof value === 'string' && value.startsWith('file://')) {
+      const rest = value.slice('file://'.length);
+      if (rest === '' || isAbsolute(rest)) return value;
+      const normal = posix.normalize(rest);
+      return normal === rest ? value : `file://${normal}`;
+    }
+    if (Array.isArray(value)) {
+      const next = value.map(spell);
+      return next.some((v, i) => v !== value[i]) ? next : value;
+    }
+    if (isRecord(value)) return spelledAsPromptfoo(value);
+    return value;
+  };
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(vars)) {
+    const next = spell(v);
+    if (next !== v) {
+      out ??= { ...vars };
+      out[k] = next;
+    }
+  }
+  return out ?? vars;
 }
 
 /** Diagnostics nobody reads: a streamed suite's later passes (the first pass reported everything). */

@@ -162,8 +162,9 @@ function fromFile(
       program = fn ? { kind: 'python', path: abs, fn } : { kind: 'python-script', path: abs };
     else if (SCRIPT_EXTENSIONS.test(ext)) program = { kind: 'javascript', path: abs, ...(fn ? { fn } : {}) };
     else program = { kind: 'executable', path: abs, cwd: ctx.files.basePath };
-    const named = fn ? `${abs}:${fn}` : abs;
-    const shownLabel = label ?? (ext === '.py' && !fn ? `${abs}: ${text}` : named);
+    // Labelled with the path as promptfoo writes it (relative, `./` dropped), never this machine's absolute path.
+    const named = fn ? `${shown}:${fn}` : shown;
+    const shownLabel = label ?? (ext === '.py' && !fn ? `${shown}: ${text}` : named);
     return [{ raw: text, label: shownLabel, config, program }];
   }
   if (ext === '.csv') {

@@ -3,8 +3,9 @@
 import { extname } from 'node:path';
 import { closest } from '../../core/suggest.js';
 import type { ProviderSpec } from '../../core/types.js';
+import { isHttpProviderId } from '../../providers/http-secrets.js';
 import { isKnownProviderId, providerPatterns } from '../../providers/registry.js';
-import { scriptProviderRef } from '../../providers/script-ref.js';
+import { pythonProviderName, scriptProviderRef } from '../../providers/script-ref.js';
 import { reportJsonRefs } from './config.js';
 import {
   brief,
@@ -50,6 +51,10 @@ export function unknownProviderMessage(id: string): string {
   if (/^file:\/\/.*\.(?:go|rb)(?::\w+)?$/.test(id)) {
     return notYet(`custom provider "${id}"`);
   }
+  if (/^(?:openai|anthropic|ollama)$/.test(id)) {
+    // promptfoo 0.123.1 refuses a bare family name too ("Could not identify provider").
+    return `unknown provider "${id}": name a model, as promptfoo requires too (for example "${id}:<model>")`;
+  }
   const likely = likelyProviderId(id);
   const hint = likely ? ` (did you mean "${likely}"?)` : '';
   return `unknown provider "${id}"${hint}; assay supports: ${providerPatterns().join(', ')}`;
@@ -85,6 +90,39 @@ function checkEndpoint(ctx: LoadContext, config: Record<string, unknown>, at: Lo
       warnAt(ctx, where, `provider \`config.${key}\` is ${brief(value)}: its variable is not set here`);
     } else if (!isHttpUrl(asUrl(text))) {
       errorAt(ctx, where, `provider \`config.${key}\` must be ${wanted}, got ${brief(value)}`);
+    }
+  }
+}
+
+/**
+ * Checks an http provider's config where it was written, so `assay validate` reports what the
+ * provider would refuse when built: no URL, no body for a method that sends one, a code file
+ * (`transformRequest`, `transformResponse`, `validateStatus`, …) that does not exist (read now, so
+ * it joins the suite's hash).
+ */
+function checkHttp(ctx: LoadContext, id: string, config: Record<string, unknown>, at: Locate): void {
+  const raw = typeof config.request === 'string';
+  if (!raw && !/^https?:\/\//.test(id) && (typeof config.url !== 'string' || config.url === ''))
+    errorAt(ctx, at(['config']), `provider "${id}": set \`config.url\` (or a raw \`config.request\`)`);
+  const noBody = config.body === undefined || config.body === null || config.body === '';
+  if (!raw && noBody && config.method !== 'GET')
+    errorAt(
+      ctx,
+      at(['config']),
+      `provider "${id}": expected a config containing {body} (or method: GET, or a raw request)`,
+    );
+  for (const key of ['transformRequest', 'transformResponse', 'responseParser', 'validateStatus']) {
+    const value = config[key];
+    if (typeof value !== 'string' || !value.startsWith('file://')) continue;
+    const rest = value.slice('file://'.length);
+    const colon = rest.lastIndexOf(':');
+    const path =
+      colon > 1 && /\.(?:[cm]?[jt]s|[jt]sx)$/i.test(rest.slice(0, colon)) ? rest.slice(0, colon) : rest;
+    try {
+      ctx.files.readBytes(ctx.files.resolve(path));
+    } catch (err) {
+      if (!(err instanceof UnreadableFile)) throw err;
+      errorAt(ctx, at(['config', key]), `provider "${id}" \`${key}\` ${value}: ${err.message}`);
     }
   }
 }
@@ -166,6 +204,7 @@ function fromOptions(
     if (isRecord(options.config)) {
       spec.config = options.config;
       checkEndpoint(ctx, options.config, at);
+      if (typeof id === 'string' && isHttpProviderId(id)) checkHttp(ctx, id, options.config, at);
     } else errorAt(ctx, at(['config']), 'provider `config` must be a mapping');
   }
   if (options.prompts !== undefined) {
@@ -185,7 +224,12 @@ function fromEntry(
 ): ProviderSpec[] {
   if (typeof entry === 'string') {
     if (entry.startsWith('file://') && /\.(ya?ml|json)$/.test(entry)) return fromFile(ctx, entry, at());
-    return checkId(ctx, entry, at()) ? [{ id: entry, source: at() }] : [];
+    if (!checkId(ctx, entry, at())) return [];
+    // `python:x.py` runs under promptfoo's name for it, `python:x.py:default`.
+    const named = pythonProviderName(entry);
+    return [
+      named && named !== entry ? { id: named, kind: entry, source: at() } : { id: entry, source: at() },
+    ];
   }
   if (!isRecord(entry)) {
     errorAt(ctx, at(), 'a provider must be an id string, an {id, config} mapping, or a file:// reference');

@@ -229,6 +229,15 @@ function outputTargets(
   const out: NonNullable<RunDefaults['outputs']> = [];
   for (const [i, p] of (list as string[]).entries()) {
     const ext = extname(p).toLowerCase();
+    if (ext === '') {
+      // promptfoo runs the eval, then fails this one write ("Unsupported output file format").
+      warnAt(
+        ctx,
+        yaml.locate(typeof value === 'string' ? path : [...path, i]),
+        `results file "${p}" has no extension, so it is not written (promptfoo fails the same write after the run); the run is kept in the runs folder`,
+      );
+      continue;
+    }
     if (!(ext in OUTPUT_FORMATS)) {
       errorAt(
         ctx,

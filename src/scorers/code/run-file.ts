@@ -37,8 +37,8 @@ export function relativeWhere(where: string | undefined, basePath: string | unde
 
 /**
  * Runs the script a `file://` value names with `(output, context)`. A JavaScript module that does
- * not load or lacks the function is a ScorerInputError; what the function throws, or a Python
- * error of any kind (promptfoo's rule for Python files), is a failure with the message.
+ * not load or lacks the function, or whose function throws, is a ScorerInputError (a job error,
+ * as in promptfoo); a Python error of any kind (promptfoo's rule for Python files) is a failure.
  */
 export async function runScriptFile(
   ref: ScriptRef,
@@ -54,7 +54,9 @@ export async function runScriptFile(
     try {
       return { result: await fn(scriptOutput(input), scriptContext(input, 'javascript')) };
     } catch (err) {
-      return { failure: `Custom function threw error: ${errorText(err)}` };
+      // promptfoo calls a file's function outside its try block: what it throws errors the row
+      // (recorded in test/fixtures/promptfoo/habits); inline code that throws fails the assertion.
+      throw new ScorerInputError(errorText(err));
     }
   }
   const reply = await callPythonOrExplain({

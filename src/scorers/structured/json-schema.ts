@@ -53,9 +53,12 @@ function loadAjvSync(): Ajv {
   return ajv ?? createAjv(createRequire(import.meta.url)('ajv') as AjvModule);
 }
 
-/** True when an assertion value asks for schema validation (promptfoo: not undefined, null or ""). */
+/**
+ * Whether a value is a schema to check against: promptfoo's rule is a truthy value that is text
+ * (inline JSON/YAML or file://) or an object; `false`, `true`, `0` or `''` check JSON alone.
+ */
 export function hasSchema(value: unknown): boolean {
-  return value !== undefined && value !== null && value !== '';
+  return (typeof value === 'string' && value !== '') || (typeof value === 'object' && value !== null);
 }
 
 function cacheKey(value: unknown, type: string): string {

@@ -7,6 +7,10 @@ import { describeShape, hasTemplate, not, parseCommaList, truncate, verdict, wri
 function needle(type: string, value: unknown): string {
   if (typeof value === 'string' && value !== '') return value;
   if (typeof value === 'number' && !Number.isNaN(value)) return String(value);
+  if (isListLike(value))
+    throw new ScorerInputError(
+      `Invariant failed: "${type}" assertion type must have a string or number value`,
+    );
   throw new ScorerInputError(
     `"${type}" assertion needs a non-empty string or number value, got ${describeShape(value)}`,
   );
@@ -15,9 +19,23 @@ function needle(type: string, value: unknown): string {
 /** A prefix for `starts-with`: promptfoo accepts only a non-empty string. */
 function prefix(value: unknown): string {
   if (typeof value === 'string' && value !== '') return value;
+  if (isListLike(value))
+    throw new ScorerInputError('Invariant failed: "starts-with" assertion type must have a string value');
   throw new ScorerInputError(
     `"starts-with" assertion needs a non-empty string value, got ${describeShape(value)}`,
   );
+}
+
+/** A list (or mapping) where one needle belongs: promptfoo loads it and errors each row it scores. */
+function isListLike(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
+}
+
+/** The load-time warning for a list where one needle belongs: its rows will be errors, as in promptfoo. */
+function listNeedleDoubt(type: string, spec: AssertionSpec): string | undefined {
+  if (!isListLike(spec.value)) return undefined;
+  const list = type === 'starts-with' ? '' : ` (contains-any or contains-all take a list)`;
+  return `${writtenType(type, spec)} has a ${Array.isArray(spec.value) ? 'list' : 'mapping'} value: each of its rows is an error, as in promptfoo${list}`;
 }
 
 /**
@@ -29,7 +47,7 @@ function singleValueProblem(type: string, spec: AssertionSpec, numbersAllowed: b
   const v = spec.value;
   const name = writtenType(type, spec);
   if (v === undefined || v === '') return `${name} needs a non-empty value, got ${emptyShape(v)}`;
-  if (typeof v === 'string') return undefined;
+  if (typeof v === 'string' || isListLike(v)) return undefined;
   if (numbersAllowed && typeof v === 'number') {
     return Number.isNaN(v) ? `${name} needs a non-empty value, got NaN` : undefined;
   }
@@ -157,18 +175,21 @@ export const containsScorers: Scorer[] = [
     type: 'contains',
     description: 'Output contains the value (case-sensitive)',
     validate: (spec) => singleValueProblem('contains', spec, true),
+    lint: (spec) => listNeedleDoubt('contains', spec),
     score: scoreContains,
   },
   {
     type: 'icontains',
     description: 'Output contains the value, ignoring case',
     validate: (spec) => singleValueProblem('icontains', spec, true),
+    lint: (spec) => listNeedleDoubt('icontains', spec),
     score: scoreIContains,
   },
   {
     type: 'starts-with',
     description: 'Output starts with the value',
     validate: (spec) => singleValueProblem('starts-with', spec, false),
+    lint: (spec) => listNeedleDoubt('starts-with', spec),
     score: scoreStartsWith,
   },
   listScorer('contains-any', 'any', false),

@@ -128,7 +128,7 @@ tests:
     );
   });
 
-  it('warns about ignored top-level keys and keeps other keys quietly ($ref targets)', async () => {
+  it('warns about ignored top-level keys and other keys (promptfoo keeps them quietly: $ref targets, notes)', async () => {
     const suite = await loadText(`
 prompts: ["{{q}}"]
 providers: [echo]
@@ -140,7 +140,10 @@ customKey: {anything: 1}
 `);
     assert.deepEqual(
       suite.warnings.map((d) => `${d.line}:${d.col} ${d.message}`),
-      ['4:1 `redteam` is ignored by assay: red-team generation is not part of assay'],
+      [
+        '4:1 `redteam` is ignored by assay: red-team generation is not part of assay',
+        '8:1 unknown top-level key "customKey" is ignored',
+      ],
     );
     assert.deepEqual(suite.runDefaults, { maxConcurrency: 2 });
   });

@@ -324,7 +324,7 @@ tests:
   - vars: {q: one}
     assert:
       - type: contains
-        value: {a: 1}
+        value: true
 `);
     assert.equal(diags.length, 1);
     assert.match(diags[0].message, /^tests\[0\]\.assert\[0\]: "contains" needs a string or number value/);

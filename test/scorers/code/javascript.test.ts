@@ -284,13 +284,10 @@ describe('javascript: file:// scripts', () => {
     assert.ok(results.every((r) => r.score === 1));
   });
 
-  it('a function that throws fails the assertion with its message', async () => {
-    const r = await score(js('file://named.mjs:throws'), 'x');
-    assert.deepEqual(ps(r), { pass: false, score: 0 });
-    assert.equal(
-      r.reason,
-      'Custom function threw error: TypeError: bad output shape\nfile://named.mjs:throws',
-    );
+  it("a file's function that throws makes the job an error with its message, as in promptfoo", async () => {
+    const r = await scoreWith([js('file://named.mjs:throws')], 'x');
+    assert.equal(r.status, 'error');
+    assert.equal(r.reason, 'javascript: TypeError: bad output shape');
   });
 
   it('a module that cannot be used makes the job an error, naming the file', async () => {

@@ -114,9 +114,12 @@ describe('is-json', () => {
     assert.equal((await run('is-json', jsonText, '[]')).pass, false);
   });
 
-  it('boolean schemas', async () => {
+  // promptfoo's rule: a value that is not truthy text or an object is no schema (fixtures/promptfoo/habits).
+  it('a boolean or number value checks JSON alone', async () => {
     assert.equal((await run('is-json', true, '1')).pass, true);
-    assert.equal((await run('is-json', false, '1')).pass, false);
+    assert.equal((await run('is-json', false, '1')).pass, true);
+    assert.equal((await run('is-json', false, 'not json')).pass, false);
+    assert.equal((await run('is-json', 42, '{}')).pass, true);
   });
 
   it('negated with a schema: passes when the JSON does not conform', async () => {
@@ -162,12 +165,11 @@ describe('is-json', () => {
   });
 
   it('a schema value of the wrong shape is an error at score time and a problem at load time', async () => {
-    await assert.rejects(run('is-json', 42, '{}'), /schema must be an object/);
     await assert.rejects(run('is-json', '- a\n- b', '{}'), /an array/);
     await assert.rejects(run('is-json', 'key: [unclosed', '{}'), /not valid YAML/);
     const scorer = getScorer('is-json');
     assert.ok(scorer?.validate);
-    assert.match(scorer.validate({ type: 'is-json', value: 42 }) ?? '', /schema must be/);
+    assert.equal(scorer.validate({ type: 'is-json', value: 42 }), undefined);
     assert.match(scorer.validate({ type: 'is-json', value: [1] }) ?? '', /an array/);
     assert.equal(scorer.validate({ type: 'is-json', value: personYaml }), undefined);
     assert.equal(scorer.validate({ type: 'is-json', value: personSchema }), undefined);
@@ -302,7 +304,7 @@ describe('contains-json', () => {
 
   it('an invalid schema is an error', async () => {
     await assert.rejects(run('contains-json', { type: 7 }, '{"a":1}'), ScorerInputError);
-    await assert.rejects(run('contains-json', 3, '{"a":1}'), ScorerInputError);
+    assert.equal((await run('contains-json', 3, '{"a":1}')).pass, true); // a number is no schema
   });
 });
 
