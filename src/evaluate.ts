@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { scorecardOfRun } from './analysis/scorecard.js';
 import { caseCount, suiteCases } from './core/cases.js';
 import { InputError } from './core/errors.js';
-import { secretConfigValues, secretValues } from './core/redact.js';
+import { addSecrets, secretConfigValues, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
 import type { Case, Job, JobResult, ProviderSpec, Suite, ThreadTurn } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
@@ -15,7 +15,7 @@ import { jobCounter, type PlanOptions, planJobs, plannedJobs, providerKey } from
 import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
 import { turnOf } from './engine/threads.js';
-import { graderCheck } from './evaluate/check-graders.js';
+import { graderCheck, graderRecord } from './evaluate/check-graders.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
 import { RecordedGenerations } from './evaluate/recorded.js';
@@ -23,7 +23,7 @@ import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
 import { resolveRunSettings } from './evaluate/settings.js';
 import { loadSuite } from './formats/detect.js';
-import { createProvider, providerSecrets } from './providers/registry.js';
+import { createProvider } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
 import { pinFilters, readSelectedFailures } from './runlog/failing.js';
 import { cleanLeftovers, lockRun, type RunLock } from './runlog/lock.js';
@@ -194,16 +194,28 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   for (const spec of providers) {
     if (spec.env) secrets.push(...secretValues(spec.env));
     // Keys given in a provider's config (`apiKey`, auth headers) are secrets as much as env ones.
-    secrets.push(...secretConfigValues(spec.config), ...providerSecrets(spec));
+    secrets.push(...secretConfigValues(spec.config));
   }
   for (const g of [suite.grader, options.grader, options.embedder])
     secrets.push(...secretConfigValues(g?.config));
-  const providerContext = { env: providerEnv, maxConcurrency, retry, basePath: suite.basePath };
+  const providerContext = {
+    env: providerEnv,
+    maxConcurrency,
+    retry,
+    basePath: suite.basePath,
+    // A credential a provider obtains mid-run (an access token) is a secret from then on.
+    addSecret: (value: string) => addSecrets(secrets, [value]),
+  };
   // A provider's own `env` overrides the run's for that provider only.
   const contextFor = (spec: ProviderSpec) =>
     spec.env ? { ...providerContext, env: { ...providerEnv, ...spec.env } } : providerContext;
   const resolved = await Promise.all(
     providers.map(async (spec) => ({ spec, provider: await createProvider(spec, contextFor(spec)) })),
+  );
+  // What each provider was given as a credential, whatever variable or header carried it.
+  addSecrets(
+    secrets,
+    resolved.flatMap((r) => r.provider.credentials ?? []),
   );
   const plan: PlanOptions = { repeat };
   const shard = options.shard;
@@ -226,6 +238,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       [...caseSpecs].map(async ([key, spec]) => [key, await createProvider(spec, contextFor(spec))] as const),
     ),
   );
+  addSecrets(
+    secrets,
+    [...caseProviders.values()].flatMap((p) => p.credentials ?? []),
+  );
   if (recorded) planned = countRecorded(suite, providers, plan, recorded);
   else if (shard) planned = countPlanned(suite, providers, plan, shard);
   const manifest = newManifest(
@@ -235,6 +251,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     planned,
     options.command ?? [],
   );
+  if (graderChecks.usesDefault()) {
+    const record = graderRecord(suite, grader, options.grader !== undefined, options.embedder);
+    if (record) manifest.grader = record;
+  }
   if (source)
     manifest.rescoredFrom = {
       runId: source.manifest.runId,

@@ -5,6 +5,7 @@ import type {
   RepeatSummary,
   Scorecard,
   ScorecardCell,
+  StreamSummary,
 } from '../core/scorecard.js';
 import type { JobResult, SuiteScoring } from '../core/types.js';
 import { readManifest, readResults } from '../runlog/reader.js';
@@ -52,10 +53,40 @@ interface CellAcc extends Counts {
   providerId: string;
   scoreSum: number;
   latencySum: number;
+  stream: StreamAcc;
   tokens: number;
   cost: number;
   /** Set when the suite derives metrics per column. */
   named?: ColumnNamedScores;
+}
+
+/** Sums over streamed answers (JobResult.stream). */
+interface StreamAcc {
+  n: number;
+  firstTokenSum: number;
+  tpsN: number;
+  tpsSum: number;
+}
+
+function emptyStream(): StreamAcc {
+  return { n: 0, firstTokenSum: 0, tpsN: 0, tpsSum: 0 };
+}
+
+function addStream(acc: StreamAcc, r: JobResult): void {
+  if (!r.stream) return;
+  acc.n++;
+  acc.firstTokenSum += r.stream.firstTokenMs;
+  if (r.stream.tokensPerSecond !== undefined) {
+    acc.tpsN++;
+    acc.tpsSum += r.stream.tokensPerSecond;
+  }
+}
+
+function streamSummary(acc: StreamAcc): { stream?: StreamSummary } {
+  if (acc.n === 0) return {};
+  const summary: StreamSummary = { answers: acc.n, firstTokenMsMean: acc.firstTokenSum / acc.n };
+  if (acc.tpsN > 0) summary.tokensPerSecondMean = acc.tpsSum / acc.tpsN;
+  return { stream: summary };
 }
 
 function emptyCounts(): Counts {
@@ -74,6 +105,7 @@ export class ScorecardBuilder {
   private failuresOmitted = 0;
   private scoreSum = 0;
   private latencySum = 0;
+  private stream = emptyStream();
   private tokens = 0;
   private cost = 0;
   private gradingTokens = 0;
@@ -136,6 +168,7 @@ export class ScorecardBuilder {
         providerId: r.providerId,
         scoreSum: 0,
         latencySum: 0,
+        stream: emptyStream(),
         tokens: 0,
         cost: 0,
       };
@@ -148,6 +181,8 @@ export class ScorecardBuilder {
     const tokens = r.usage?.total ?? (r.usage?.prompt ?? 0) + (r.usage?.completion ?? 0);
     cell.scoreSum += r.score;
     cell.latencySum += r.latencyMs;
+    addStream(cell.stream, r);
+    addStream(this.stream, r);
     cell.tokens += tokens;
     cell.cost += r.cost ?? 0;
     this.scoreSum += r.score;
@@ -231,6 +266,7 @@ export class ScorecardBuilder {
         passRate: clusters ? clusteredMean(clusters, 'pass') : wilson(c.pass, cn),
         meanScore: cn > 0 ? c.scoreSum / cn : 0,
         latencyMsMean: c.total > 0 ? c.latencySum / c.total : 0,
+        ...streamSummary(c.stream),
         tokens: c.tokens,
         cost: c.cost,
         ...(c.named ? { derivedMetrics: c.named.derivedValues() } : {}),
@@ -252,6 +288,7 @@ export class ScorecardBuilder {
       gradingTokens: this.gradingTokens,
       gradingCost: this.gradingCost,
       latencyMsMean: this.counts.total > 0 ? this.latencySum / this.counts.total : 0,
+      ...streamSummary(this.stream),
       cached: this.cached,
       ...this.buildGroups(),
       ...(this.repeated ? { repeats: this.buildRepeats() } : {}),

@@ -29,6 +29,19 @@ export function secretValues(env: Record<string, string | undefined>): string[] 
 }
 
 /**
+ * Adds secrets to a list kept for redaction, in place (holders of the list see the additions):
+ * unique, 8 characters or more (shorter values are too likely to be ordinary words), longest first.
+ */
+export function addSecrets(list: string[], values: Iterable<string | undefined> = []): string[] {
+  const all = new Set(list);
+  for (const v of values) if (typeof v === 'string' && v.length >= 8) all.add(v);
+  const sorted = [...all].filter((s) => s.length >= 8).sort((a, b) => b.length - a.length);
+  list.length = 0;
+  list.push(...sorted);
+  return list;
+}
+
+/**
  * The values of the secret-looking fields of a config (a provider's `apiKey`, an auth header
  * under `headers`), at any depth: strings of 8 characters or more.
  */

@@ -20,6 +20,14 @@ export interface Rate {
   clustered?: boolean;
 }
 
+/** Means over the streamed answers: time to first token, and tokens per second where known. */
+export interface StreamSummary {
+  /** How many answers were streamed (cached and unstreamed ones are not counted). */
+  answers: number;
+  firstTokenMsMean: number;
+  tokensPerSecondMean?: number;
+}
+
 export interface ScorecardCell extends Counts {
   promptId: string;
   promptLabel: string;
@@ -28,6 +36,8 @@ export interface ScorecardCell extends Counts {
   passRate: Rate;
   meanScore: number;
   latencyMsMean: number;
+  /** Streamed answers only (a provider's `stream: true`): mean time to first token, and tokens per second. */
+  stream?: StreamSummary;
   tokens: number;
   cost: number;
   /** The suite's derived metrics (SuiteScoring.derivedMetrics) for this column, in order. */
@@ -121,6 +131,8 @@ export interface Scorecard {
   gradingTokens: number;
   gradingCost: number;
   latencyMsMean: number;
+  /** Over every streamed answer of the run. */
+  stream?: StreamSummary;
   cached: number;
   /** Breakdowns by case metadata keys (SuiteScoring.breakdowns). */
   breakdowns?: Breakdown[];

@@ -396,6 +396,13 @@ export interface Suite {
   scoring: SuiteScoring;
   /** Default grader for model-graded assertions; `{ id: SELF_GRADER }` means the provider under test. */
   grader?: ProviderSpec;
+  /**
+   * Why `grader` is the one it is, when the suite did not name it (promptfoo: chosen from the keys
+   * in the environment): shown in the summary, the manifest and the reports.
+   */
+  graderReason?: string;
+  /** With no grader: what would have chosen one (the refusal of a graded assertion says it). */
+  graderHint?: string;
   /** Format-specific facts recorded in the run manifest for native outputs (e.g. a suite version). */
   native?: Record<string, unknown>;
   /** Environment overrides declared by the suite (visible to templates and providers). */
@@ -561,6 +568,8 @@ export interface JobResult {
   reason: string;
   error?: string;
   latencyMs: number;
+  /** Time to first token and tokens per second, for a streamed answer. */
+  stream?: StreamTiming;
   usage?: TokenUsage;
   cost?: number;
   /** Tokens and cost of the grader calls its assertions made (absent when none was made). */
@@ -586,6 +595,16 @@ export interface JobResult {
   source?: { file: string; line?: number };
   startedAt: string;
   attempts?: number;
+}
+
+/**
+ * How a streamed answer arrived: the time from sending the request to the first token of the
+ * answer, and the tokens per second after it (completion tokens over the time from the first
+ * token to the end). Set only for answers that were streamed (a provider's `stream: true`).
+ */
+export interface StreamTiming {
+  firstTokenMs: number;
+  tokensPerSecond?: number;
 }
 
 /** A problem in user input. */

@@ -232,7 +232,8 @@ export class ResponseCache {
       }
     }
     const cache = new ResponseCache(absolute, db, readonly, ttlSeconds * 1000, now);
-    cache.secrets = (options.secrets ?? []).filter((v) => v.length > 0);
+    // The caller's list itself: credentials of providers built later in the run count too.
+    cache.secrets = options.secrets ?? [];
     openCaches.add(cache);
     installExitHook();
     return cache;

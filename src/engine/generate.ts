@@ -10,6 +10,7 @@ import type {
   Message,
   PromptTemplate,
   RunTranscript,
+  StreamTiming,
   TokenUsage,
 } from '../core/types.js';
 import type { ProviderResponse } from '../providers/types.js';
@@ -33,6 +34,8 @@ export interface Generation {
   /** Every run with its holes filled (not recorded: rebuilt from the case and `runs`). */
   transcripts: RunTranscript[];
   latencyMs: number;
+  /** Time to first token and tokens per second of a streamed answer (the first call's, for several). */
+  stream?: StreamTiming;
   usage?: TokenUsage;
   cost?: number;
   finishReason?: string;
@@ -114,9 +117,11 @@ class Totals {
   finishReason?: string;
   logProbs?: number[];
   nonText?: string;
+  stream?: StreamTiming;
 
   add(r: ProviderResponse): void {
     this.latencyMs += r.latencyMs;
+    if (r.stream && !this.stream) this.stream = r.stream;
     if (r.usage) {
       this.usage ??= {};
       const u = this.usage;
@@ -225,6 +230,7 @@ function fromResponse(prompt: Generation['prompt'], r: ProviderResponse): Genera
     attempts: r.attempts,
   };
   if (r.logProbs !== undefined) generation.logProbs = r.logProbs;
+  if (r.stream) generation.stream = r.stream;
   if (r.nonText !== undefined) generation.nonText = r.nonText;
   if (r.error !== undefined) generation.error = r.error;
   if (r.fatal) generation.fatal = true;
@@ -292,6 +298,7 @@ function summary(t: Totals): Omit<Generation, 'prompt' | 'output' | 'outputValue
   if (t.finishReason !== undefined) out.finishReason = t.finishReason;
   if (t.logProbs !== undefined) out.logProbs = t.logProbs;
   if (t.nonText !== undefined) out.nonText = t.nonText;
+  if (t.stream) out.stream = t.stream;
   return out;
 }
 
@@ -343,6 +350,7 @@ export function recordedGeneration(result: JobResult, testCase: Case): Generatio
     attempts: result.attempts,
   };
   if (result.logProbs !== undefined) generation.logProbs = result.logProbs;
+  if (result.stream) generation.stream = result.stream;
   if (result.runs) {
     generation.runs = result.runs;
     const conversations = testCase.conversations ?? [];

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256 } from '../core/hash.js';
-import { redactText } from '../core/redact.js';
+import { addSecrets, redactText } from '../core/redact.js';
 import {
   type AssertionSpec,
   type GradingUsage,
@@ -138,7 +138,11 @@ export class GraderPool {
     const key = providerKey(spec);
     let p = this.providers.get(key);
     if (!p) {
-      p = createProvider(spec, this.options.providerContext);
+      p = createProvider(spec, this.options.providerContext).then((provider) => {
+        // Its credentials join the run's secrets (the writer and the cache hold the same list).
+        if (this.options.secrets) addSecrets(this.options.secrets, provider.credentials);
+        return provider;
+      });
       this.providers.set(key, p);
     }
     return p;

@@ -55,6 +55,7 @@ function generationFields(
     metadata: Object.keys(testCase.metadata).length > 0 ? testCase.metadata : undefined,
   };
   if (g.logProbs !== undefined) fields.logProbs = g.logProbs;
+  if (g.stream) fields.stream = g.stream;
   if (g.outputs) fields.outputs = g.outputs;
   if (g.runs) fields.runs = g.runs;
   return fields;

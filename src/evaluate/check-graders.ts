@@ -36,14 +36,16 @@ export function graderCheck(
   suite: Suite,
   override: ProviderSpec | undefined,
   embedder?: ProviderSpec,
-): { visit(c: Case): void; done(): void } {
+): { visit(c: Case): void; done(): void; usesDefault(): boolean } {
   const problems: Diagnostic[] = [];
+  let usesDefault = false;
   const seen = new Set<string>();
   const visit = (c: Case): void => {
     for (const spec of allAssertions(c.asserts)) {
       const scorer = getScorer(spec.type);
       if (!scorer?.graded && !scorer?.usesGrader) continue;
       const graderSpec = graderSpecFor(spec, override, suite.grader, embedder);
+      if (graderSpec && !spec.grader) usesDefault = true;
       const where = spec.source ?? c.source ?? { file: suite.source.path };
       if (!graderSpec) {
         if (!scorer.graded) continue;
@@ -54,8 +56,8 @@ export function graderCheck(
           ...where,
           severity: 'error',
           message: scorer.needsEmbeddings
-            ? `${spec.type} needs an embedding model and none is configured: give --grader openai:embedding:MODEL, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion`
-            : `${spec.type} needs a grader model and none is configured: give --grader PROVIDER, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion`,
+            ? `${spec.type} needs an embedding model and none is configured: give --grader openai:embedding:MODEL, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion${suite.graderHint ? `; ${suite.graderHint}` : ''}`
+            : `${spec.type} needs a grader model and none is configured: give --grader PROVIDER, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion${suite.graderHint ? `; ${suite.graderHint}` : ''}`,
         });
       } else {
         const embedding = graderSpec.embedding?.id ?? graderSpec.id;
@@ -90,6 +92,7 @@ export function graderCheck(
   };
   return {
     visit,
+    usesDefault: () => usesDefault,
     done() {
       if (problems.length > 0) throw new InputError(problems);
     },
@@ -102,4 +105,26 @@ function* allAssertions(specs: AssertionSpec[]): Generator<AssertionSpec> {
     yield spec;
     if (spec.children) yield* allAssertions(spec.children);
   }
+}
+
+/**
+ * The grader that judges assertions naming none of their own, and why it is that one: for the
+ * manifest, the summary and the reports, so every verdict can be traced to the model that gave it.
+ */
+export function graderRecord(
+  suite: Suite,
+  override: ProviderSpec | undefined,
+  fromCommandLine: boolean,
+  embedder: ProviderSpec | undefined,
+): { id: string; embedding?: string; reason: string } | undefined {
+  const chosen = override ?? suite.grader;
+  if (!chosen) return undefined;
+  const reason = override
+    ? fromCommandLine
+      ? 'given with --grader'
+      : "the suite's run options name it"
+    : (suite.graderReason ?? "the suite's default grader");
+  const id = chosen.id === SELF_GRADER ? 'the provider under test' : chosen.id;
+  const embedding = embedder?.id ?? chosen.embedding?.id;
+  return embedding && embedding !== chosen.id ? { id, embedding, reason } : { id, reason };
 }

@@ -5,27 +5,10 @@
  * output as JSON. `max_tokens` is required by the API: 1024 unless the config or the prompt says.
  */
 import type { ContentPart, Message, ProviderSpec } from '../core/types.js';
-import {
-  attemptDescriber,
-  configError,
-  configHeaders,
-  configuredPricing,
-  credentialHeaderValues,
-  endpointAt,
-  finite,
-  isRecord,
-  jsonReply,
-  keyedHeaders,
-  keySourceOf,
-  nonEmpty,
-  type Pricing,
-  poolSize,
-  postJson,
-  redactor,
-  usageOf,
-} from './http-kit.js';
+import { createHttpApiProvider } from './http-api.js';
+import { finite, isRecord, jsonReply, nonEmpty, type Pricing, usageOf } from './http-kit.js';
 import { excerpt } from './http-transport.js';
-import type { Provider, ProviderContext, ProviderRequest, ProviderResponse } from './types.js';
+import type { Provider, ProviderContext, ProviderResponse } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.anthropic.com';
 const DEFAULT_VERSION = '2023-06-01';
@@ -53,85 +36,42 @@ export function createAnthropicAttempts(
 ): Provider {
   const config = spec.config ?? {};
   const model = spec.id.replace(/^anthropic:(?:messages:)?/, '');
-  if (!model || model === spec.id)
-    throw configError(spec, `provider id "${spec.id}" names no model (expected anthropic:messages:<model>)`);
-  const base = (
-    nonEmpty(config.apiBaseUrl) ??
-    nonEmpty(config.apiHost) ??
-    nonEmpty(ctx.env.ANTHROPIC_BASE_URL) ??
-    DEFAULT_BASE_URL
-  ).replace(/\/+$/, '');
-  const keyEnvar = nonEmpty(config.apiKeyEnvar) ?? 'ANTHROPIC_API_KEY';
-  const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(ctx.env[keyEnvar]);
-  const redact = redactor([apiKey, ...credentialHeaderValues(config.headers)]);
-  // A base that already ends in /v1 (as some proxies are written) is not given a second one.
-  const endpoint = endpointAt(spec, base, /\/v1$/.test(base) ? '/messages' : '/v1/messages', redact);
-  const describeAttempt = attemptDescriber(
-    endpoint.shown,
-    keySourceOf(spec, nonEmpty(config.apiKey) !== undefined, keyEnvar),
-    redact,
-  );
-  const setupError =
-    !apiKey && new URL(endpoint.origin).hostname === 'api.anthropic.com'
-      ? `no API key for ${endpoint.shown}: set ${keyEnvar}, or set ANTHROPIC_BASE_URL to use another Messages API server`
-      : undefined;
-
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'anthropic-version': nonEmpty(config.anthropicVersion) ?? DEFAULT_VERSION,
-  };
-  if (apiKey) headers['x-api-key'] = apiKey;
-  Object.assign(headers, configHeaders(config));
-  const params: Record<string, unknown> = {};
-  for (const key of PARAM_KEYS) if (config[key] !== undefined) params[key] = config[key];
-  const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
-  const pricing: Pricing | undefined = configuredPricing(config);
-  const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
-
-  /** The body of a request, exactly as sent. */
-  const messagesBody = (request: ProviderRequest): Record<string, unknown> => {
-    const merged: Record<string, unknown> = { ...params };
-    for (const key of PARAM_KEYS) if (request.params[key] !== undefined) merged[key] = request.params[key];
-    const { system, messages } = toWire(request.messages);
-    const systemText = [typeof merged.system === 'string' ? merged.system : undefined, system]
-      .filter((s): s is string => s !== undefined && s !== '')
-      .join('\n\n');
-    delete merged.system;
-    const body: Record<string, unknown> = {
-      model,
-      max_tokens: DEFAULT_MAX_TOKENS,
-      ...merged,
-      messages,
-    };
-    if (systemText !== '') body.system = systemText;
-    if (passthrough) Object.assign(body, passthrough);
-    return body;
-  };
-
-  return {
-    id: spec.id,
-    label: spec.label ?? spec.id,
-    describe: () => ({ id: spec.id, model, baseUrl: endpoint.shown, params: { ...params } }),
-    endpoint: { key: endpoint.origin, shown: endpoint.shown },
-    requestKey: (request) => ({
-      url: `${endpoint.origin}${endpoint.path}`,
-      headers: keyedHeaders(headers),
-      body: messagesBody(request),
-    }),
-    async call(request: ProviderRequest): Promise<ProviderResponse> {
-      if (setupError) return { output: null, error: setupError, fatal: true, latencyMs: 0, attempts: 0 };
-      const sent = await postJson(
-        endpoint,
-        headers,
-        messagesBody(request),
-        request.signal,
-        sendOptions,
-        describeAttempt,
-      );
-      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
-      return { ...parseMessage(sent.text, pricing, redact), latencyMs: sent.latencyMs };
+  return createHttpApiProvider(spec, ctx, now, {
+    service: 'Anthropic',
+    model: model === spec.id ? '' : model,
+    idForm: 'anthropic:messages:<model>',
+    baseUrl: {
+      config: nonEmpty(config.apiBaseUrl) ?? nonEmpty(config.apiHost),
+      env: ['ANTHROPIC_BASE_URL'],
+      default: DEFAULT_BASE_URL,
     },
-  };
+    // A base that already ends in /v1 (as some proxies are written) is not given a second one.
+    route: (base) => (/\/v1$/.test(base) ? '/messages' : '/v1/messages'),
+    key: {
+      env: ['ANTHROPIC_API_KEY'],
+      send: { kind: 'header', name: 'x-api-key' },
+      required: ['api.anthropic.com'],
+      hint: 'or set ANTHROPIC_BASE_URL to use another Messages API server',
+    },
+    headers: { 'anthropic-version': nonEmpty(config.anthropicVersion) ?? DEFAULT_VERSION },
+    paramKeys: PARAM_KEYS,
+    body: (request, params) => {
+      const merged: Record<string, unknown> = { ...params };
+      const { system, messages } = toWire(request.messages);
+      const systemText = [typeof merged.system === 'string' ? merged.system : undefined, system]
+        .filter((s): s is string => s !== undefined && s !== '')
+        .join('\n\n');
+      delete merged.system;
+      const body: Record<string, unknown> = { model, max_tokens: DEFAULT_MAX_TOKENS, ...merged, messages };
+      if (systemText !== '') body.system = systemText;
+      return body;
+    },
+    parse: (text, { pricing, redact }) => parseMessage(text, pricing, redact),
+    stream: {
+      body: (body) => ({ ...body, stream: true }),
+      parse: (lines, { pricing, redact }) => parseMessageStream(lines, pricing, redact),
+    },
+  });
 }
 
 /**
@@ -199,4 +139,69 @@ function parseMessage(
     ...response,
     ...usageOf(finite(usage.input_tokens), finite(usage.output_tokens), undefined, pricing),
   };
+}
+
+/**
+ * A streamed message (server-sent events: `message_start`, `content_block_start`/`_delta`/`_stop`,
+ * `message_delta`, `message_stop`; `error` on failure), put back together into the message the
+ * plain answer would be and read as one; the first text or tool-input delta is the first token.
+ */
+function parseMessageStream(
+  lines: { at: number; line: string }[],
+  pricing: Pricing | undefined,
+  redact: (s: string) => string,
+): Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } {
+  let message: Record<string, unknown> | undefined;
+  const blocks: Record<string, unknown>[] = [];
+  const partialJson: string[] = [];
+  let firstTokenAt: number | undefined;
+  for (const { at, line } of lines) {
+    if (!line.startsWith('data:')) continue;
+    const reply = jsonReply(line.slice(5).trim(), redact, 'stream event');
+    if ('error' in reply) return { output: null, error: reply.error };
+    const event = reply.value;
+    if (!isRecord(event)) continue;
+    if (event.type === 'error') {
+      const e = isRecord(event.error) ? event.error : {};
+      return { output: null, error: redact(`stream error: ${String(e.message ?? e.type ?? 'unknown')}`) };
+    }
+    const index = typeof event.index === 'number' ? event.index : 0;
+    if (event.type === 'message_start' && isRecord(event.message))
+      message = { ...event.message, content: [] };
+    else if (event.type === 'content_block_start' && isRecord(event.content_block))
+      blocks[index] = { ...event.content_block };
+    else if (event.type === 'content_block_delta' && isRecord(event.delta)) {
+      blocks[index] ??= { type: 'text', text: '' };
+      const block = blocks[index];
+      if (
+        event.delta.type === 'text_delta' &&
+        typeof event.delta.text === 'string' &&
+        event.delta.text !== ''
+      ) {
+        block.text = `${typeof block.text === 'string' ? block.text : ''}${event.delta.text}`;
+        firstTokenAt ??= at;
+      } else if (event.delta.type === 'input_json_delta' && typeof event.delta.partial_json === 'string') {
+        partialJson[index] = (partialJson[index] ?? '') + event.delta.partial_json;
+        firstTokenAt ??= at;
+      }
+    } else if (event.type === 'message_delta' && message) {
+      if (isRecord(event.delta) && typeof event.delta.stop_reason === 'string')
+        message.stop_reason = event.delta.stop_reason;
+      if (isRecord(event.usage))
+        message.usage = { ...(isRecord(message.usage) ? message.usage : {}), ...event.usage };
+    }
+  }
+  if (!message) return { output: null, error: redact('malformed response (no message_start event)') };
+  partialJson.forEach((json, i) => {
+    if (json !== undefined && blocks[i]) {
+      try {
+        blocks[i].input = JSON.parse(json);
+      } catch {
+        blocks[i].input = json;
+      }
+    }
+  });
+  message.content = blocks.filter(Boolean);
+  const parsed = parseMessage(JSON.stringify(message), pricing, redact);
+  return firstTokenAt === undefined ? parsed : { ...parsed, firstTokenAt };
 }

@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { canonicalJson } from '../core/hash.js';
-import { redactText, secretValues } from '../core/redact.js';
+import { addSecrets, redactText, secretValues } from '../core/redact.js';
 import type { ProviderSpec } from '../core/types.js';
 import { getLimiter } from './limiter.js';
 import { type AttemptHooks, type AttemptsEnd, runAttempts, timedOut } from './retry.js';
@@ -72,7 +72,9 @@ export function withCallPolicy(provider: Provider, settings: CallPolicySettings)
     sleep: settings.sleep,
     random: settings.random,
   });
-  const scrub = (text: string): string => redactText(text, settings.secrets);
+  // The run's secrets and whatever this provider was given as a credential.
+  const secrets = addSecrets([...settings.secrets], provider.credentials);
+  const scrub = (text: string): string => redactText(text, secrets);
 
   const wrapped: Provider & { [WRAPPED]: true } = {
     [WRAPPED]: true,
@@ -108,6 +110,8 @@ export function withCallPolicy(provider: Provider, settings: CallPolicySettings)
       return response;
     },
   };
+  if (provider.credentials)
+    (wrapped as { credentials?: readonly string[] }).credentials = provider.credentials;
   if (provider.endpoint) (wrapped as { endpoint?: Provider['endpoint'] }).endpoint = provider.endpoint;
   if (provider.cacheable !== undefined) (wrapped as { cacheable?: boolean }).cacheable = provider.cacheable;
   if (provider.requestKey) wrapped.requestKey = (request) => provider.requestKey!(request);

@@ -7,11 +7,13 @@
  * standard error with no output, is an error result carrying the program's message; neither is
  * retried (running the same program again gives the same answer).
  */
+
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { secretConfigValues, secretValues } from '../core/redact.js';
 import type { ProviderSpec } from '../core/types.js';
 import { configError, redactor } from './http-kit.js';
 import type { Provider, ProviderContext, ProviderRequest, ProviderResponse } from './types.js';
@@ -43,7 +45,8 @@ export function createExecAttempts(spec: ProviderSpec, ctx: ProviderContext): Pr
     ...(spec.label ? { label: spec.label } : {}),
     config: { ...config, basePath: cwd },
   });
-  const redact = redactor(Object.values(ctx.env).filter((v) => typeof v === 'string' && v.length >= 8));
+  // Secrets, not every variable: a path or a locale in an error is what the user needs to read.
+  const redact = redactor([...secretValues(ctx.env), ...secretConfigValues(config)]);
   // The files the command names: their contents shape the answer, so they are part of the cache key.
   const fileDigests = (): string[] =>
     words.flatMap((word) => {

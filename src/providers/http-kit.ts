@@ -12,6 +12,7 @@ import {
   type HttpFailure,
   type RetryOptions,
   sendOnce,
+  type TimedChunk,
 } from './http-transport.js';
 import type { AttemptFailure } from './types.js';
 
@@ -139,7 +140,14 @@ export function isUnreachable(f: Pick<HttpFailure, 'kind' | 'code'>): boolean {
  * Describes failed attempts as the call policy reads them: the error worded once the number of
  * attempts is known, redacted; a refused credential names where the key came from.
  */
-export function attemptDescriber(shownBase: string, keySource: string, redact: (s: string) => string) {
+export function attemptDescriber(
+  shownBase: string,
+  keySource: string,
+  redact: (s: string) => string,
+  /** The service, named first in every message ("Groq: HTTP 500 …"). */
+  service?: string,
+) {
+  const named = (text: string): string => (service ? `${service}: ${text}` : text);
   const message = (f: HttpFailure): string => {
     if (isAuthFailure(f)) {
       return `authentication failed (${f.status}) at ${shownBase}: ${f.message || 'no message'}; check ${keySource}`;
@@ -149,14 +157,14 @@ export function attemptDescriber(shownBase: string, keySource: string, redact: (
   };
   return (attempt: Exclude<HttpAttempt, { ok: true }>): { error: string; failure: AttemptFailure } => {
     const { retryAfterMs: _ignored, ...failure } = attempt;
-    const explain = (attempts: number): string => redact(message({ ...failure, attempts }));
+    const explain = (attempts: number): string => redact(named(message({ ...failure, attempts })));
     return { error: explain(1), failure: { ...attemptFailure(attempt)!, explain } };
   };
 }
 
 /** What one POST of a JSON body gave: the answer's text, or the failure as the call policy reads it. */
 export type Posted =
-  | { text: string; latencyMs: number }
+  | { text: string; latencyMs: number; chunks?: TimedChunk[] }
   | {
       failed: { error: string; failure: AttemptFailure; latencyMs: number };
       /** Bad credentials, or nothing listens: the run stops. */
@@ -171,18 +179,66 @@ export async function postJson(
   signal: AbortSignal | undefined,
   options: Pick<RetryOptions, 'connections' | 'now'>,
   describe: ReturnType<typeof attemptDescriber>,
+  /** Keep the body's pieces with their arrival times (a streamed answer). */
+  timed = false,
 ): Promise<Posted> {
   const started = performance.now();
   const outcome = await sendOnce(
-    { origin: target.origin, path: target.path, method: 'POST', headers, body: JSON.stringify(body), signal },
+    {
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal,
+      timed,
+    },
     options,
   );
   const latencyMs = performance.now() - started;
-  if (outcome.ok) return { text: outcome.body, latencyMs };
+  if (outcome.ok)
+    return outcome.chunks
+      ? { text: outcome.body, latencyMs, chunks: outcome.chunks }
+      : { text: outcome.body, latencyMs };
   return {
     failed: { ...describe(outcome), latencyMs },
     fatal: isAuthFailure(outcome) || isUnreachable(outcome),
   };
+}
+
+/**
+ * The lines of a streamed body (server-sent events, or newline-delimited JSON), each with the time
+ * the piece that completed it arrived. Blank lines are dropped; a last line without an end counts.
+ */
+export function timedLines(chunks: TimedChunk[]): { at: number; line: string }[] {
+  const out: { at: number; line: string }[] = [];
+  let pending = '';
+  for (const chunk of chunks) {
+    pending += chunk.text;
+    let end = pending.indexOf('\n');
+    while (end >= 0) {
+      const line = pending.slice(0, end).replace(/\r$/, '');
+      if (line.trim() !== '') out.push({ at: chunk.at, line });
+      pending = pending.slice(end + 1);
+      end = pending.indexOf('\n');
+    }
+  }
+  if (pending.trim() !== '') out.push({ at: chunks.at(-1)?.at ?? 0, line: pending });
+  return out;
+}
+
+/** Tokens per second after the first token: completion tokens over the time from it to the end. */
+export function streamTiming(
+  firstTokenMs: number | undefined,
+  latencyMs: number,
+  completionTokens: number | undefined,
+): { firstTokenMs: number; tokensPerSecond?: number } | undefined {
+  if (firstTokenMs === undefined) return undefined;
+  const rounded = Math.round(firstTokenMs * 1000) / 1000;
+  const seconds = (latencyMs - firstTokenMs) / 1000;
+  if (completionTokens === undefined || completionTokens <= 0 || !(seconds > 0))
+    return { firstTokenMs: rounded };
+  return { firstTokenMs: rounded, tokensPerSecond: Math.round((completionTokens / seconds) * 1000) / 1000 };
 }
 
 /** A reply body read as JSON, or the error a provider returns for one that is not. */

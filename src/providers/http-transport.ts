@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import { clearLimiters, getLimiter } from './limiter.js';
 import { type AttemptHooks, runAttempts, timedOut } from './retry.js';
@@ -31,6 +32,14 @@ export interface HttpRequest {
   answered?: (status: number) => boolean;
   /** Cancels the call (the current attempt and any further ones). */
   signal?: AbortSignal;
+  /** Keep when each piece of a successful body arrived (a streamed answer: time to first token). */
+  timed?: boolean;
+}
+
+/** A piece of a response body and when it arrived, in ms after the request was sent. */
+export interface TimedChunk {
+  at: number;
+  text: string;
 }
 
 /** Seams for tests: the waits between attempts, the jitter source and the clock; the pool size. */
@@ -223,7 +232,7 @@ export function describeFailure(f: HttpFailure): string {
 
 /** One attempt's outcome: the response, or why it failed and whether another attempt may succeed. */
 export type HttpAttempt =
-  | { ok: true; status: number; headers: ResponseHeaders; body: string }
+  | { ok: true; status: number; headers: ResponseHeaders; body: string; chunks?: TimedChunk[] }
   | (Omit<HttpFailure, 'attempts'> & { retryAfterMs?: number });
 
 /** What the call policy needs to know of a failed attempt (undefined: it succeeded). */
@@ -255,6 +264,7 @@ export async function sendOnce(
   };
   outer?.addEventListener('abort', onOuterAbort, { once: true });
   try {
+    const sent = performance.now();
     const res = await pool.request({
       path: request.path,
       method: request.method,
@@ -262,9 +272,21 @@ export async function sendOnce(
       body: request.body,
       signal: abort,
     });
-    const body = await res.body.text();
     const status = res.statusCode;
     const headers = res.headers as ResponseHeaders;
+    if (request.timed && status >= 200 && status < 300) {
+      // Each piece as it arrives, with its time: a streamed answer's first token is timed from it.
+      const decoder = new TextDecoder();
+      const chunks: TimedChunk[] = [];
+      for await (const piece of res.body) {
+        const text = decoder.decode(piece as Buffer, { stream: true });
+        if (text !== '') chunks.push({ at: performance.now() - sent, text });
+      }
+      const rest = decoder.decode();
+      if (rest !== '') chunks.push({ at: performance.now() - sent, text: rest });
+      return { ok: true, status, headers, body: chunks.map((c) => c.text).join(''), chunks };
+    }
+    const body = await res.body.text();
     if ((status >= 200 && status < 300) || request.answered?.(status))
       return { ok: true, status, headers, body };
     const retryable = isRetryableStatus(status);

@@ -430,6 +430,8 @@ export function createHttpAttempts(spec: ProviderSpec, ctx: ProviderContext): Pr
   return {
     id: spec.id,
     label: spec.label ?? spec.id,
+    // Credential header values and auth fields: kept out of every file and message of the run.
+    credentials: secrets,
     describe: () => ({ id: spec.id, url: shownUrl, method: config.method ?? 'GET' }),
     endpoint: { key: `http:${shownUrl}`, shown: shownUrl },
     requestKey: (req: ProviderRequest) => ({

@@ -7,35 +7,10 @@
  * `passthrough` is merged in last (its `options` merged into the computed ones).
  */
 import type { Message, ProviderSpec } from '../core/types.js';
-import {
-  attemptDescriber,
-  type Config,
-  configError,
-  configHeaders,
-  configuredPricing,
-  credentialHeaderValues,
-  endpointAt,
-  finite,
-  isRecord,
-  jsonReply,
-  keyedHeaders,
-  nonEmpty,
-  type Pricing,
-  poolSize,
-  postJson,
-  redactor,
-  routePath,
-  usageOf,
-} from './http-kit.js';
+import { createHttpApiProvider } from './http-api.js';
+import { type Config, finite, isRecord, jsonReply, type Pricing, usageOf } from './http-kit.js';
 import { excerpt } from './http-transport.js';
-import type {
-  EmbeddingRequest,
-  EmbeddingResponse,
-  Provider,
-  ProviderContext,
-  ProviderRequest,
-  ProviderResponse,
-} from './types.js';
+import type { EmbeddingResponse, Provider, ProviderContext, ProviderResponse } from './types.js';
 
 const DEFAULT_BASE_URL = 'http://localhost:11434';
 
@@ -77,27 +52,6 @@ export function createOllamaAttempts(spec: ProviderSpec, ctx: ProviderContext, n
   const kind = /^ollama:(chat|completion|embeddings?):/.exec(spec.id)?.[1];
   const route: Route = kind === 'chat' ? 'chat' : kind?.startsWith('embedding') ? 'embed' : 'generate';
   const model = spec.id.replace(/^ollama:(?:(?:chat|completion|embeddings?):)?/, '');
-  if (!model)
-    throw configError(spec, `provider id "${spec.id}" names no model (expected ollama:chat:<model>)`);
-  const base = (nonEmpty(config.apiBaseUrl) ?? nonEmpty(ctx.env.OLLAMA_BASE_URL) ?? DEFAULT_BASE_URL).replace(
-    /\/+$/,
-    '',
-  );
-  // Ollama itself takes no key; a proxy in front of it may (OLLAMA_API_KEY, as promptfoo sends it).
-  const apiKey = nonEmpty(config.apiKey) ?? nonEmpty(ctx.env.OLLAMA_API_KEY);
-  const redact = redactor([apiKey, ...credentialHeaderValues(config.headers)]);
-  const endpoint = endpointAt(spec, base, route === 'chat' ? '/api/chat' : '/api/generate', redact);
-  const embedPath = routePath(base, '/api/embed');
-  const describeAttempt = attemptDescriber(
-    endpoint.shown,
-    nonEmpty(config.apiKey) ? "the provider's config.apiKey" : 'OLLAMA_API_KEY',
-    redact,
-  );
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  Object.assign(headers, configHeaders(config));
-  const pricing: Pricing | undefined = configuredPricing(config);
-  const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
 
   /** A request body for a route: model, the route's own fields, options, then passthrough. */
   const bodyFor = (r: Route, params: Record<string, unknown>, fields: Record<string, unknown>) => {
@@ -113,52 +67,41 @@ export function createOllamaAttempts(spec: ProviderSpec, ctx: ProviderContext, n
     if (r !== 'embed' && Object.keys(allOptions).length > 0) body.options = allOptions;
     return { ...body, ...extra };
   };
-  const generationBody = (request: ProviderRequest) =>
-    route === 'chat'
-      ? bodyFor('chat', request.params, { messages: toWire(request.messages), stream: false })
-      : bodyFor('generate', request.params, { prompt: request.prompt, stream: false });
 
-  const provider: Provider = {
-    id: spec.id,
-    label: spec.label ?? spec.id,
-    describe: () => ({ id: spec.id, model, baseUrl: endpoint.shown, route }),
-    endpoint: { key: endpoint.origin, shown: endpoint.shown },
-    requestKey: (request) => ({
-      url: `${endpoint.origin}${endpoint.path}`,
-      headers: keyedHeaders(headers),
-      body: generationBody(request),
-    }),
-    async call(request: ProviderRequest): Promise<ProviderResponse> {
-      if (route === 'embed') {
-        return {
-          output: null,
-          error: `${spec.id} is an embeddings model: it cannot answer a prompt (use ollama:chat:<model> for that)`,
-          latencyMs: 0,
-          attempts: 0,
-        };
-      }
-      const sent = await postJson(
-        endpoint,
-        headers,
-        generationBody(request),
-        request.signal,
-        sendOptions,
-        describeAttempt,
-      );
-      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
-      return { ...parseGeneration(sent.text, route, pricing, redact), latencyMs: sent.latencyMs };
+  return createHttpApiProvider(spec, ctx, now, {
+    service: 'Ollama',
+    model,
+    idForm: 'ollama:chat:<model>',
+    baseUrl: { env: ['OLLAMA_BASE_URL'], default: DEFAULT_BASE_URL },
+    route: route === 'chat' ? '/api/chat' : '/api/generate',
+    // Ollama itself takes no key; a proxy in front of it may (OLLAMA_API_KEY, as promptfoo sends it).
+    key: { env: ['OLLAMA_API_KEY'], send: { kind: 'bearer' } },
+    // Every request field is chosen by the route (options nest); the prompt's params are all read.
+    paramKeys: [],
+    ownPassthrough: true,
+    body: (request) =>
+      route === 'chat'
+        ? bodyFor('chat', request.params, { messages: toWire(request.messages), stream: false })
+        : bodyFor('generate', request.params, { prompt: request.prompt, stream: false }),
+    parse: (text, { pricing, redact }) => parseGeneration(text, route, pricing, redact),
+    stream: {
+      body: (body) => ({ ...body, stream: true }),
+      parse: (lines, { pricing, redact }) => parseGenerationStream(lines, route, pricing, redact),
     },
-  };
-  if (route === 'embed') {
-    provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
-      const target = { origin: endpoint.origin, path: embedPath };
-      const body = bodyFor('embed', {}, { input: request.texts });
-      const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
-      if ('failed' in sent) return sent.failed;
-      return { ...parseEmbeddings(sent.text, request.texts.length, redact), latencyMs: sent.latencyMs };
-    };
-  }
-  return provider;
+    describe: { route },
+    refuseCalls:
+      route === 'embed'
+        ? `${spec.id} is an embeddings model: it cannot answer a prompt (use ollama:chat:<model> for that)`
+        : undefined,
+    embed:
+      route === 'embed'
+        ? {
+            route: '/api/embed',
+            body: (texts) => bodyFor('embed', {}, { input: texts }),
+            parse: parseEmbeddings,
+          }
+        : undefined,
+  });
 }
 
 /** Chat messages as Ollama takes them: text content, images apart; the trailing hole left out. */
@@ -226,6 +169,50 @@ function parseGeneration(
     ...response,
     ...usageOf(finite(parsed.prompt_eval_count), finite(parsed.eval_count), undefined, pricing),
   };
+}
+
+/**
+ * A streamed answer (`stream: true`: one JSON object a line, the last with `done: true`, the
+ * counts and the done reason): the pieces joined, and when the first non-empty one arrived.
+ */
+function parseGenerationStream(
+  lines: { at: number; line: string }[],
+  route: Route,
+  pricing: Pricing | undefined,
+  redact: (s: string) => string,
+): Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } {
+  let text = '';
+  let firstTokenAt: number | undefined;
+  let last: Record<string, unknown> | undefined;
+  const calls: unknown[] = [];
+  for (const { at, line } of lines) {
+    const reply = jsonReply(line, redact, 'stream line');
+    if ('error' in reply) return { output: null, error: reply.error };
+    const part = reply.value;
+    if (!isRecord(part)) continue;
+    if (typeof part.error === 'string') return { output: null, error: redact(`Ollama error: ${part.error}`) };
+    last = part;
+    const message = isRecord(part.message) ? part.message : undefined;
+    const piece = route === 'chat' ? message?.content : part.response;
+    if (typeof piece === 'string' && piece !== '') {
+      text += piece;
+      firstTokenAt ??= at;
+    }
+    if (message && Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
+      calls.push(...message.tool_calls);
+      firstTokenAt ??= at;
+    }
+  }
+  if (!last) return { output: null, error: redact('malformed response (an empty stream)') };
+  // The whole answer read as one, so tool calls and usage are parsed exactly as a plain answer is.
+  const whole = {
+    ...last,
+    ...(route === 'chat'
+      ? { message: { role: 'assistant', content: text, tool_calls: calls } }
+      : { response: text }),
+  };
+  const response = parseGeneration(JSON.stringify(whole), route, pricing, redact);
+  return firstTokenAt === undefined ? response : { ...response, firstTokenAt };
 }
 
 function parseEmbeddings(

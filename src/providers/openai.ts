@@ -6,38 +6,21 @@
  */
 import type { Message, ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
+import { createHttpApiProvider, type HttpApi } from './http-api.js';
 import {
-  attemptDescriber,
   type Config,
-  configError,
-  configHeaders,
   configuredPricing,
-  credentialHeaderValues,
-  endpointAt,
   finite,
   isRecord,
   jsonReply,
-  keyedHeaders,
-  keySourceOf,
   nonEmpty,
   type Pricing,
-  poolSize,
-  postJson,
-  redactor,
-  routePath,
   usageOf,
 } from './http-kit.js';
 import { excerpt, type RetryOptions } from './http-transport.js';
 import { parseEmbeddings } from './openai-embed.js';
 import { costOf, priceFor } from './prices.js';
-import type {
-  EmbeddingRequest,
-  EmbeddingResponse,
-  Provider,
-  ProviderContext,
-  ProviderRequest,
-  ProviderResponse,
-} from './types.js';
+import type { Provider, ProviderContext, ProviderResponse } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -77,107 +60,101 @@ export function createOpenAiProvider(
  * policy); `now` is the clock for Retry-After dates.
  */
 export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, now?: () => number): Provider {
-  const config: Config = spec.config ?? {};
-  const embeddingModel = /^openai:embeddings?:/.exec(spec.id);
+  const embeddingModel = /^openai:embeddings?:/.test(spec.id);
   const model = spec.id.replace(/^openai:/, '').replace(/^(?:chat|embeddings?):/, '');
-  const baseUrl = resolveBaseUrl(config, ctx.env);
-  const keyEnvar = nonEmpty(config.apiKeyEnvar) ?? 'OPENAI_API_KEY';
-  const apiKey =
-    nonEmpty(config.apiKey) ??
-    (typeof config.apiKeyEnvar === 'string' ? nonEmpty(ctx.env[config.apiKeyEnvar]) : undefined) ??
-    nonEmpty(ctx.env.OPENAI_API_KEY);
-  const keySource = keySourceOf(spec, nonEmpty(config.apiKey) !== undefined, keyEnvar);
-  const params = pickParams(config);
-  const passthrough = isRecord(config.passthrough) ? config.passthrough : undefined;
-  const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
+  return createHttpApiProvider(spec, ctx, now, openAiApi(spec, model, embeddingModel));
+}
 
-  // The key, and any credential passed as an extra header, must never reach an error message.
-  const redact = redactor([apiKey, ...credentialHeaderValues(config.headers)]);
+/** How a service that speaks OpenAI's API differs from OpenAI: its name, places, and request fields. */
+export interface OpenAiVariant
+  extends Partial<
+    Pick<
+      HttpApi,
+      | 'service'
+      | 'idForm'
+      | 'baseUrl'
+      | 'key'
+      | 'route'
+      | 'headers'
+      | 'describe'
+      | 'bearerToken'
+      | 'extraCredentials'
+    >
+  > {
+  /** Request fields of its own, taken from the config (and the prompt's params) like OpenAI's. */
+  extraParams?: readonly string[];
+  /** Fields always sent unless the config gives them (Mistral's `max_tokens: 1024`). */
+  defaults?: Record<string, unknown>;
+  /** A last change to the body (Cerebras drops `max_tokens` when `max_completion_tokens` is set). */
+  adjust?(body: Record<string, unknown>): void;
+  /** The embeddings route after the base (default `/embeddings`). */
+  embedRoute?: string;
+  /** The legacy completions API: the prompt text is sent as `prompt`, not as messages. */
+  completion?: boolean;
+}
 
-  // A malformed config is the user's mistake, knowable before anything runs: refuse it now (exit 2).
-  // A missing key is not: validation must work without secrets, so it is reported when called.
-  if (!model)
-    throw configError(spec, `provider id "${spec.id}" names no model (expected openai:chat:<model>)`);
-  const endpoint = endpointAt(spec, baseUrl, '/chat/completions', redact);
-  const embeddingsPath = routePath(baseUrl, '/embeddings');
-  const shownBaseUrl = endpoint.shown;
-  let setupError: string | undefined;
-  if (!apiKey && new URL(endpoint.origin).hostname === 'api.openai.com') {
-    setupError = `no API key for ${shownBaseUrl}: set ${keyEnvar}, or set OPENAI_BASE_URL to use a local OpenAI-compatible server`;
-  }
-
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
-  Object.assign(headers, configHeaders(config));
-  const pricing = resolvePricing(config, model, endpoint.origin);
-
-  /** The body of a chat request, exactly as sent. */
-  const chatBody = (request: ProviderRequest): Record<string, unknown> => {
-    const body: Record<string, unknown> = { model, messages: toWireMessages(request.messages), ...params };
-    for (const key of PARAM_KEYS) {
-      const value = request.params[key];
-      if (value !== undefined) body[key] = value;
-    }
-    if (passthrough) Object.assign(body, passthrough);
-    return body;
-  };
-  const describeAttempt = attemptDescriber(shownBaseUrl, keySource, redact);
-
-  const provider: Provider = {
-    id: spec.id,
-    label: spec.label ?? spec.id,
-    describe: () => ({ id: spec.id, model, baseUrl: shownBaseUrl, params: { ...params } }),
-    // One adaptive limiter per origin, shared by every provider that calls it.
-    endpoint: { key: endpoint.origin, shown: shownBaseUrl },
-    requestKey: (request) => ({
-      url: `${endpoint.origin}${endpoint.path}`,
-      headers: keyedHeaders(headers),
-      body: chatBody(request),
-    }),
-    async call(request: ProviderRequest): Promise<ProviderResponse> {
-      if (embeddingModel) {
-        return {
-          output: null,
-          error: `${spec.id} is an embeddings model: it cannot answer a chat (use openai:chat:<model> for that)`,
-          latencyMs: 0,
-          attempts: 0,
-        };
-      }
-      if (setupError) {
-        return {
-          output: null,
-          error: setupError,
-          fatal: true,
-          latencyMs: 0,
-          attempts: 0,
-        };
-      }
-      const sent = await postJson(
-        endpoint,
-        headers,
-        chatBody(request),
-        request.signal,
-        sendOptions,
-        describeAttempt,
-      );
-      if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
-      return { ...parseCompletion(sent.text, pricing, redact), latencyMs: sent.latencyMs };
+/**
+ * OpenAI's chat-completions wire mapping, for any service that speaks it: OpenAI itself, and the
+ * compatible services of presets.ts (which give their own name, base URL and key variables).
+ */
+export function openAiApi(
+  spec: ProviderSpec,
+  model: string,
+  embeddingModel: boolean,
+  variant: OpenAiVariant = {},
+): HttpApi {
+  const config: Config = spec.config ?? {};
+  const {
+    extraParams = [],
+    defaults = {},
+    adjust,
+    embedRoute = '/embeddings',
+    completion,
+    ...service
+  } = variant;
+  return {
+    service: 'OpenAI',
+    model,
+    idForm: 'openai:chat:<model>',
+    baseUrl: {
+      config: configBaseUrl(config),
+      env: ['OPENAI_BASE_URL', 'OPENAI_API_BASE_URL'],
+      default: DEFAULT_BASE_URL,
     },
-    async close(): Promise<void> {
-      // Pools are shared per origin across providers; closeAllPools() releases them.
+    route: '/chat/completions',
+    key: {
+      env: ['OPENAI_API_KEY'],
+      send: { kind: 'bearer' },
+      required: ['api.openai.com'],
+      hint: 'or set OPENAI_BASE_URL to use a local OpenAI-compatible server',
     },
+    ...service,
+    paramKeys: extraParams.length > 0 ? [...PARAM_KEYS, ...extraParams] : PARAM_KEYS,
+    body: (request, params) => {
+      const body = completion
+        ? { model, prompt: request.prompt, ...defaults, ...params }
+        : { model, messages: toWireMessages(request.messages), ...defaults, ...params };
+      adjust?.(body);
+      return body;
+    },
+    parse: (text, { pricing, redact }) => parseCompletion(text, pricing, redact),
+    stream: {
+      // Usage comes in a last chunk only when asked for (`stream_options.include_usage`).
+      body: (body) => ({ ...body, stream: true, stream_options: { include_usage: true } }),
+      parse: (lines, { pricing, redact }) => parseCompletionStream(lines, pricing, redact),
+    },
+    pricing: (origin) => resolvePricing(config, model, origin),
+    refuseCalls: embeddingModel
+      ? `${spec.id} is an embeddings model: it cannot answer a chat (use ${service.idForm ?? 'openai:chat:<model>'} for that)`
+      : undefined,
+    embed: embeddingModel
+      ? {
+          route: embedRoute,
+          body: (texts) => ({ model, input: texts }),
+          parse: parseEmbeddings,
+        }
+      : undefined,
   };
-  if (embeddingModel) {
-    provider.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
-      if (setupError) return { error: setupError, latencyMs: 0 };
-      const target = { origin: endpoint.origin, path: embeddingsPath };
-      const body = { model, input: request.texts, ...passthrough };
-      const sent = await postJson(target, headers, body, request.signal, sendOptions, describeAttempt);
-      if ('failed' in sent) return sent.failed;
-      return { ...parseEmbeddings(sent.text, request.texts.length, redact), latencyMs: sent.latencyMs };
-    };
-  }
-  return provider;
 }
 
 function parseCompletion(
@@ -197,6 +174,8 @@ function parseCompletion(
   let output: string;
   let nonText: string | undefined;
   if (typeof message.content === 'string') output = message.content;
+  // A legacy completions answer (`/completions`): the text is the choice's own.
+  else if (!isRecord(choice.message) && typeof choice.text === 'string') output = choice.text;
   else if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
     output = JSON.stringify(message.tool_calls);
     nonText = 'tool calls';
@@ -222,6 +201,85 @@ function parseCompletion(
   };
 }
 
+/**
+ * A streamed chat completion (server-sent events, `data: {chunk}` … `data: [DONE]`): the content
+ * deltas joined, tool-call fragments put together by index, the finish reason, the usage of the
+ * last chunk, and when the first token (content or tool call) arrived.
+ */
+function parseCompletionStream(
+  lines: { at: number; line: string }[],
+  pricing: Pricing | undefined,
+  redact: (s: string) => string,
+): Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } {
+  let content = '';
+  let firstTokenAt: number | undefined;
+  let finishReason: string | undefined;
+  let usage: Record<string, unknown> = {};
+  let events = 0;
+  const tools: { id?: unknown; type?: unknown; function: { name: string; arguments: string } }[] = [];
+  for (const { at, line } of lines) {
+    if (!line.startsWith('data:')) continue;
+    const data = line.slice(5).trim();
+    if (data === '[DONE]') break;
+    const reply = jsonReply(data, redact, 'stream event');
+    if ('error' in reply) return { output: null, error: reply.error };
+    const event = reply.value;
+    if (!isRecord(event)) continue;
+    if (isRecord(event.error) || typeof event.error === 'string') {
+      const e = event.error;
+      return { output: null, error: redact(`stream error: ${isRecord(e) ? String(e.message) : e}`) };
+    }
+    events++;
+    if (isRecord(event.usage)) usage = event.usage;
+    const choice = Array.isArray(event.choices) && isRecord(event.choices[0]) ? event.choices[0] : undefined;
+    if (!choice) continue;
+    if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason;
+    const delta = isRecord(choice.delta) ? choice.delta : {};
+    const piece =
+      typeof delta.content === 'string' ? delta.content : typeof choice.text === 'string' ? choice.text : '';
+    if (piece !== '') {
+      content += piece;
+      firstTokenAt ??= at;
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      firstTokenAt ??= at;
+      for (const call of delta.tool_calls.filter(isRecord)) {
+        const index = typeof call.index === 'number' ? call.index : tools.length;
+        const fn = isRecord(call.function) ? call.function : {};
+        tools[index] ??= { function: { name: '', arguments: '' } };
+        const slot = tools[index];
+        if (call.id !== undefined) slot.id = call.id;
+        if (call.type !== undefined) slot.type = call.type;
+        if (typeof fn.name === 'string') slot.function.name += fn.name;
+        if (typeof fn.arguments === 'string') slot.function.arguments += fn.arguments;
+      }
+    }
+  }
+  if (events === 0)
+    return {
+      output: null,
+      error: redact(`malformed response (no stream events): ${excerpt(lines.map((l) => l.line).join(' '))}`),
+    };
+  const response: Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } = {
+    output: content,
+  };
+  if (content === '' && tools.length > 0) {
+    response.output = JSON.stringify(tools.filter(Boolean));
+    response.nonText = 'tool calls';
+  } else if (content === '') response.nonText = 'nothing';
+  if (finishReason !== undefined) response.finishReason = finishReason;
+  if (firstTokenAt !== undefined) response.firstTokenAt = firstTokenAt;
+  return {
+    ...response,
+    ...usageOf(
+      finite(usage.prompt_tokens),
+      finite(usage.completion_tokens),
+      finite(usage.total_tokens),
+      pricing,
+    ),
+  };
+}
+
 /** Chat API messages: the `variable` annotation is assay's, and a trailing hole is what the model fills. */
 function toWireMessages(messages: Message[]): { role: string; content: Message['content'] }[] {
   let end = messages.length;
@@ -231,26 +289,15 @@ function toWireMessages(messages: Message[]): { role: string; content: Message['
   return wire;
 }
 
-function resolveBaseUrl(config: Config, env: Record<string, string | undefined>): string {
+/** The base URL a config gives: `apiBaseUrl`, else `apiHost` (a host name, or a URL) with `/v1`. */
+function configBaseUrl(config: Config): string | undefined {
   const apiHost = nonEmpty(config.apiHost);
   const fromHost = apiHost
     ? /^https?:\/\//.test(apiHost)
       ? `${apiHost}/v1`
       : `https://${apiHost}/v1`
     : undefined;
-  const base =
-    nonEmpty(config.apiBaseUrl) ??
-    fromHost ??
-    nonEmpty(env.OPENAI_BASE_URL) ??
-    nonEmpty(env.OPENAI_API_BASE_URL) ??
-    DEFAULT_BASE_URL;
-  return base.replace(/\/+$/, '');
-}
-
-function pickParams(config: Config): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  for (const key of PARAM_KEYS) if (config[key] !== undefined) params[key] = config[key];
-  return params;
+  return nonEmpty(config.apiBaseUrl) ?? fromHost;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
-import { httpSecrets, isHttpProviderId } from './http-secrets.js';
+import { isHttpProviderId } from './http-secrets.js';
+import { isPresetId, presetEmbeds, presetPatterns } from './presets.js';
 import { scriptProviderRef } from './script-ref.js';
 import type { Provider, ProviderContext, ProviderFactory } from './types.js';
 
@@ -15,11 +16,6 @@ interface ProviderEntry {
   load(): Promise<ProviderFactory>;
   /** Whether a provider of this id offers embeddings (known without building it). */
   embeds?(id: string): boolean;
-  /**
-   * The values of the spec's inputs that are credentials beyond the key-named config fields every
-   * spec is searched for (core/redact.ts): redacted from results, caches and messages.
-   */
-  secrets?(spec: ProviderSpec): string[];
 }
 
 const entries: ProviderEntry[] = [
@@ -32,7 +28,8 @@ const entries: ProviderEntry[] = [
   {
     // Also `openai:embedding:<model>` (embeddings only); the pattern text stays short for messages.
     pattern: 'openai:chat:<model> | openai:<model>',
-    matches: (id) => /^openai:(?:chat:|embeddings?:)?[^:\s]+$/.test(id),
+    // The model after `chat:` or `embedding:` may hold colons (an Ollama tag: `openai:chat:qwen3.5:9b`).
+    matches: (id) => /^openai:(?:(?:chat|embeddings?):\S+|[^:\s]+)$/.test(id),
     embeds: (id) => /^openai:embeddings?:/.test(id),
     load: async () => (await import('./openai.js')).createOpenAiAttempts,
   },
@@ -50,6 +47,20 @@ const entries: ProviderEntry[] = [
     load: async () => (await import('./ollama.js')).createOllamaAttempts,
   },
   {
+    // Azure OpenAI deployments (the deployment name may hold colons); `azureopenai:` as promptfoo also reads it.
+    pattern: 'azure:chat:<deployment> | azure:completion:<deployment> | azure:embedding:<deployment>',
+    matches: (id) => /^(?:azure|azureopenai):(?:(?:chat|completion):\S+|embeddings?(?::\S*)?)$/.test(id),
+    embeds: (id) => /^(?:azure|azureopenai):embeddings?(?::|$)/.test(id),
+    load: async () => (await import('./azure.js')).createAzureAttempts,
+  },
+  {
+    // OpenAI-compatible services by name (presets.ts): groq:, xai:, openrouter:, mistral:, …
+    pattern: presetPatterns(),
+    matches: isPresetId,
+    embeds: presetEmbeds,
+    load: async () => (await import('./preset-provider.js')).createPresetAttempts,
+  },
+  {
     pattern: 'file://<path>.js|.ts|.py | python:<path>.py[:function]',
     matches: (id) => scriptProviderRef(id) !== undefined,
     embeds: () => false,
@@ -59,7 +70,6 @@ const entries: ProviderEntry[] = [
     pattern: 'http | https | http(s)://<url>',
     matches: (id) => isHttpProviderId(id),
     embeds: () => false,
-    secrets: (spec) => httpSecrets(spec.config),
     load: async () => (await import('./http.js')).createHttpAttempts,
   },
   {
@@ -83,12 +93,6 @@ export function isKnownProviderId(id: string): boolean {
 /** Whether the provider of this id offers embeddings; undefined when its kind does not say. */
 export function providerOffersEmbeddings(id: string): boolean | undefined {
   return entries.find((e) => e.matches(id))?.embeds?.(id);
-}
-
-/** The credential values a spec's provider declares (see ProviderEntry.secrets). */
-export function providerSecrets(spec: ProviderSpec): string[] {
-  const id = spec.kind ?? spec.id;
-  return entries.find((e) => e.matches(id))?.secrets?.(spec) ?? [];
 }
 
 /** The id shapes assay understands, for "unknown provider" messages. */

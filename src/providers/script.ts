@@ -13,10 +13,12 @@
  * value is the output). An output that is not text is given as JSON. A thrown error or an `error`
  * is an error result, not retried (running the same code again gives the same answer).
  */
+
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { secretConfigValues, secretValues } from '../core/redact.js';
 import type { ProviderSpec } from '../core/types.js';
 import { importModule, MODULE_EXTENSIONS } from '../scorers/code/import-module.js';
 import { callPython, PythonUnavailableError } from '../scorers/code/python-worker.js';
@@ -40,9 +42,8 @@ export function createScriptAttempts(spec: ProviderSpec, ctx: ProviderContext): 
   const options = { id: spec.id, label: spec.label ?? spec.id, config };
   // promptfoo's PythonProvider hands the script its provider options as loaded: id, config, env.
   const pythonOptions = { id: spec.id, config, env: spec.env ?? {} };
-  const redact = redactor(
-    Object.values(ctx.env).filter((v): v is string => typeof v === 'string' && v.length >= 8),
-  );
+  // Secrets, not every variable: a path or a locale in an error is what the user needs to read.
+  const redact = redactor([...secretValues(ctx.env), ...secretConfigValues(config)]);
   const digest = createHash('sha256').update(readFileSync(abs)).digest('hex');
   const context = (request: ProviderRequest) => ({
     vars: request.vars ?? {},

@@ -1,4 +1,4 @@
-import type { Message, ProviderSpec, TokenUsage } from '../core/types.js';
+import type { Message, ProviderSpec, StreamTiming, TokenUsage } from '../core/types.js';
 
 /** What a provider is asked to do for one job. */
 export interface ProviderRequest {
@@ -58,6 +58,8 @@ export interface ProviderResponse {
   usage?: TokenUsage;
   cost?: number;
   latencyMs: number;
+  /** For a streamed answer: time to first token and tokens per second. */
+  stream?: StreamTiming;
   /** Token log-probabilities, when requested (`logprobs: true`) and returned. */
   logProbs?: number[];
   /** Attempts made (1 = no retry), set by the call policy; a provider answering 0 says it refused without trying. */
@@ -91,6 +93,11 @@ export interface Provider {
    * limiter (default: one per provider description); `shown` names it in timeout messages.
    */
   readonly endpoint?: { key: string; shown?: string };
+  /**
+   * The values this provider was given as credentials (its key, whatever variable held it; the
+   * values of credential headers; tokens): never written to any file, nor shown in any message.
+   */
+  readonly credentials?: readonly string[];
   /** False for providers whose answers cost nothing to recompute (echo): they bypass the response cache. */
   readonly cacheable?: boolean;
   call(request: ProviderRequest): Promise<ProviderResponse>;
@@ -135,6 +142,11 @@ export interface ProviderContext {
   retry: RetryPolicy;
   /** The suite's folder: where a provider that runs a program runs it. */
   basePath?: string;
+  /**
+   * Called with a credential a provider obtains after it was built (an access token exchanged for
+   * a client secret): the run keeps it out of every file from then on, as it does `credentials`.
+   */
+  addSecret?(value: string): void;
 }
 
 export type ProviderFactory = (spec: ProviderSpec, ctx: ProviderContext) => Provider;

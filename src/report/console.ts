@@ -1,5 +1,5 @@
 import { printable } from '../core/printable.js';
-import type { Rate, RepeatSummary, Scorecard, WeightedScore } from '../core/scorecard.js';
+import type { Rate, RepeatSummary, Scorecard, ScorecardCell, WeightedScore } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
 import { type CaseIdentity, caseName } from './naming.js';
@@ -94,8 +94,15 @@ export function renderSummary(
       `${Math.round(cell.latencyMsMean)}`,
     ]);
     const header = ['prompt', 'provider', 'pass', 'fail', 'error', 'pass rate (95% CI)', 'score', 'ms'];
+    // Streamed answers: time to first token and tokens per second, per column (– where none streamed).
+    if (card.cells.some((cell) => cell.stream)) {
+      header.push('ttft ms', 'tok/s');
+      card.cells.forEach((cell, i) => {
+        rows[i].push(...streamFigures(cell.stream));
+      });
+    }
     const widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]].length)));
-    const numeric = new Set([2, 3, 4, 6, 7]);
+    const numeric = new Set([2, 3, 4, 6, 7, 8, 9]);
     const fmt = (r: string[]): string => r.map((v, i) => pad(v, widths[i], numeric.has(i))).join('  ');
     lines.push(paint(style, 'dim', fmt(header)));
     for (const r of rows) lines.push(fmt(r));
@@ -167,6 +174,7 @@ export function renderSummary(
     if (card.failuresOmitted > 0) lines.push(`  … and ${card.failuresOmitted} more (see results.jsonl)`);
   }
 
+  if (manifest.grader) lines.push('', `Grader: ${graderLine(manifest.grader)}`);
   const extras: string[] = [];
   if (card.tokens > 0) extras.push(`${card.tokens} tokens`);
   if (card.cost > 0) extras.push(`$${card.cost.toFixed(4)}`);
@@ -188,6 +196,20 @@ export function renderSummary(
   lines.push('');
   lines.push(paint(style, 'dim', `Run written to ${printable(runDir)}`));
   return `${lines.join('\n')}\n`;
+}
+
+/** A stream summary's time to first token (ms) and tokens per second, as printed ('–' where unknown). */
+export function streamFigures(s: ScorecardCell['stream']): [string, string] {
+  if (!s) return ['–', '–'];
+  return [
+    `${Math.round(s.firstTokenMsMean)}`,
+    s.tokensPerSecondMean === undefined ? '–' : s.tokensPerSecondMean.toFixed(1),
+  ];
+}
+
+/** The grader of the run and why it is that one, on one printable line. */
+export function graderLine(g: NonNullable<RunManifest['grader']>): string {
+  return oneLine(`${g.id}${g.embedding ? ` (embeddings: ${g.embedding})` : ''} — ${g.reason}`, 300);
 }
 
 /** A case's name and id on one printable line: `"capital of France" (fe0b368bc59d)`, `"Row #2" country=Japan (…)`. */

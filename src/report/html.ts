@@ -11,7 +11,7 @@ import type { Breakdown, Rate, Scorecard, ScorecardCell } from '../core/scorecar
 import type { JobResult } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
-import { formatMean, formatRate, percent } from './console.js';
+import { formatMean, formatRate, graderLine, percent, streamFigures } from './console.js';
 import { CLIENT_CSS, CLIENT_JS } from './html-client.js';
 import { caseName, fullTitle } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
@@ -52,6 +52,7 @@ function headerHtml(manifest: RunManifest, card: Scorecard): string {
     ['models', models.join(', ')],
   ];
   if (took) facts.push(['took', took]);
+  if (manifest.grader) facts.push(['grader', graderLine(manifest.grader)]);
   if (manifest.status !== 'complete')
     facts.push(['status', `${manifest.status}${manifest.stopReason ? `: ${manifest.stopReason}` : ''}`]);
   const figures = [
@@ -79,6 +80,11 @@ function headerHtml(manifest: RunManifest, card: Scorecard): string {
   if ((card.gradingTokens ?? 0) > 0) figures.push(figure('grader tokens', String(card.gradingTokens)));
   if ((card.gradingCost ?? 0) > 0) figures.push(figure('grading cost', `$${card.gradingCost.toFixed(4)}`));
   figures.push(figure('mean latency', `${Math.round(card.latencyMsMean)} ms`));
+  if (card.stream) {
+    const [ttft, tps] = streamFigures(card.stream);
+    figures.push(figure('time to first token', `${ttft} ms`, '', 'ttft'));
+    if (tps !== '–') figures.push(figure('tokens per second', tps, '', 'tps'));
+  }
   if (card.cached > 0) figures.push(figure('cached', String(card.cached)));
   return `<header>
 <h1>${h(manifest.suite.name)}</h1>

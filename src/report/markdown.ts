@@ -8,7 +8,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { FailureNote, Scorecard } from '../core/scorecard.js';
 import { readManifest } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
-import { formatMean, formatRate } from './console.js';
+import { formatMean, formatRate, graderLine, streamFigures } from './console.js';
 import { caseName, fullTitle } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
 import { reportColumns, sourceText } from './report-data.js';
@@ -65,8 +65,13 @@ export function renderMarkdown(manifest: RunManifest, card: Scorecard, limit = M
   ];
   if (card.tokens > 0) facts.push(`${card.tokens} tokens`);
   if (card.cost > 0) facts.push(`$${card.cost.toFixed(4)}`);
+  if (card.stream) {
+    const [ttft, tps] = streamFigures(card.stream);
+    facts.push(`time to first token ${ttft} ms${tps === '–' ? '' : ` · ${tps} tokens/s`}`);
+  }
   if (manifest.status !== 'complete') facts.push(`**run ${manifest.status}**`);
   lines.push('', facts.join(' · '));
+  if (manifest.grader) lines.push('', `Grader: ${mdText(graderLine(manifest.grader), 300)}`);
   if (card.weightedScore) {
     const w = card.weightedScore;
     lines.push('', `**${mdText(w.name, 60)}**: ${formatMean(w.score, w.scale, w.rounded)} (95% CI)`);

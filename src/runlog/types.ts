@@ -55,6 +55,11 @@ export interface RunManifest {
     maxRunMs?: number;
   };
   plannedJobs: number;
+  /**
+   * The grader of the model-graded assertions that name none of their own, and why it is that one
+   * (`--grader`, the suite's default, or — for promptfoo — the keys in the environment).
+   */
+  grader?: { id: string; embedding?: string; reason: string };
   command: string[];
   cwd: string;
   startedAt: string;

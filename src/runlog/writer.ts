@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { redactJsonText } from '../core/redact.js';
+import { addSecrets, redactJsonText } from '../core/redact.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from './dirs.js';
 import type { RunManifest } from './types.js';
@@ -29,7 +29,8 @@ export class RunWriter {
     this.dir = dir;
     this.manifest = manifest;
     this.batch = Math.max(1, Math.floor(batch));
-    this.secrets = [...new Set(secrets)].filter((s) => s.length >= 8).sort((a, b) => b.length - a.length);
+    // The caller's list itself, put in order: secrets it learns later (a grader built mid-run) count too.
+    this.secrets = addSecrets(secrets);
     ensureDir(dir);
     this.writeJson('manifest.json', manifest);
     this.fd = openSync(join(dir, 'results.jsonl'), 'a');

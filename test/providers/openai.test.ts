@@ -235,7 +235,7 @@ describe('openai provider', () => {
     assert.equal(mock.stats().byStatus['401'], before + 1);
     assert.match(
       res.error ?? '',
-      /^authentication failed \(401\) at http:\/\/127\.0\.0\.1:\d+\/_\/.*\/v1: .*; check the provider's config\.apiKey$/,
+      /^OpenAI: authentication failed \(401\) at http:\/\/127\.0\.0\.1:\d+\/_\/.*\/v1: .*; check the provider's config\.apiKey$/,
     );
     assert.ok(!(res.error ?? '').includes(SECRET));
     // A key from the environment: the message names the variable it came from.
@@ -275,7 +275,7 @@ describe('openai provider', () => {
     const res = await p.call(ask('echoed key'));
     assert.equal(
       res.error,
-      'HTTP 404 after 1 attempt: no route for POST /[redacted]/[redacted]/v1/chat/completions',
+      'OpenAI: HTTP 404 after 1 attempt: no route for POST /[redacted]/[redacted]/v1/chat/completions',
     );
     assert.equal(sent('echoed key').headers['x-api-key'], headerSecret);
   });

@@ -13,8 +13,9 @@
  *
  * The same answers and faults are served in two other APIs' shapes, for their providers' tests:
  * Anthropic's Messages API (`POST /v1/messages`: `max_tokens` required, the system prompt apart,
- * content blocks back) and Ollama's native API (`/api/chat`, `/api/generate`, `/api/embed`, with
- * `stream: false`).
+ * content blocks back) and Ollama's native API (`/api/chat`, `/api/generate`, `/api/embed`).
+ * A chat completion asked with `stream: true` is streamed as OpenAI streams it (server-sent events),
+ * and Ollama's as Ollama streams it (a JSON object a line).
  *
  * Embeddings (`/v1/embeddings`) are a hashed bag of words: each lower-cased word adds ±1 to one of
  * 256 dimensions chosen by its hash, and the vector is normalised. Texts sharing most words have a
@@ -59,6 +60,8 @@ export interface FaultSettings {
   requireKey?: string;
   /** Always answer this status with a JSON error. */
   status?: number;
+  /** Every answer also quotes the request's headers (as JSON), as a careless server or proxy may. */
+  echoHeaders?: boolean;
   /** Inject faults only into the first N attempts of each distinct request (then it succeeds). */
   faultAttempts?: number;
 }
@@ -91,6 +94,8 @@ export interface RecordedRequest {
   /** The fault prefix text, '' when none. */
   faults: string;
   headers: IncomingHttpHeaders;
+  /** The request target as sent (query included, fault prefix too). */
+  url: string;
   /** Parsed JSON body (undefined for GET or unparseable bodies). */
   body: unknown;
 }
@@ -174,9 +179,12 @@ export function parseFaults(text: string): Partial<FaultSettings> {
       case 'fault_attempts':
         out.faultAttempts = num(0, 1_000_000);
         break;
+      case 'echo_headers':
+        out.echoHeaders = num(0, 1) === 1;
+        break;
       default:
         throw new Error(
-          `unknown mock fault "${key}" (known: latency_ms, latency_jitter_ms, fail_429, fail_500, fail_reset, hang, retry_after, retry_after_ms, require_key, status, fault_attempts)`,
+          `unknown mock fault "${key}" (known: latency_ms, latency_jitter_ms, fail_429, fail_500, fail_reset, hang, retry_after, retry_after_ms, require_key, status, fault_attempts, echo_headers)`,
         );
     }
   }
@@ -217,6 +225,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   const timers = new Set<NodeJS.Timeout>();
   const recorded: RecordedRequest[] = [];
   let recordNext = 0;
+  /** The headers an answer quotes while one is being built (`echo_headers`); answers are built synchronously. */
+  let echoing: string | undefined;
   let epoch = 0;
   let stats = freshStats();
   let perConnection: number[] = [];
@@ -288,7 +298,14 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
   }
 
   function record(req: IncomingMessage, path: string, faults: string, body: unknown): void {
-    const entry: RecordedRequest = { method: req.method ?? 'GET', path, faults, headers: req.headers, body };
+    const entry: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      faults,
+      headers: req.headers,
+      url: req.url ?? '',
+      body,
+    };
     if (recorded.length < RECORD_LIMIT) recorded.push(entry);
     else recorded[recordNext] = entry;
     recordNext = (recordNext + 1) % RECORD_LIMIT;
@@ -301,6 +318,34 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     prefix: string,
     text: string,
   ): void {
+    // Microsoft Entra ID's token endpoint (client credentials grant), for Azure's bearer tokens:
+    // the token names the client; a client secret `wrong` is refused as Entra ID refuses it.
+    if (req.method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(path)) {
+      const form = new URLSearchParams(text);
+      record(req, path, prefix, Object.fromEntries(form));
+      if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') === 'wrong') {
+        send(
+          res,
+          401,
+          JSON.stringify({
+            error: 'invalid_client',
+            error_description: 'AADSTS7000215: Invalid client secret provided.',
+          }),
+        );
+        return;
+      }
+      send(
+        res,
+        200,
+        JSON.stringify({
+          token_type: 'Bearer',
+          expires_in: 3599,
+          ext_expires_in: 3599,
+          access_token: `mock-token-for-${form.get('client_id')}`,
+        }),
+      );
+      return;
+    }
     let body: unknown;
     if (text !== '') {
       try {
@@ -320,7 +365,8 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     if (
       faults.requireKey !== undefined &&
       req.headers.authorization !== `Bearer ${faults.requireKey}` &&
-      req.headers['x-api-key'] !== faults.requireKey
+      req.headers['x-api-key'] !== faults.requireKey &&
+      req.headers['api-key'] !== faults.requireKey
     ) {
       sendError(res, 401, 'Incorrect API key provided (mock).', 'invalid_api_key');
       return;
@@ -363,7 +409,12 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
         sendError(res, 500, 'The server had an error while processing your request (mock).', 'server_error');
         return;
       }
-      route(req, res, path, body, requestHash);
+      echoing = faults.echoHeaders ? JSON.stringify(req.headers) : undefined;
+      try {
+        route(req, res, path, body, requestHash);
+      } finally {
+        echoing = undefined;
+      }
     };
     const delay = faults.latencyMs + Math.floor(uJitter * faults.latencyJitterMs);
     if (delay <= 0) {
@@ -381,6 +432,14 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     const method = req.method;
     if (method === 'POST' && path === '/v1/chat/completions') {
       chat(res, body, hash);
+      return;
+    }
+    // Azure OpenAI: /openai/deployments/<deployment>/{chat/completions,completions,embeddings}?api-version=…
+    const azure = /^\/openai\/deployments\/[^/]+\/(chat\/completions|completions|embeddings)$/.exec(path);
+    if (method === 'POST' && azure) {
+      if (azure[1] === 'chat/completions') chat(res, body, hash);
+      else if (azure[1] === 'embeddings') embeddings(res, body);
+      else legacyCompletion(res, body, hash);
       return;
     }
     if (method === 'POST' && path === '/v1/embeddings') {
@@ -442,6 +501,7 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       }
       break;
     }
+    if (echoing !== undefined && content !== null) content = `${content}\nheaders: ${echoing}`;
     let truncated = false;
     let completionTokens = 0;
     if (content !== null) {
@@ -479,6 +539,10 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     }
     const model = typeof body.model === 'string' ? body.model : 'mock-model';
     const a = answer(turns, maxTokens(body));
+    if (body.stream === true) {
+      chatStream(res, body, a, model, hash);
+      return;
+    }
     const message: Record<string, unknown> = { role: 'assistant', content: a.content };
     if (a.toolCall) message.tool_calls = [{ id: 'call_mock_0', type: 'function', function: a.toolCall }];
     const reply = {
@@ -493,6 +557,109 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
           logprobs: null,
           finish_reason: a.toolCall ? 'tool_calls' : a.truncated ? 'length' : 'stop',
         },
+      ],
+      usage: {
+        prompt_tokens: a.promptTokens,
+        completion_tokens: a.completionTokens,
+        total_tokens: a.promptTokens + a.completionTokens,
+      },
+    };
+    send(res, 200, JSON.stringify(reply));
+  }
+
+  /**
+   * A chat completion as server-sent events, as OpenAI streams it: a role chunk, the content a word
+   * at a time (or a tool call in two fragments), a finish chunk, the usage chunk when
+   * `stream_options.include_usage` asks, then `data: [DONE]`. Each event is written on its own turn.
+   */
+  function chatStream(
+    res: ServerResponse,
+    body: Record<string, unknown>,
+    a: ReturnType<typeof answer>,
+    model: string,
+    hash: number,
+  ): void {
+    const base = {
+      id: `chatcmpl-mock-${hash.toString(36)}`,
+      object: 'chat.completion.chunk',
+      created: CREATED,
+      model,
+    };
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      JSON.stringify({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+    const events = [chunk({ role: 'assistant', content: '' })];
+    if (a.toolCall) {
+      const args = a.toolCall.arguments;
+      const half = Math.floor(args.length / 2);
+      events.push(
+        chunk({
+          tool_calls: [
+            {
+              index: 0,
+              id: 'call_mock_0',
+              type: 'function',
+              function: { name: a.toolCall.name, arguments: args.slice(0, half) },
+            },
+          ],
+        }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }),
+      );
+    } else
+      for (const word of (a.content ?? '').split(/(?<=\s)/))
+        if (word !== '') events.push(chunk({ content: word }));
+    events.push(chunk({}, a.toolCall ? 'tool_calls' : a.truncated ? 'length' : 'stop'));
+    const options = isRecord(body.stream_options) ? body.stream_options : {};
+    if (options.include_usage === true)
+      events.push(
+        JSON.stringify({
+          ...base,
+          choices: [],
+          usage: {
+            prompt_tokens: a.promptTokens,
+            completion_tokens: a.completionTokens,
+            total_tokens: a.promptTokens + a.completionTokens,
+          },
+        }),
+      );
+    events.push('[DONE]');
+    writeStream(
+      res,
+      'text/event-stream',
+      events.map((e) => `data: ${e}\n\n`),
+    );
+  }
+
+  /** Writes a streamed 200 answer a piece per event-loop turn (so a client sees them arrive apart). */
+  function writeStream(res: ServerResponse, contentType: string, pieces: string[]): void {
+    stats.byStatus[200] = (stats.byStatus[200] ?? 0) + 1;
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
+    let i = 0;
+    const next = (): void => {
+      if (res.destroyed) return;
+      if (i >= pieces.length) {
+        res.end();
+        return;
+      }
+      res.write(pieces[i++]);
+      setImmediate(next);
+    };
+    next();
+  }
+
+  /** The legacy completions API (`prompt` in, `choices[0].text` out), as Azure still serves it. */
+  function legacyCompletion(res: ServerResponse, body: unknown, hash: number): void {
+    if (!isRecord(body) || typeof body.prompt !== 'string') {
+      sendError(res, 400, "'prompt' must be a string", 'invalid_request_error');
+      return;
+    }
+    const a = answer([{ role: 'user', text: body.prompt }], maxTokens(body));
+    const reply = {
+      id: `cmpl-mock-${hash.toString(36)}`,
+      object: 'text_completion',
+      created: CREATED,
+      model: typeof body.model === 'string' ? body.model : 'mock-model',
+      choices: [
+        { index: 0, text: a.content ?? '', logprobs: null, finish_reason: a.truncated ? 'length' : 'stop' },
       ],
       usage: {
         prompt_tokens: a.promptTokens,
@@ -549,17 +716,46 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       stop_sequence: null,
       usage: { input_tokens: a.promptTokens, output_tokens: a.completionTokens },
     };
+    if (body.stream === true && !a.toolCall) {
+      // Anthropic's events: message_start, a text block's deltas a word at a time, message_delta, message_stop.
+      const event = (type: string, data: Record<string, unknown>) =>
+        `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+      const words = (a.content ?? '').split(/(?<=\s)/).filter((w) => w !== '');
+      const pieces = [
+        event('message_start', {
+          message: {
+            ...reply,
+            content: [],
+            stop_reason: null,
+            usage: { input_tokens: a.promptTokens, output_tokens: 1 },
+          },
+        }),
+        event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
+        event('ping', {}),
+        ...words.map((w) =>
+          event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: w } }),
+        ),
+        event('content_block_stop', { index: 0 }),
+        event('message_delta', {
+          delta: { stop_reason: reply.stop_reason, stop_sequence: null },
+          usage: { output_tokens: a.completionTokens },
+        }),
+        event('message_stop', {}),
+      ];
+      writeStream(res, 'text/event-stream', pieces);
+      return;
+    }
     send(res, 200, JSON.stringify(reply));
   }
 
-  /** Ollama's native API: `/api/chat` (messages) and `/api/generate` (a prompt), never streamed here. */
+  /** Ollama's native API: `/api/chat` (messages) and `/api/generate` (a prompt), whole or streamed. */
   function ollama(res: ServerResponse, body: unknown, route: 'chat' | 'generate'): void {
     if (!isRecord(body) || typeof body.model !== 'string') {
       send(res, 400, JSON.stringify({ error: 'model is required' }));
       return;
     }
-    if (body.stream !== false) {
-      send(res, 400, JSON.stringify({ error: 'this mock answers only stream: false' }));
+    if (body.stream !== false && body.stream !== true) {
+      send(res, 400, JSON.stringify({ error: 'this mock needs stream: false or stream: true' }));
       return;
     }
     let turns: { role: unknown; text: string }[] | string;
@@ -585,6 +781,31 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       prompt_eval_count: a.promptTokens,
       eval_count: a.completionTokens,
     };
+    if (body.stream === true && !a.toolCall) {
+      // Newline-delimited JSON, a word a line, then the last line with the counts.
+      const { done: _done, done_reason: _reason, prompt_eval_count: _p, eval_count: _e, ...head } = common;
+      const words = (a.content ?? '').split(/(?<=\s)/).filter((w) => w !== '');
+      const lines = words.map((w) =>
+        JSON.stringify(
+          route === 'chat'
+            ? { ...head, message: { role: 'assistant', content: w }, done: false }
+            : { ...head, response: w, done: false },
+        ),
+      );
+      lines.push(
+        JSON.stringify(
+          route === 'chat'
+            ? { ...common, message: { role: 'assistant', content: '' } }
+            : { ...common, response: '' },
+        ),
+      );
+      writeStream(
+        res,
+        'application/x-ndjson',
+        lines.map((l) => `${l}\n`),
+      );
+      return;
+    }
     if (route === 'generate') {
       send(res, 200, JSON.stringify({ ...common, response: a.content ?? '' }));
       return;

@@ -10,6 +10,7 @@ import '../../scorers/index.js';
 import { type ConfigPart, combineConfigs } from './combine.js';
 import { parseConfig } from './config.js';
 import { errorAt, isFileRef, isRecord, type LoadContext, warnAt } from './context.js';
+import { promptfooDefaultGrader } from './default-grader.js';
 import { parseDerivedMetrics } from './derivedMetrics.js';
 import { envFlag, envRunDefaults, warnUnhonouredEnv } from './envFlags.js';
 import { expandVars } from './expand.js';
@@ -506,6 +507,14 @@ export async function loadPromptfooSuite(
   const suite: Suite =
     'stream' in loadedCases ? streamedSuite(base, loadedCases.stream) : { ...base, cases: loadedCases.cases };
   if (grader) suite.grader = grader;
+  else {
+    // promptfoo picks a grader from the keys in the environment (its `env:` section included).
+    const chosen = promptfooDefaultGrader(ctx.env);
+    if ('spec' in chosen) {
+      suite.grader = chosen.spec;
+      suite.graderReason = chosen.reason;
+    } else suite.graderHint = chosen.hint;
+  }
   if (parsed.env) suite.env = parsed.env;
   if (runOptions.run) suite.runDefaults = runOptions.run;
   return suite;

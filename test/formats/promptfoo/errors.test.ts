@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputError } from '../../../src/core/errors.js';
 import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { providerPatterns } from '../../../src/providers/registry.js';
 import { fixture } from '../../support/paths.js';
 import { errorsOf, loadErrors, loadText, located, shown, writeSuite } from './helpers.js';
 
@@ -17,7 +18,7 @@ describe('diagnostics', () => {
       // A missing referenced file (a prompt, then a test file).
       `${config}:2:5 prompt file missing-prompt.txt: file not found`,
       // A bad provider id.
-      `${config}:5:5 unknown provider "nope:model"; assay supports: echo, openai:chat:<model> | openai:<model>, anthropic:messages:<model> | anthropic:<model>, ollama:chat:<model> | ollama:<model>, file://<path>.js|.ts|.py | python:<path>.py[:function], http | https | http(s)://<url>, exec:<command>`,
+      `${config}:5:5 unknown provider "nope:model"; assay supports: ${providerPatterns().join(', ')}`,
       `${config}:15:5 test file missing-tests.yaml: file not found`,
       // A CSV row problem, at the row's line.
       `${csv}:3: Invalid numeric value "abc" for config key "threshold" in column "__config:__expected:threshold"`,

@@ -285,10 +285,12 @@ tests:
   });
 
   it('refuses select-best without a grader before running anything', async () => {
+    // With no key in the environment: with one, promptfoo (and assay) would choose a default grader.
     await assert.rejects(
       runConfig(
         tmp.dir,
         `prompts: [a, b]\nproviders: [echo]\ntests:\n  - assert: [{type: select-best, value: x}]\n`,
+        { env: { OPENAI_API_KEY: '' } },
       ),
       /select-best needs a grader model and none is configured/,
     );

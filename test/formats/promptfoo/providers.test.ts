@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { providerPatterns } from '../../../src/providers/registry.js';
 import { fixture } from '../../support/paths.js';
 import { errorsOf, loadErrors, loadFixture, loadText, located, shown } from './helpers.js';
 
@@ -53,7 +54,7 @@ describe('providers (§1.3)', () => {
     const diags = await loadErrors(fixture('promptfoo', 'providers', 'bad.yaml'));
     const file = shown('providers', 'bad.yaml');
     assert.deepEqual(located(diags), [
-      `${file}:5:5 unknown provider "bedrock:claude"; assay supports: echo, openai:chat:<model> | openai:<model>, anthropic:messages:<model> | anthropic:<model>, ollama:chat:<model> | ollama:<model>, file://<path>.js|.ts|.py | python:<path>.py[:function], http | https | http(s)://<url>, exec:<command>`,
+      `${file}:5:5 unknown provider "bedrock:claude"; assay supports: ${providerPatterns().join(', ')}`,
       `${file}:8:5 provider "file://custom_provider.py": file not found`,
       `${file}:4:9 two providers share the name "echo"; give one of them a distinct \`label\``,
     ]);
@@ -106,9 +107,7 @@ tests:
 `);
     assert.deepEqual(
       diags.map((d) => d.message),
-      [
-        'unknown provider "bogus:model"; assay supports: echo, openai:chat:<model> | openai:<model>, anthropic:messages:<model> | anthropic:<model>, ollama:chat:<model> | ollama:<model>, file://<path>.js|.ts|.py | python:<path>.py[:function], http | https | http(s)://<url>, exec:<command>',
-      ],
+      [`unknown provider "bogus:model"; assay supports: ${providerPatterns().join(', ')}`],
     );
   });
 });
