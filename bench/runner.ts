@@ -58,9 +58,10 @@ export async function runWorkload(
     return tool.evalArgs(w, config, outFile(ctx.workDir, tool, w), mode);
   };
   tools.forEach((tool, i) => {
-    const args = argsOf(tool, timedMode);
+    const why = tool.whyNot?.(w);
+    const args = why ? undefined : argsOf(tool, timedMode);
     if (args) results[i].command = tool.display(args);
-    else results[i].skipped = 'this build has no `--cache-path`';
+    else results[i].skipped = why ?? 'this build has no `--cache-path`';
   });
 
   if (w.kind === 'cached') {
@@ -80,7 +81,8 @@ export async function runWorkload(
   for (let r = 0; r < maxRuns; r++) {
     for (const [i, tool] of tools.entries()) {
       const res = results[i];
-      const wanted = tool.name === 'assay' ? w.runs.assay : w.runs.peer;
+      // The floor runs as often as assay: it is assay's yardstick.
+      const wanted = tool.name === 'promptfoo' ? w.runs.peer : w.runs.assay;
       if (res.skipped || r >= wanted) continue;
       const last = res.runs.at(-1);
       if (last && (last.m.wallS > ctx.longRunS || last.m.timedOut)) {
@@ -102,7 +104,9 @@ async function once(
   label: string,
 ): Promise<RunRecord> {
   const out = outFile(ctx.workDir, tool, w);
+  const written = tool.outputOf?.(out) ?? out;
   rmSync(out, { force: true });
+  rmSync(`${out}.d`, { recursive: true, force: true });
   cleanRunState(ctx.workDir, tool);
   if (w.provider === 'mock' && w.kind !== 'version') await ctx.mock.stats(true);
   const logDir = join(ctx.workDir, 'logs');
@@ -114,7 +118,7 @@ async function once(
   const m = await measure({
     command: tool.command,
     args,
-    cwd: ctx.workDir,
+    cwd: tool.cwd ?? ctx.workDir,
     env: tool.env,
     timeoutMs: ctx.timeoutMs,
     logFile,
@@ -122,16 +126,17 @@ async function once(
   const record: RunRecord = { m, othersShare: othersShare(before, cpuSnapshot(ctx.mock.pid), m.cpuS) };
   if (m.exitCode !== 0 && !m.timedOut) record.failure = lastErrorLine(logFile);
   if (w.kind !== 'version') {
-    record.tally = tool.name === 'assay' ? await tallyAssay(out) : await tallyPromptfoo(out);
+    record.tally = tool.name === 'promptfoo' ? await tallyPromptfoo(written) : await tallyAssay(written);
     if (w.provider === 'mock') record.mock = await ctx.mock.stats(true);
     // Keep a wrong run's output for inspection; the next run overwrites `out`.
     const wrong = record.tally.error > 0 || record.tally.total !== w.tests;
-    if (wrong && existsSync(out))
-      copyFileSync(out, out.replace(/\.json$/, `-${label.replace(/\W+/g, '-')}.failed.json`));
+    if (wrong && existsSync(written))
+      copyFileSync(written, out.replace(/\.json$/, `-${label.replace(/\W+/g, '-')}.failed.json`));
   }
   cleanRunState(ctx.workDir, tool);
   // Outputs of 100k tests run to hundreds of MB; a checked one is not needed any more.
   rmSync(out, { force: true });
+  rmSync(`${out}.d`, { recursive: true, force: true });
   const rss = m.peakRssMiB === undefined ? '?' : m.peakRssMiB.toFixed(0);
   const end = m.timedOut ? 'TIMEOUT' : m.signal ? m.signal : `exit ${m.exitCode}`;
   const counts = record.tally
@@ -173,7 +178,8 @@ function outFile(workDir: string, tool: Tool, w: Workload): string {
 /** Removes what runs leave behind that would pile up: assay's run directories, promptfoo's debug logs. */
 function cleanRunState(workDir: string, tool: Tool): void {
   if (tool.name === 'assay') rmSync(join(workDir, 'runs'), { recursive: true, force: true });
-  else rmSync(join(workDir, 'pfhome', 'logs'), { recursive: true, force: true });
+  else if (tool.name === 'promptfoo')
+    rmSync(join(workDir, 'pfhome', 'logs'), { recursive: true, force: true });
 }
 
 function clearCache(workDir: string, tool: Tool): void {

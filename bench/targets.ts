@@ -1,4 +1,5 @@
-/** Issue 3's targets for assay on this machine, checked against the measured medians. */
+/** The targets for assay on this machine (issues 3 and 23), checked against the measured medians. */
+import type { Row } from './report.js';
 import type { ToolSummary } from './summary.js';
 
 /** A target's verdict: met, missed, or not measured in this bench run. */
@@ -12,7 +13,26 @@ export interface TargetCheck {
 interface Target {
   workload: string;
   text: string;
-  check(s: ToolSummary): { met: boolean; measured: string };
+  /** `s`: assay's figures; `floor`: the floor's on the same row, when it ran. */
+  check(s: ToolSummary, floor: ToolSummary | undefined): { met: boolean; measured: string };
+}
+
+/** Issue 23: within `times` × the floor's median wall on the same row. */
+function nearFloor(workload: string, text: string, times: number): Target {
+  return {
+    workload,
+    text,
+    check: (s, floor) => {
+      const f = floor?.wallMedian;
+      if (f === undefined || s.wallMedian === undefined)
+        return { met: false, measured: `${secs(s.wallMedian)}; no floor figure` };
+      const ratio = s.wallMedian / f;
+      return {
+        met: ratio <= times && s.allCorrect,
+        measured: `${secs(s.wallMedian)} = ${ratio.toFixed(1)}× the floor's ${secs(f)}, ${mib(s.rssMedian)}${correct(s)}`,
+      };
+    },
+  };
 }
 
 const secs = (v: number | undefined): string => (v === undefined ? '?' : `${v.toFixed(2)} s`);
@@ -58,6 +78,37 @@ const TARGETS: Target[] = [
     text: 'cached rerun of the 10k mock run ≤ 1.5 s',
     check: (s) => ({ met: le(s.wallMedian, 1.5) && s.allCorrect, measured: secs(s.wallMedian) + correct(s) }),
   },
+  nearFloor('echo-10k', 'echo 10k (CSV) ≤ 2× the floor', 2),
+  nearFloor('yaml-10k', 'echo 10k (inline YAML) ≤ 2× the floor', 2),
+  nearFloor('echo-100k', 'echo 100k (CSV) ≤ 2× the floor', 2),
+  {
+    workload: 'echo-1m',
+    text: 'echo 1M (CSV) ≤ 60 s and ≤ 300 MiB peak',
+    check: (s) => ({
+      met: le(s.wallMedian, 60) && le(s.rssMedian, 300) && s.allCorrect,
+      measured: `${secs(s.wallMedian)}, ${mib(s.rssMedian)}${correct(s)}`,
+    }),
+  },
+  {
+    workload: 'yaml-100k',
+    text: 'echo 100k (inline YAML) ≤ 400 MiB peak',
+    check: (s) => ({
+      met: le(s.rssMedian, 400) && s.allCorrect,
+      measured: `${mib(s.rssMedian)}, ${secs(s.wallMedian)}${correct(s)}`,
+    }),
+  },
+  {
+    workload: 'mock0-10k',
+    text: 'mock 0 ms, 10k tests (-j 50) ≤ 2.5 s, and the mock sees the concurrency asked for',
+    check: (s) => {
+      const inFlight = s.notes.find((n) => /^max [\d–]+ in flight$/.test(n));
+      const peak = Number(/(\d+) in flight/.exec(inFlight ?? '')?.[1] ?? 0);
+      return {
+        met: le(s.wallMedian, 2.5) && peak >= 50 && s.allCorrect,
+        measured: `${secs(s.wallMedian)}, ${inFlight ?? 'in flight not measured'}${correct(s)}`,
+      };
+    },
+  },
   {
     workload: 'faults-1k',
     text: 'fault workload: zero error results and zero lost jobs',
@@ -69,14 +120,15 @@ const TARGETS: Target[] = [
 ];
 
 /** Checks every target whose workload ran; `quick` runs are too small to judge, so they are not measured. */
-export function checkTargets(assay: Map<string, ToolSummary>, quick: boolean): TargetCheck[] {
+export function checkTargets(rows: Row[], quick: boolean): TargetCheck[] {
   return TARGETS.map((t) => {
-    const s = assay.get(t.workload);
+    const row = rows.find((r) => r.w.name === t.workload);
+    const s = row?.assay;
     if (quick || !s || s.skipped || s.runs === 0) {
       const why = quick ? '(--quick sizes)' : s?.skipped ? `(${s.skipped})` : '(workload not run)';
       return { text: t.text, status: 'not measured', measured: why, workload: t.workload };
     }
-    const { met, measured } = t.check(s);
+    const { met, measured } = t.check(s, row?.floor);
     return { text: t.text, status: met ? 'met' : 'missed', measured, workload: t.workload };
   });
 }

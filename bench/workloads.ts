@@ -40,6 +40,8 @@ export const WORKLOAD_NAMES = [
   'echo-10k',
   'echo-100k',
   'yaml-10k',
+  'yaml-100k',
+  'echo-1m',
   'mock0-10k',
   'mock200-1k',
   'cached-10k',
@@ -112,6 +114,32 @@ export function workloads(quick: boolean, runs: number | undefined): Workload[] 
       runs: short(r),
       warmup: false,
       inline: true,
+    },
+    {
+      // Inline YAML at 100k: what holding every test of a large config costs (memory above all).
+      // promptfoo is not run: its echo CSV 100k row alone takes minutes.
+      name: 'yaml-100k',
+      title: 'echo provider, tests inline in the YAML config',
+      kind: 'eval',
+      tests: 100_000,
+      provider: 'echo',
+      faults: '',
+      concurrency: undefined,
+      runs: { assay: runs ?? 1, peer: 0 },
+      warmup: false,
+      inline: true,
+    },
+    {
+      // A million CSV tests, streamed: time and peak memory at a size no suite should hold whole.
+      name: 'echo-1m',
+      title: 'echo provider, default -j',
+      kind: 'eval',
+      tests: 1_000_000,
+      provider: 'echo',
+      faults: '',
+      concurrency: undefined,
+      runs: { assay: runs ?? 1, peer: 0 },
+      warmup: false,
     },
     {
       name: 'mock0-10k',
@@ -198,5 +226,6 @@ export function workloads(quick: boolean, runs: number | undefined): Workload[] 
       warmup: false,
     },
   ];
-  return quick ? list.filter((w) => w.name !== 'echo-100k' && w.name !== 'html-100k') : list;
+  const large = new Set(['echo-100k', 'yaml-100k', 'echo-1m', 'html-100k']);
+  return quick ? list.filter((w) => !large.has(w.name)) : list;
 }
