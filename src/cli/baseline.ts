@@ -58,7 +58,11 @@ export async function baselineCommand(args: string[]): Promise<number> {
       );
       process.stdout.write(`Saved baseline ${name}: ${target}\n`);
       // A run of an apastra suite also becomes the suite's active baseline where apastra looks.
-      const apastra = await apastraModule.saveApastraBaseline(runDir, target);
+      const apastra = await apastraModule.saveApastraBaseline(
+        runDir,
+        target,
+        whole.complete ? undefined : completenessText(whole),
+      );
       if (apastra) {
         if (apastra.archived)
           process.stdout.write(`Archived the previous apastra baseline: ${apastra.archived}\n`);

@@ -28,6 +28,8 @@ export interface PolicySide {
   ref: string;
   /** Set when the side is an assay run directory (paired statistics are possible). */
   runDir?: string;
+  /** Set on a baseline file saved by assay from a run that did not complete (`--force`): how. */
+  incomplete?: string;
 }
 
 function isAssayRun(dir: string): boolean {
@@ -114,7 +116,9 @@ export async function readSide(path: string): Promise<PolicySide> {
       ref: card,
     };
   }
-  return { doc: readJson(abs), ref: abs };
+  const doc = readJson(abs);
+  const mark = doc instanceof Map ? doc.get('assay_incomplete') : undefined;
+  return { doc, ref: abs, ...(typeof mark === 'string' ? { incomplete: mark } : {}) };
 }
 
 /** Reads and checks a regression policy file (apastra's schema). */
@@ -209,6 +213,8 @@ export function apastraBaselineRefusal(runDir: string): string | undefined {
 export async function saveApastraBaseline(
   runDir: string,
   savedAs: string,
+  /** How the run falls short of whole, when it was saved anyway (--force): kept in the baseline. */
+  incomplete?: string,
 ): Promise<{ path: string; archived?: string; thresholdsFailed: string[] } | undefined> {
   const manifest = readManifest(runDir);
   const native = manifest.suite.native as unknown as ApastraNative | undefined;
@@ -243,6 +249,8 @@ export async function saveApastraBaseline(
     ['assay_baseline', savedAs],
     ['scorecard_digest', documentDigest(scorecard)],
     ['scorecard', scorecard],
+    // A gate against it never passes (judge.ts): its metrics cover only the cases it reached.
+    ...(incomplete ? ([['assay_incomplete', incomplete]] as [string, PyValue][]) : []),
   ]);
   writeFileWhole(baseline, pyJsonDumps(doc, { indent: 2, ensureAscii: false }));
   return { path: baseline, archived, thresholdsFailed };
