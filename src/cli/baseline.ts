@@ -53,9 +53,12 @@ export async function baselineCommand(args: string[]): Promise<number> {
           `${runDir}: the run is ${completenessText(whole)}, so a baseline of it would hold only the jobs it reached; finish it with assay eval --resume ${whole.runId}, or pass --force to save it anyway`);
       if (refusal && !values.force) throw new InputError(refusal);
       if (refusal) process.stderr.write(`assay: warning: --force: ${refusal.split(', so')[0]}\n`);
-      const target = await saveBaseline(runDir, name, baselinesDir, (pid) =>
-        process.stderr.write(`assay: baseline ${name} is being saved by process ${pid}; waiting for it\n`),
-      );
+      // (Refused above unless --force: the library's own check is told so.)
+      const target = await saveBaseline(runDir, name, baselinesDir, {
+        force: refusal !== undefined,
+        onWait: (pid) =>
+          process.stderr.write(`assay: baseline ${name} is being saved by process ${pid}; waiting for it\n`),
+      });
       process.stdout.write(`Saved baseline ${name}: ${target}\n`);
       // A run of an apastra suite also becomes the suite's active baseline where apastra looks.
       const apastra = await apastraModule.saveApastraBaseline(

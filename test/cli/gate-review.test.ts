@@ -6,7 +6,7 @@
 // pass; -o never lands on any run's log (a baseline's copy, another run, however spelt) nor on
 // the response cache.
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunManifest } from '../../src/runlog/types.js';
@@ -137,6 +137,23 @@ describe('gate review: damaged logs, cut logs re-scored, -o onto run logs (promp
       env: cleanEnv,
     });
     assert.equal(save.code, 2, save.stdout + save.stderr);
+  });
+
+  it('the library saveBaseline (async) refuses a run that is not whole unless force, as the CLI does', async () => {
+    const { saveBaseline } = await import('../../src/index.js');
+    const cut = cutCopy(cand, join(tmp.dir, 'cut-lib'), 5);
+    const dir = join(tmp.dir, 'bl-lib');
+    await assert.rejects(
+      saveBaseline(cut, 'lib', dir),
+      /is marked complete but its log is short: 5 of 10 planned jobs missing/,
+    );
+    assert.equal(existsSync(join(dir, 'lib')), false);
+    const saved = await saveBaseline(cut, 'lib', dir, { force: true });
+    assert.equal(saved, join(dir, 'lib'));
+    assert.equal(
+      readFileSync(join(saved, 'results.jsonl'), 'utf8'),
+      readFileSync(join(cut, 'results.jsonl'), 'utf8'),
+    );
   });
 
   it('-o never writes over any run log: a baseline copy, another run (spelt with ..), nor the cache', async () => {
