@@ -155,7 +155,7 @@ async function policyPartial(
         const c = await runCompleteness(s.runDir);
         return c.complete ? undefined : describeCompleteness(side, c);
       }
-      return s.incomplete ? `${side} ${s.ref} was saved from a run that is ${s.incomplete}` : undefined;
+      return s.incomplete ? `${side} ${s.ref} is of a run that is ${s.incomplete}` : undefined;
     }),
   );
   const lines = read.filter((l): l is string => l !== undefined);

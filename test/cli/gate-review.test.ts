@@ -6,7 +6,7 @@
 // pass; -o never lands on any run's log (a baseline's copy, another run, however spelt) nor on
 // the response cache.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunManifest } from '../../src/runlog/types.js';
@@ -277,7 +277,7 @@ describe('gate review: an apastra baseline saved with --force from a partial run
     assert.equal(cmp.code, 2, cmp.stdout + cmp.stderr);
     assert.match(
       cmp.stderr,
-      /baseline \S+capitals-smoke\.json was saved from a run that is marked complete but its log is short/,
+      /baseline \S+capitals-smoke\.json is of a run that is marked complete but its log is short/,
     );
     const allowed = await runCli(
       ['compare', baselineFile, runDirOf(again.stdout), '--policy', policy, '--allow-partial'],
@@ -285,5 +285,40 @@ describe('gate review: an apastra baseline saved with --force from a partial run
     );
     assert.equal(allowed.code, 1, allowed.stdout + allowed.stderr);
     assert.doesNotMatch(allowed.stdout, /Regression: PASS/);
+    // An apastra run folder written by an eval that was aborted (every call fails, no error allowed):
+    // its run_manifest.json status says so.
+    const folder = join(ws, 'folders');
+    const aborted = await runCli(
+      [
+        'eval',
+        ...args,
+        '--runs-dir',
+        join(ws, '.runs3'),
+        '-j',
+        '1',
+        '--max-errors',
+        '0',
+        '--max-retries',
+        '0',
+        '-o',
+        `${folder}/`,
+        '--output-format',
+        'apastra',
+      ],
+      { env: { ...env, OPENAI_BASE_URL: `${mock.url}/_/status=500/v1` } },
+    );
+    assert.equal(aborted.code, 3, aborted.stdout + aborted.stderr);
+    const [runFolder] = readdirSync(folder);
+    const fromFolder = await runCli(
+      ['compare', join(folder, runFolder), runDirOf(again.stdout), '--policy', policy],
+      {
+        env,
+      },
+    );
+    assert.equal(fromFolder.code, 2, fromFolder.stdout + fromFolder.stderr);
+    assert.match(
+      fromFolder.stderr,
+      /baseline \S+scorecard\.json is of a run that is aborted \(the status in its run_manifest\.json\)/,
+    );
   });
 });

@@ -28,7 +28,10 @@ export interface PolicySide {
   ref: string;
   /** Set when the side is an assay run directory (paired statistics are possible). */
   runDir?: string;
-  /** Set on a baseline file saved by assay from a run that did not complete (`--force`): how. */
+  /**
+   * Set on a side that records a run that did not complete: a baseline file saved by assay with
+   * `--force`, an apastra run folder whose run_manifest.json status says so. How, in words.
+   */
   incomplete?: string;
 }
 
@@ -108,12 +111,16 @@ export async function readSide(path: string): Promise<PolicySide> {
       });
     const manifestPath = join(abs, 'run_manifest.json');
     const manifest = existsSync(manifestPath) ? readJson(manifestPath) : new Map<string, PyValue>();
+    // A run folder assay wrote from a run that did not complete says so in its status.
+    const status = manifest instanceof Map ? manifest.get('status') : undefined;
+    const partial = typeof status === 'string' && ['interrupted', 'aborted', 'running'].includes(status);
     return {
       doc: new Map<string, PyValue>([
         ['scorecard', readJson(card)],
         ['manifest', manifest],
       ]),
       ref: card,
+      ...(partial ? { incomplete: `${status} (the status in its run_manifest.json)` } : {}),
     };
   }
   const doc = readJson(abs);
