@@ -123,7 +123,8 @@ export function isResultLine(v: unknown): boolean {
     typeof v.status === 'string' &&
     ['pass', 'fail', 'error', 'skip'].includes(v.status) &&
     Array.isArray(v.verdicts) &&
-    typeof v.score === 'number'
+    // (null: a NaN score, as JSON writes it; readers have always taken it.)
+    (typeof v.score === 'number' || v.score === null)
   );
 }
 
