@@ -14,7 +14,7 @@ save copies a finished run (its results.jsonl, manifest.json and scorecard.json)
 whole: the copy is built in DIR/.store and DIR/NAME, a link to it, is swapped in one rename, so a
 kill leaves the old baseline or the new one, never a mix. Saves of one name take turns.
 A run of an apastra suite also becomes its active apastra baseline,
-derived-index/baselines/<suite-id>.json in the workspace (the previous one is renamed
+derived-index/baselines/<suite-id>.json in the workspace (the previous one is copied to
 <suite-id>-<timestamp>.json). A run that is not complete (interrupted, aborted, one shard, or a
 log shorter than its plan), of any format, is refused (nothing is saved) unless --force is given.
 RUN is a run directory or a run id under --runs-dir. A baseline is a run directory: assay compare,

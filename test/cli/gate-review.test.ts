@@ -10,9 +10,12 @@ import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, rmSync, wr
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunManifest } from '../../src/runlog/types.js';
-import { cleanEnv, runCli } from '../support/cli.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { childEnv, cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
-import { fixture } from '../support/paths.js';
+import { fixture, repoRoot } from '../support/paths.js';
+import { watchOutput } from '../support/processes.js';
 import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -249,6 +252,26 @@ describe('gate review: an apastra baseline saved with --force from a partial run
     assert.equal(forced.code, 0, forced.stdout + forced.stderr);
     const baselineFile = join(ws, 'derived-index', 'baselines', 'capitals-smoke.json');
     assert.match(readFileSync(baselineFile, 'utf8'), /"assay_incomplete"/);
+    // A save killed while it writes the new apastra baseline leaves the previous one active (it is
+    // archived by a copy, not moved away first): no moment without a baseline for a gate to skip.
+    const before = readFileSync(baselineFile, 'utf8');
+    const killed = spawn(
+      process.execPath,
+      [
+        join(repoRoot, 'bin', 'assay.js'),
+        'baseline',
+        'save',
+        runDirOf(full.stdout),
+        '--dir',
+        join(ws, '.bl'),
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv({ ...env, ASSAY_TEST_PAUSE: 'write-whole' }) },
+    );
+    const exited = once(killed, 'exit');
+    await watchOutput(killed).waitForText(/test pause at write-whole/);
+    killed.kill('SIGKILL');
+    await exited;
+    assert.equal(readFileSync(baselineFile, 'utf8'), before, 'the previous apastra baseline, still active');
     // A whole run of the same suite, judged against that baseline, by its apastra output.
     const again = await runCli(
       [

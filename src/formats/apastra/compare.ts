@@ -2,7 +2,7 @@
 // each side is an apastra scorecard file (or a `{scorecard: …}` baseline), an apastra run folder,
 // or an assay run of an apastra suite (whose apastra scorecard is computed from its results).
 
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.js';
 import { displayPath } from '../../core/positions.js';
@@ -214,7 +214,7 @@ export function apastraBaselineRefusal(runDir: string): string | undefined {
 /**
  * Writes the suite's active apastra baseline (`derived-index/baselines/<suite-id>.json`, the
  * baseline skill's shape, with the scorecard embedded) from an assay run of an apastra suite; an
- * existing one is renamed to `<suite-id>-<timestamp>.json`, never deleted. Undefined for a run of
+ * existing one is copied to `<suite-id>-<timestamp>.json`, never deleted. Undefined for a run of
  * another format.
  */
 export async function saveApastraBaseline(
@@ -247,7 +247,9 @@ export async function saveApastraBaseline(
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z');
     archived = baseline.replace(/\.json$/, `-${stamp}.json`);
-    renameSync(baseline, archived);
+    // Copied, not moved: the previous baseline stays active until the new one replaces it whole
+    // (a kill in between leaves it, never no baseline, which a gate would take for none to meet).
+    copyFileSync(baseline, archived);
   }
   const doc = new Map<string, PyValue>([
     ['suite_id', native.suiteId],
