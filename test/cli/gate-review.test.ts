@@ -6,12 +6,12 @@
 // pass; -o never lands on any run's log (a baseline's copy, another run, however spelt) nor on
 // the response cache.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunManifest } from '../../src/runlog/types.js';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { childEnv, cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { fixture, repoRoot } from '../support/paths.js';
