@@ -25,6 +25,7 @@ import { resolveRunSettings } from './evaluate/settings.js';
 import { loadSuite } from './formats/detect.js';
 import { createProvider } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
+import { runCompleteness } from './runlog/completeness.js';
 import { pinFilters, readSelectedFailures } from './runlog/failing.js';
 import { cleanLeftovers, lockRun, type RunLock } from './runlog/lock.js';
 import { readManifest, readResults } from './runlog/reader.js';
@@ -247,8 +248,13 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   // A re-score covers what its source recorded: the jobs of the suite (of the source's shard) the
   // source never ran are counted, and a source that did not complete passes its status on.
   const sourceShard = source?.manifest.options.shard;
-  const notRecorded = source ? Math.max(0, countPlanned(suite, providers, plan, sourceShard) - planned) : 0;
-  const sourceIncomplete = source && source.manifest.status !== 'complete';
+  // A source marked complete whose log is short (cut by hand, a copy cut off) is not whole either:
+  // its missing jobs count, and its re-score is interrupted, never a complete run of fewer jobs.
+  const sourceMissing = source ? (await runCompleteness(source.dir)).missing : 0;
+  const notRecorded = source
+    ? Math.max(sourceMissing, countPlanned(suite, providers, plan, sourceShard) - planned, 0)
+    : 0;
+  const sourceIncomplete = source && (source.manifest.status !== 'complete' || sourceMissing > 0);
   const manifest = newManifest(
     suite,
     resolved,
@@ -268,8 +274,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       unmatched: 0,
       ...(sourceIncomplete
         ? {
-            // A source killed without a resume still says `running`: it stopped, it is interrupted.
-            status: source.manifest.status === 'running' ? 'interrupted' : source.manifest.status,
+            // A source killed without a resume still says `running`: it stopped, it is interrupted;
+            // one marked complete with a short log stopped short too.
+            status:
+              source.manifest.status === 'running' || source.manifest.status === 'complete'
+                ? 'interrupted'
+                : source.manifest.status,
             notRecorded,
           }
         : {}),

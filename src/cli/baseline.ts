@@ -14,7 +14,7 @@ save copies a finished run (its results.jsonl, manifest.json and scorecard.json)
 whole: the copy is built in DIR/.store and DIR/NAME, a link to it, is swapped in one rename, so a
 kill leaves the old baseline or the new one, never a mix. Saves of one name take turns.
 A run of an apastra suite also becomes its active apastra baseline,
-derived-index/baselines/<suite-id>.json in the workspace (the previous one is renamed
+derived-index/baselines/<suite-id>.json in the workspace (the previous one is copied to
 <suite-id>-<timestamp>.json). A run that is not complete (interrupted, aborted, one shard, or a
 log shorter than its plan), of any format, is refused (nothing is saved) unless --force is given.
 RUN is a run directory or a run id under --runs-dir. A baseline is a run directory: assay compare,
@@ -53,12 +53,19 @@ export async function baselineCommand(args: string[]): Promise<number> {
           `${runDir}: the run is ${completenessText(whole)}, so a baseline of it would hold only the jobs it reached; finish it with assay eval --resume ${whole.runId}, or pass --force to save it anyway`);
       if (refusal && !values.force) throw new InputError(refusal);
       if (refusal) process.stderr.write(`assay: warning: --force: ${refusal.split(', so')[0]}\n`);
-      const target = await saveBaseline(runDir, name, baselinesDir, (pid) =>
-        process.stderr.write(`assay: baseline ${name} is being saved by process ${pid}; waiting for it\n`),
-      );
+      // (Refused above unless --force: the library's own check is told so.)
+      const target = await saveBaseline(runDir, name, baselinesDir, {
+        force: refusal !== undefined,
+        onWait: (pid) =>
+          process.stderr.write(`assay: baseline ${name} is being saved by process ${pid}; waiting for it\n`),
+      });
       process.stdout.write(`Saved baseline ${name}: ${target}\n`);
       // A run of an apastra suite also becomes the suite's active baseline where apastra looks.
-      const apastra = await apastraModule.saveApastraBaseline(runDir, target);
+      const apastra = await apastraModule.saveApastraBaseline(
+        runDir,
+        target,
+        whole.complete ? undefined : completenessText(whole),
+      );
       if (apastra) {
         if (apastra.archived)
           process.stdout.write(`Archived the previous apastra baseline: ${apastra.archived}\n`);

@@ -106,7 +106,7 @@ async function policyCompare(
       [values.policy as string, baseline.ref, candidate.ref],
     );
   // An assay run that is not whole never passes a policy: refused, or (--allow-partial) a warning.
-  const partial = await policyPartial(baseline.runDir, candidate.runDir, values['allow-partial'] === true);
+  const partial = await policyPartial(baseline, candidate, values['allow-partial'] === true);
   const outcome = apastra.policyOutcome(baseline, candidate, policy);
   if (partial) apastra.demotePartial(outcome, partial);
   // Beyond apastra: two assay runs are also paired case by case, so a delta within the noise is
@@ -135,20 +135,31 @@ async function policyCompare(
   return outcome.status === 'pass' ? 0 : 1;
 }
 
-/** The completeness lines of the sides of a policy comparison that are assay runs, if one is not whole. */
+/**
+ * The completeness lines of the sides of a policy comparison that are assay runs (or baseline files
+ * assay saved from a run that did not complete), if one is not whole.
+ */
 async function policyPartial(
-  baselineDir: string | undefined,
-  candidateDir: string | undefined,
+  baseline: { runDir?: string; ref: string; incomplete?: string },
+  candidate: { runDir?: string; ref: string; incomplete?: string },
   allowPartial: boolean,
 ): Promise<string[] | undefined> {
-  const sides: [string, string][] = [];
-  if (baselineDir) sides.push(['baseline', baselineDir]);
-  if (candidateDir) sides.push(['candidate', candidateDir]);
   const read = await Promise.all(
-    sides.map(async ([side, dir]) => [side, await runCompleteness(dir)] as const),
+    (
+      [
+        ['baseline', baseline],
+        ['candidate', candidate],
+      ] as const
+    ).map(async ([side, s]) => {
+      if (s.runDir) {
+        const c = await runCompleteness(s.runDir);
+        return c.complete ? undefined : describeCompleteness(side, c);
+      }
+      return s.incomplete ? `${side} ${s.ref} is of a run that is ${s.incomplete}` : undefined;
+    }),
   );
-  if (read.every(([, c]) => c.complete)) return undefined;
-  const lines = read.map(([side, c]) => describeCompleteness(side, c));
+  const lines = read.filter((l): l is string => l !== undefined);
+  if (lines.length === 0) return undefined;
   if (!allowPartial)
     throw new InputError(
       `cannot judge runs that are not complete by a policy: ${lines.join('; ')}. Finish the run (assay eval --resume RUN), or pass --allow-partial to see the report (never PASS; exit 1)`,

@@ -162,12 +162,12 @@ export async function evalCommand(args: string[]): Promise<number> {
       resolve(suite.source.path),
       ...suite.source.files.map((f) => resolve(suite.basePath, f)),
     ]);
-    // Nor over the log of the run being resumed.
-    if (resume)
-      refuseOverwritingInputs(
-        outputs.map((o) => o.path),
-        [resume],
-      );
+    // Nor over the log of the run being resumed, nor the response cache (every cached answer).
+    refuseOverwritingInputs(
+      outputs.map((o) => o.path),
+      resume ? [resume] : [],
+      [cacheTarget.path],
+    );
     for (const o of outputs) {
       if (inputs.has(o.path))
         throw new InputError(`-o ${o.path}: is one of the suite's own files; write the results elsewhere`);

@@ -67,6 +67,7 @@ function suiteFilesOf(runDir: string): string[] {
  */
 export function refuseOverwritingInputs(outputs: string[], runDirs: string[], inputs: string[] = []): void {
   for (const output of outputs) {
+    refuseRunLogTarget(output);
     for (const runDir of runDirs) {
       if (sameFile(output, runDir))
         throw new InputError(`-o ${output}: is the run directory ${runDir}; write the output elsewhere`);
@@ -89,6 +90,23 @@ export function refuseOverwritingInputs(outputs: string[], runDirs: string[], in
   }
 }
 
+/**
+ * Refuses (exit 2) an output onto a file of the log of any run directory (a saved baseline's copy,
+ * another run's), however the path is spelt (`..`, a symbolic link to it or to its folder): a run
+ * log is written only by the run itself. (Runs the command reads are also checked, by
+ * refuseOverwritingInputs, for their directory and suite files.)
+ */
+export function refuseRunLogTarget(output: string): void {
+  const real = realTarget(output);
+  const name = basename(real);
+  if (!RUN_LOG_FILES.includes(name)) return;
+  const dir = dirname(real);
+  if (existsSync(join(dir, 'manifest.json')) && existsSync(join(dir, 'results.jsonl')))
+    throw new InputError(
+      `-o ${output}: is the ${name} of the run ${dir}; writing it would destroy that run's log: write the output elsewhere`,
+    );
+}
+
 /** Output targets for paths, checked before anything runs: a typo in -o must not cost a run. */
 export function outputTargets(paths: string[], formatName: string | undefined): OutputTarget[] {
   const outputs = paths.map((path) => ({
@@ -98,6 +116,7 @@ export function outputTargets(paths: string[], formatName: string | undefined): 
     folder: /[\\/]$/.test(path) || (existsSync(path) && statSync(path).isDirectory()),
   }));
   for (const o of outputs) {
+    if (!o.folder) refuseRunLogTarget(o.path);
     if (!o.folder && o.format.treeOnly)
       throw new InputError(
         `-o ${o.path}: the ${o.format.name} format writes a folder of files; give a folder (-o DIR/)`,

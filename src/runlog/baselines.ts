@@ -22,6 +22,7 @@ import {
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InputError } from '../core/errors.js';
+import { completenessText, runCompleteness } from './completeness.js';
 import { ensureDir } from './dirs.js';
 import { tryLock } from './lock.js';
 import { readManifest } from './reader.js';
@@ -74,15 +75,17 @@ const STORE = '.store';
 
 /**
  * Saves a finished run directory as `<baselinesDir>/<name>` (replacing a baseline of that name
- * whole; see the file comment). `onWait` is told the pid of another save of the name, once, when
- * this one has to wait for it.
+ * whole; see the file comment). A run that is not whole (not complete, one shard, a log shorter
+ * than its plan) is refused unless `force`: every later run would be held to the jobs it reached.
+ * `onWait` is told the pid of another save of the name, once, when this one has to wait for it.
  */
 export async function saveBaseline(
   runDir: string,
   name: string,
   baselinesDir: string,
-  onWait?: (pid: number) => void,
+  opts: { force?: boolean; onWait?: (pid: number) => void } = {},
 ): Promise<string> {
+  const { onWait } = opts;
   checkName(name);
   if (!isRunDir(runDir))
     throw new InputError(`${runDir}: not a run directory (no manifest.json and results.jsonl)`);
@@ -90,6 +93,11 @@ export async function saveBaseline(
   if (manifest.status === 'running')
     throw new InputError(
       `${runDir}: the run is still running (or was killed); finish it with --resume first`,
+    );
+  const whole = await runCompleteness(runDir);
+  if (!whole.complete && !opts.force)
+    throw new InputError(
+      `${runDir}: the run is ${completenessText(whole)}, so a baseline of it would hold only the jobs it reached; finish it with assay eval --resume ${whole.runId}, or save it with force`,
     );
   const root = resolve(baselinesDir);
   const store = join(root, STORE);

@@ -47,17 +47,28 @@ export function readManifest(runDir: string): RunManifest {
   return manifest;
 }
 
-/** What makes a parsed manifest.json unusable (not an object, no suite, an unknown status), if anything. */
+/**
+ * What makes a parsed manifest.json unusable (a field every reader relies on missing or of the
+ * wrong type: the schema's run-manifest fields that compare, report, rescore and baseline read), if
+ * anything.
+ */
 function manifestProblem(m: unknown): string | undefined {
-  if (typeof m !== 'object' || m === null || Array.isArray(m)) return 'not a JSON object';
-  const r = m as Record<string, unknown>;
-  if (typeof r.suite !== 'object' || r.suite === null || Array.isArray(r.suite)) return 'no suite';
-  if (
-    r.status !== undefined &&
-    !['running', 'complete', 'aborted', 'interrupted'].includes(r.status as string)
-  )
-    return `status ${JSON.stringify(r.status)} is not running, complete, aborted or interrupted`;
+  if (!isObject(m)) return 'not a JSON object';
+  if (typeof m.runId !== 'string') return 'runId is not a string';
+  if (!isObject(m.suite)) return 'suite is not an object';
+  if (typeof m.suite.name !== 'string') return 'suite.name is not a string';
+  if (!Array.isArray(m.suite.prompts)) return 'suite.prompts is not a list';
+  if (!Array.isArray(m.providers)) return 'providers is not a list';
+  if (!isObject(m.options)) return 'options is not an object';
+  if (typeof m.plannedJobs !== 'number' || !Number.isInteger(m.plannedJobs) || m.plannedJobs < 0)
+    return `plannedJobs ${JSON.stringify(m.plannedJobs)} is not a count of jobs`;
+  if (!['running', 'complete', 'aborted', 'interrupted'].includes(m.status as string))
+    return `status ${JSON.stringify(m.status)} is not running, complete, aborted or interrupted`;
   return undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A damaged run log file: an input error naming the file (and line), exit 2. */
@@ -90,17 +101,30 @@ export function damagedLine(path: string, lineNumber: number): InputError {
   return damaged(
     path,
     lineNumber,
-    'this line of results.jsonl is not a JSON result (only an unterminated last line, cut by a kill, is skipped)',
+    'this line of results.jsonl is not a JSON result (key, caseId, promptId, providerId, trial, status, verdicts, score; only an unterminated last line, cut by a kill, is skipped)',
   );
 }
 
-/** Whether a parsed line is a result at all (an object with a key), not `null`, a number, a list. */
+/**
+ * Whether a parsed line is a result: an object with the fields every reader of a log relies on
+ * (schema/run-result.schema.json's identity, status and score), not `null`, a number, a list, or
+ * an object of another shape (which would otherwise count as a job done and crash what reads it).
+ */
 export function isResultLine(v: unknown): boolean {
+  if (!isObject(v)) return false;
   return (
-    typeof v === 'object' &&
-    v !== null &&
-    !Array.isArray(v) &&
-    typeof (v as { key?: unknown }).key === 'string'
+    typeof v.key === 'string' &&
+    typeof v.caseId === 'string' &&
+    typeof v.promptId === 'string' &&
+    typeof v.providerId === 'string' &&
+    typeof v.trial === 'number' &&
+    Number.isInteger(v.trial) &&
+    v.trial >= 0 &&
+    typeof v.status === 'string' &&
+    ['pass', 'fail', 'error', 'skip'].includes(v.status) &&
+    Array.isArray(v.verdicts) &&
+    // (null: a NaN score, as JSON writes it; readers have always taken it.)
+    (typeof v.score === 'number' || v.score === null)
   );
 }
 
@@ -160,6 +184,8 @@ export async function* readResults(
       pendingBad = { n: lineNumber, text: line };
       continue;
     }
+    // A newer version is said as such first: its lines may have another shape.
+    if (isObject(parsed)) checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
     if (!isResultLine(parsed)) {
       badLine(path, lineNumber, onBadLine, line);
       continue;
@@ -195,8 +221,8 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
       // scanLines gives only lines a newline ends: a torn last line never reaches here.
       throw damagedLine(path, lineNumber);
     }
+    if (isObject(parsed)) checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
     if (!isResultLine(parsed)) throw damagedLine(path, lineNumber);
-    checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
     index.add(
       parsed.caseIndex ?? Number.MAX_SAFE_INTEGER,
       parsed.trial ?? 0,

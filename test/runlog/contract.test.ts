@@ -143,7 +143,10 @@ describe('the run log contract', () => {
           err.message,
         ),
     );
-    writeFileSync(join(dir, 'results.jsonl'), '{"v":1,"key":"a"}\n{"v":99,"key":"b"}\n');
+    writeFileSync(
+      join(dir, 'results.jsonl'),
+      '{"v":1,"key":"a","caseId":"c","promptId":"p","providerId":"e","trial":0,"status":"pass","verdicts":[],"score":1}\n{"v":99,"key":"b"}\n',
+    );
     await rejects(async () => {
       for await (const _ of readResults(dir)) {
         // drain

@@ -43,8 +43,11 @@ describe('outputs from a log with a job logged twice', () => {
       join(dir, 'manifest.json'),
       JSON.stringify({
         runId: 'r',
-        suite: { prompts: [{ id: 'p' }] },
+        status: 'complete',
+        suite: { name: 's', prompts: [{ id: 'p' }] },
         providers: [{ key: 'echo', id: 'echo' }],
+        options: { repeat: 1 },
+        plannedJobs: 2,
       }),
     );
     const line = (key: string, output: string) =>
@@ -55,6 +58,10 @@ describe('outputs from a log with a job logged twice', () => {
         trial: 0,
         providerId: 'echo',
         promptId: 'p',
+        caseId: key,
+        status: 'pass',
+        verdicts: [],
+        score: 1,
         output,
       });
     writeFileSync(
@@ -74,7 +81,14 @@ describe('a merge that stopped half-way', () => {
     const runsDir = join(tmp.dir, 'runs-merging');
     const hidden = join(runsDir, '.20250101T000000Z-abcdef.merging');
     mkdirSync(hidden, { recursive: true });
-    const manifest = { runId: '20250101T000000Z-abcdef', status: 'running', suite: { contentHash: 'h' } };
+    const manifest = {
+      runId: '20250101T000000Z-abcdef',
+      status: 'running',
+      suite: { name: 's', contentHash: 'h', prompts: [] },
+      providers: [],
+      options: { repeat: 1 },
+      plannedJobs: 1,
+    };
     writeFileSync(join(hidden, 'manifest.json'), JSON.stringify(manifest));
     assert.equal(findLatestUnfinishedRun(runsDir, 'h'), undefined);
     const visible = join(runsDir, '20250101T000000Z-abcdef');

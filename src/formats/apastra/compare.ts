@@ -2,7 +2,7 @@
 // each side is an apastra scorecard file (or a `{scorecard: …}` baseline), an apastra run folder,
 // or an assay run of an apastra suite (whose apastra scorecard is computed from its results).
 
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.js';
 import { displayPath } from '../../core/positions.js';
@@ -34,6 +34,11 @@ export interface PolicySide {
   ref: string;
   /** Set when the side is an assay run directory (paired statistics are possible). */
   runDir?: string;
+  /**
+   * Set on a side that records a run that did not complete: a baseline file saved by assay with
+   * `--force`, an apastra run folder whose run_manifest.json status says so. How, in words.
+   */
+  incomplete?: string;
 }
 
 function isAssayRun(dir: string): boolean {
@@ -113,15 +118,21 @@ export async function readSide(path: string): Promise<PolicySide> {
       });
     const manifestPath = join(abs, 'run_manifest.json');
     const manifest = existsSync(manifestPath) ? readJson(manifestPath) : new Map<string, PyValue>();
+    // A run folder assay wrote from a run that did not complete says so in its status.
+    const status = manifest instanceof Map ? manifest.get('status') : undefined;
+    const partial = typeof status === 'string' && ['interrupted', 'aborted', 'running'].includes(status);
     return {
       doc: new Map<string, PyValue>([
         ['scorecard', readJson(card)],
         ['manifest', manifest],
       ]),
       ref: join(path, 'scorecard.json'),
+      ...(partial ? { incomplete: `${status} (the status in its run_manifest.json)` } : {}),
     };
   }
-  return { doc: readJson(abs), ref: path };
+  const doc = readJson(abs);
+  const mark = doc instanceof Map ? doc.get('assay_incomplete') : undefined;
+  return { doc, ref: path, ...(typeof mark === 'string' ? { incomplete: mark } : {}) };
 }
 
 /** Reads and checks a regression policy file (apastra's schema). */
@@ -222,12 +233,14 @@ export function apastraBaselineRefusal(runDir: string): string | undefined {
 /**
  * Writes the suite's active apastra baseline (`derived-index/baselines/<suite-id>.json`, the
  * baseline skill's shape, with the scorecard embedded) from an assay run of an apastra suite; an
- * existing one is renamed to `<suite-id>-<timestamp>.json`, never deleted. Undefined for a run of
+ * existing one is copied to `<suite-id>-<timestamp>.json`, never deleted. Undefined for a run of
  * another format.
  */
 export async function saveApastraBaseline(
   runDir: string,
   savedAs: string,
+  /** How the run falls short of whole, when it was saved anyway (--force): kept in the baseline. */
+  incomplete?: string,
 ): Promise<{ path: string; archived?: string; thresholdsFailed: string[] } | undefined> {
   const manifest = readManifest(runDir);
   const native = manifest.suite.native as unknown as ApastraNative | undefined;
@@ -253,7 +266,9 @@ export async function saveApastraBaseline(
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z');
     archived = baseline.replace(/\.json$/, `-${stamp}.json`);
-    renameSync(baseline, archived);
+    // Copied, not moved: the previous baseline stays active until the new one replaces it whole
+    // (a kill in between leaves it, never no baseline, which a gate would take for none to meet).
+    copyFileSync(baseline, archived);
   }
   const doc = new Map<string, PyValue>([
     ['suite_id', native.suiteId],
@@ -262,6 +277,8 @@ export async function saveApastraBaseline(
     ['assay_baseline', savedAs],
     ['scorecard_digest', documentDigest(scorecard)],
     ['scorecard', scorecard],
+    // A gate against it never passes (judge.ts): its metrics cover only the cases it reached.
+    ...(incomplete ? ([['assay_incomplete', incomplete]] as [string, PyValue][]) : []),
   ]);
   writeFileWhole(baseline, pyJsonDumps(doc, { indent: 2, ensureAscii: false }));
   return { path: baseline, archived, thresholdsFailed };

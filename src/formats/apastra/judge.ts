@@ -14,6 +14,7 @@ import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import { toPyValue } from '../../core/python/str.js';
 import { renderComparison } from '../../report/compare.js';
+import { completenessText, runCompleteness } from '../../runlog/completeness.js';
 import { writeFileWhole } from '../../runlog/write-whole.js';
 import { readDoc } from './documents.js';
 import type { ApastraNative, ModelRun } from './native.js';
@@ -114,7 +115,15 @@ export async function judgeRun(
       lines.push(`Regression: not compared — a baseline exists but ${displayPath(paths.policy)} does not`);
     } else {
       const baseline = pyJsonLoads(readFileSync(paths.baseline, 'utf8'));
-      if (!baselineHasMetrics(baseline)) {
+      const partialBaseline = await baselineIncomplete(baseline);
+      if (partialBaseline) {
+        // A baseline saved with --force from a run that did not complete: its metrics cover only
+        // the cases it reached, so a gate against it cannot pass.
+        lines.push(
+          `Regression: not compared — the baseline ${displayPath(paths.baseline)} is of a run that ${partialBaseline}; a gate against it cannot pass (save a complete run as the baseline: assay baseline save RUN)`,
+        );
+        failed = true;
+      } else if (!baselineHasMetrics(baseline)) {
         lines.push(
           `Regression: not compared — ${displayPath(paths.baseline)} holds no scorecard (apastra's baseline-schema shape has ids and a digest only); save one with assay baseline save`,
         );
@@ -151,6 +160,21 @@ export async function judgeRun(
   }
   // Ids and metric names come from the user's files: shown, never interpreted by the terminal.
   return { text: `${printable(lines.join('\n'), true)}\n`, failed };
+}
+
+/**
+ * Why an apastra baseline saved by assay is not of a whole run, if it is not: the mark `baseline
+ * save --force` leaves (`assay_incomplete`), else the completeness of the assay copy it names
+ * (a baseline saved before the mark existed).
+ */
+async function baselineIncomplete(baseline: PyValue): Promise<string | undefined> {
+  if (!(baseline instanceof Map)) return undefined;
+  const mark = baseline.get('assay_incomplete');
+  if (typeof mark === 'string') return `is ${mark}`;
+  const saved = baseline.get('assay_baseline');
+  if (typeof saved !== 'string' || !existsSync(join(saved, 'manifest.json'))) return undefined;
+  const whole = await runCompleteness(saved);
+  return whole.complete ? undefined : `is ${completenessText(whole)}`;
 }
 
 /** `assay compare`'s statistics between the baseline's assay run (when it names one that exists) and this run. */
