@@ -139,6 +139,54 @@ describe('the http provider against promptfoo 0.123.1', { timeout: 120_000 }, ()
     }
   }
 
+  it('keeps credentials in the query (URL or queryParams) out of every file the run writes', async () => {
+    const dir = suiteAt('query-secrets');
+    writeFileSync(
+      join(dir, 'q.yaml'),
+      [
+        'prompts: ["Say {{word}}"]',
+        'providers:',
+        '  - id: http',
+        '    label: query',
+        '    config:',
+        `      url: '${target.url}/echo?token=url-secret-6666&plain=1'`,
+        '      method: POST',
+        '      queryParams: {api_key: qs-secret-5555}',
+        "      body: {input: '{{prompt}}'}",
+        '      transformResponse: json.answer',
+        'tests: [{vars: {word: hi}}]',
+      ].join('\n'),
+    );
+    const runs = join(dir, 'runs');
+    const out = join(dir, 'q.json');
+    const r = await runCli(
+      [
+        'eval',
+        join(dir, 'q.yaml'),
+        '--no-progress',
+        '--runs-dir',
+        runs,
+        '--output-format',
+        'promptfoo',
+        '-o',
+        out,
+      ],
+      { env: { ASSAY_CACHE_PATH: join(dir, 'cache.sqlite') } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    // They were sent…
+    assert.equal(target.requests.at(-1)?.url, '/echo?token=url-secret-6666&plain=1&api_key=qs-secret-5555');
+    // …and written nowhere.
+    for (const file of [...filesUnder(runs), out, join(dir, 'cache.sqlite')]) {
+      const text = readFileSync(file, 'latin1');
+      for (const s of ['url-secret-6666', 'qs-secret-5555']) assert.ok(!text.includes(s), `${s} in ${file}`);
+    }
+    const manifest = JSON.parse(
+      readFileSync(join(filesUnder(runs).find((f) => f.endsWith('manifest.json'))!), 'utf8'),
+    );
+    assert.match(JSON.stringify(manifest.providers), /echo\?token=\[redacted\]&plain=1/);
+  });
+
   it('takes the URL from an http://… id, and a config error is refused before any request', async () => {
     const dir = suiteAt('id');
     const config = [
