@@ -243,6 +243,20 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     secrets,
     [...caseProviders.values()].flatMap((p) => p.credentials ?? []),
   );
+  // So are the graders the assertions will ask (a grader without its endpoint is a config error too).
+  const builtGraders = new Map(
+    await Promise.all(
+      graderChecks.used().map(async (spec) => {
+        try {
+          return [providerKey(spec), await createProvider(spec, providerContext)] as const;
+        } catch (err) {
+          if (!(err instanceof InputError)) throw err;
+          // Say it is the grader: a default grader is named nowhere in the suite.
+          throw new InputError(err.diagnostics.map((d) => ({ ...d, message: `grader ${d.message}` })));
+        }
+      }),
+    ),
+  );
   if (recorded) planned = countRecorded(suite, providers, plan, recorded);
   else if (shard) planned = countPlanned(suite, providers, plan, shard);
   // A re-score covers what its source recorded: the jobs of the suite (of the source's shard) the
@@ -357,6 +371,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     cache,
     hardSignal: options.hardSignal,
     secrets,
+    built: builtGraders,
   });
   const allowedErrorCount = allowedErrors(options.maxErrors, planned, Number.POSITIVE_INFINITY);
 

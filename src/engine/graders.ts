@@ -24,6 +24,8 @@ export interface GraderPoolOptions {
   cache?: ResponseCache;
   hardSignal?: AbortSignal;
   secrets?: string[];
+  /** Grader providers already built (before the run, so a bad config stops it), by providerKey. */
+  built?: Map<string, Provider>;
 }
 
 /**
@@ -102,7 +104,12 @@ export class GraderPool {
   /** Wrapped graders by text provider, then by embedding provider. */
   private readonly graders = new Map<Provider, Map<Provider, Grader>>();
 
-  constructor(private readonly options: GraderPoolOptions) {}
+  constructor(private readonly options: GraderPoolOptions) {
+    for (const [key, provider] of options.built ?? []) {
+      if (options.secrets) addSecrets(options.secrets, provider.credentials);
+      this.providers.set(key, Promise.resolve(provider));
+    }
+  }
 
   /**
    * The grader for an assertion of a job whose provider is `self`, or undefined when none is

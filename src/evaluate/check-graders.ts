@@ -11,6 +11,7 @@ import {
   type Suite,
 } from '../core/types.js';
 import { graderSpecFor } from '../engine/graders.js';
+import { providerKey } from '../engine/plan.js';
 import { isKnownProviderId, providerOffersEmbeddings, providerPatterns } from '../providers/registry.js';
 import { getScorer } from '../scorers/registry.js';
 
@@ -36,10 +37,15 @@ export function graderCheck(
   suite: Suite,
   override: ProviderSpec | undefined,
   embedder?: ProviderSpec,
-): { visit(c: Case): void; done(): void; usesDefault(): boolean } {
+): { visit(c: Case): void; done(): void; usesDefault(): boolean; used(): ProviderSpec[] } {
   const problems: Diagnostic[] = [];
   let usesDefault = false;
   const seen = new Set<string>();
+  // The grader providers the run will build (the pool builds a grader's text and embedding models).
+  const used = new Map<string, ProviderSpec>();
+  const use = (s: ProviderSpec | undefined): void => {
+    if (s && s.id !== SELF_GRADER) used.set(providerKey(s), s);
+  };
   const visit = (c: Case): void => {
     for (const spec of allAssertions(c.asserts)) {
       const scorer = getScorer(spec.type);
@@ -60,6 +66,8 @@ export function graderCheck(
             : `${spec.type} needs a grader model and none is configured: give --grader PROVIDER, a suite default grader (promptfoo: defaultTest.options.provider), or a provider on the assertion${suite.graderHint ? `; ${suite.graderHint}` : ''}`,
         });
       } else {
+        use(graderSpec);
+        use(graderSpec.embedding);
         const embedding = graderSpec.embedding?.id ?? graderSpec.id;
         if (
           scorer.needsEmbeddings &&
@@ -93,6 +101,7 @@ export function graderCheck(
   return {
     visit,
     usesDefault: () => usesDefault,
+    used: () => [...used.values()],
     done() {
       if (problems.length > 0) throw new InputError(problems);
     },

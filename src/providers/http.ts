@@ -58,6 +58,9 @@ const UNSUPPORTED = ['multipart', 'tls', 'signatureAuth'];
 
 type Vars = Record<string, unknown>;
 
+const BODY_NOT_JSON =
+  'Content-Type is not application/json, but body is an object or array. The body must be a string if the Content-Type is not application/json.';
+
 /** A `file://path[:fn]` reference: the function is split off only after a JavaScript file name. */
 function fileRef(value: string): { path: string; fn?: string } {
   const rest = value.slice('file://'.length);
@@ -270,10 +273,7 @@ export function createHttpAttempts(spec: ProviderSpec, ctx: ProviderContext): Pr
     !isJsonContentType({ ...configHeaders }) &&
     'content-type' in configHeaders
   )
-    throw configError(
-      spec,
-      `provider "${spec.id}": Content-Type is not application/json, but body is an object or array. The body must be a string if the Content-Type is not application/json.`,
-    );
+    throw configError(spec, `provider "${spec.id}": ${BODY_NOT_JSON}`);
 
   const secrets = httpSecrets(config);
   const redact = redactor(secrets);
@@ -358,13 +358,23 @@ export function createHttpAttempts(spec: ProviderSpec, ctx: ProviderContext): Pr
     const url = new URL(renderString(urlTemplate, vars, env));
     for (const [k, v] of queryFor(vars)) url.searchParams.append(k, v);
     const json = isJsonContentType(headers);
+    // promptfoo checks the body against the content type on every call, GET included.
+    if (typeof body === 'object' && body !== null && !json) throw new Error(BODY_NOT_JSON);
     const value = requestBody(json, transformed, body, vars, env);
+    // Only the exact method `GET` drops the body (as promptfoo); the text of a form body is trimmed.
     const sent =
       method === 'GET' || value === undefined || value === null
         ? undefined
         : typeof value === 'string'
-          ? value
-          : JSON.stringify(value);
+          ? json
+            ? value
+            : value.trim()
+          : json
+            ? JSON.stringify(value)
+            : String(value);
+    // fetch refuses a body on any other spelling of GET or HEAD, and so the call fails in promptfoo.
+    if (sent !== undefined && /^(?:GET|HEAD)$/i.test(method))
+      throw new Error('Request with GET/HEAD method cannot have body.');
     return { url, method, headers, body: sent };
   };
 

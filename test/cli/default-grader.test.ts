@@ -141,6 +141,25 @@ describe("promptfoo's default grader", () => {
     assert.equal(mock.requests.length, before);
   });
 
+  it('Azure chosen without an endpoint (or --grader azure: without one): exit 2 before any call, naming the grader', async () => {
+    const before = mock.requests.length;
+    const r = await run({
+      AZURE_API_KEY: 'az-key-0123456789',
+      AZURE_DEPLOYMENT_NAME: 'judge',
+      AZURE_OPENAI_DEPLOYMENT_NAME: 'judge',
+    });
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /grader azure:chat:judge: no Azure endpoint: set the provider's apiHost/);
+    assert.equal(readdirSync(r.dir).includes('runs'), false, 'no run directory');
+    const given = await run(
+      { OPENAI_API_KEY: 'sk-openai-0123456789', OPENAI_BASE_URL: mock.baseUrl },
+      { args: ['--grader', 'azure:chat:mine'] },
+    );
+    assert.equal(given.code, 2, given.stdout + given.stderr);
+    assert.match(given.stderr, /grader azure:chat:mine: no Azure endpoint/);
+    assert.equal(mock.requests.length, before);
+  });
+
   it("follows promptfoo's preference order (Azure, Anthropic, Google, Vertex, Mistral, xAI, OpenAI)", () => {
     const id = (env: Record<string, string>) => {
       const c = promptfooDefaultGrader(env);

@@ -17,11 +17,13 @@ import { type HttpTarget, startHttpTarget } from '../support/mock-http.js';
 import { repoRoot } from '../support/paths.js';
 import { tempDir } from '../support/tmp.js';
 
-const FIXTURE = join(repoRoot, 'test', 'fixtures', 'promptfoo', 'http');
-const expected = JSON.parse(readFileSync(join(FIXTURE, 'expected.json'), 'utf8')) as {
-  requests: RecordedRequest[];
-  rows: RecordedRow[];
-};
+const fixtureDir = (name: string) => join(repoRoot, 'test', 'fixtures', 'promptfoo', name);
+const FIXTURE = fixtureDir('http');
+const expectedOf = (name: string) =>
+  JSON.parse(readFileSync(join(fixtureDir(name), 'expected.json'), 'utf8')) as {
+    requests: RecordedRequest[];
+    rows: RecordedRow[];
+  };
 const SECRETS = [
   'sk-http-secret-123',
   'xk-secret-4567',
@@ -42,10 +44,10 @@ after(async () => {
 });
 
 /** The fixture suite in a folder of its own, with the target's address written in. */
-function suiteAt(name: string, edit: (config: string) => string = (c) => c): string {
+function suiteAt(name: string, edit: (config: string) => string = (c) => c, fixture = FIXTURE): string {
   const dir = join(tmp.dir, name);
-  cpSync(FIXTURE, dir, { recursive: true });
-  const config = readFileSync(join(FIXTURE, 'promptfooconfig.yaml'), 'utf8')
+  cpSync(fixture, dir, { recursive: true });
+  const config = readFileSync(join(fixture, 'promptfooconfig.yaml'), 'utf8')
     .replaceAll('TARGETHOST', new URL(target.url).host)
     .replaceAll('TARGET', target.url);
   writeFileSync(join(dir, 'promptfooconfig.yaml'), edit(config));
@@ -61,8 +63,17 @@ function filesUnder(dir: string): string[] {
 const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
 
 describe('the http provider against promptfoo 0.123.1', { timeout: 120_000 }, () => {
-  it('sends the requests promptfoo sends and writes the rows promptfoo writes', async () => {
-    const dir = suiteAt('same');
+  // http: the shapes (bodies, transforms, status, sessions, raw requests, auth); http-edge: nunjucks
+  // filters in a JSON body, named file functions, text answers, full responses, number outputs,
+  // error fields, lower-case methods, a GET with a body, an empty answer, a block-scalar form body.
+  for (const name of ['http', 'http-edge'])
+    it(`sends the requests promptfoo sends and writes the rows promptfoo writes (${name})`, async () => {
+      await sameAsPromptfoo(name);
+    });
+
+  async function sameAsPromptfoo(name: string): Promise<void> {
+    const expected = expectedOf(name);
+    const dir = suiteAt(`same-${name}`, undefined, fixtureDir(name));
     const out = join(dir, 'out.json');
     const runs = join(dir, 'runs');
     const first = target.requests.length;
@@ -110,8 +121,11 @@ describe('the http provider against promptfoo 0.123.1', { timeout: 120_000 }, ()
       assert.equal(rows[i].key, w.key);
       assert.equal(got.success, w.row.success, w.key);
       if (w.row.error !== undefined) {
-        // promptfoo prefixes the thrown error's class name.
-        assert.equal(got.error, w.row.error.replace(/^Error: /, ''), w.key);
+        // promptfoo prefixes the thrown error's class name, and its fetch wrapper the retries it made.
+        const want = w.row.error
+          .replace(/^Error: /, '')
+          .replace(/^Request failed after \d+ retries: TypeError: /, '');
+        assert.equal(got.error, want, w.key);
       } else {
         assert.equal(got.error, undefined, w.key);
         assert.equal(got.output, w.row.output, w.key);
@@ -123,6 +137,54 @@ describe('the http provider against promptfoo 0.123.1', { timeout: 120_000 }, ()
       const text = readFileSync(file, 'latin1');
       for (const s of SECRETS) assert.ok(!text.includes(s), `${s} in ${file}`);
     }
+  }
+
+  it('keeps credentials in the query (URL or queryParams) out of every file the run writes', async () => {
+    const dir = suiteAt('query-secrets');
+    writeFileSync(
+      join(dir, 'q.yaml'),
+      [
+        'prompts: ["Say {{word}}"]',
+        'providers:',
+        '  - id: http',
+        '    label: query',
+        '    config:',
+        `      url: '${target.url}/echo?token=url-secret-6666&plain=1'`,
+        '      method: POST',
+        '      queryParams: {api_key: qs-secret-5555}',
+        "      body: {input: '{{prompt}}'}",
+        '      transformResponse: json.answer',
+        'tests: [{vars: {word: hi}}]',
+      ].join('\n'),
+    );
+    const runs = join(dir, 'runs');
+    const out = join(dir, 'q.json');
+    const r = await runCli(
+      [
+        'eval',
+        join(dir, 'q.yaml'),
+        '--no-progress',
+        '--runs-dir',
+        runs,
+        '--output-format',
+        'promptfoo',
+        '-o',
+        out,
+      ],
+      { env: { ASSAY_CACHE_PATH: join(dir, 'cache.sqlite') } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    // They were sent…
+    assert.equal(target.requests.at(-1)?.url, '/echo?token=url-secret-6666&plain=1&api_key=qs-secret-5555');
+    // …and written nowhere.
+    for (const file of [...filesUnder(runs), out, join(dir, 'cache.sqlite')]) {
+      const text = readFileSync(file, 'latin1');
+      for (const s of ['url-secret-6666', 'qs-secret-5555']) assert.ok(!text.includes(s), `${s} in ${file}`);
+    }
+    const manifest = JSON.parse(
+      readFileSync(join(filesUnder(runs).find((f) => f.endsWith('manifest.json'))!), 'utf8'),
+    );
+    assert.match(JSON.stringify(manifest.providers), /echo\?token=\[redacted\]&plain=1/);
   });
 
   it('takes the URL from an http://… id, and a config error is refused before any request', async () => {
