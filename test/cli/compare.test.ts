@@ -426,3 +426,26 @@ describe('assay compare says only what it can defend', () => {
     );
   });
 });
+
+describe('assay compare: errors weighed by share, whatever the trial counts (review)', () => {
+  it('cases that error in every trial on both sides never block, 1 trial against 10 included', async () => {
+    const down = await mockFailing([], 'fail_500=1');
+    const once = await runAgainst(down, ['--max-errors', '100%'], 30);
+    const tenTimes = await runAgainst(down, ['--max-errors', '100%', '--repeat', '10'], 30);
+    // Before: the one error of each baseline case matched one of the ten, and the nine left were
+    // varied ("had the errors passed: +90.0 pts, improved"): cannot judge, exit 3.
+    const { code, c, text } = await compare(once, tenTimes);
+    assert.notEqual(c.verdict, 'cannot-judge', text);
+    assert.equal(code, 0, text);
+    assert.equal(c.metrics[0].errorBounds?.best.delta, 0, text);
+    // Nothing was judged at all: never called unchanged.
+    assert.equal(c.verdict, 'inconclusive', text);
+    assert.match(
+      text,
+      /Why: every trial of Say \{\{word\}\} · openai:chat:m was an error on both sides: nothing was judged/,
+    );
+    const same = await compare(once, once);
+    assert.equal(same.c.verdict, 'inconclusive', same.text);
+    assert.equal(same.code, 0);
+  });
+});
