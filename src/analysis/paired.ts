@@ -116,9 +116,11 @@ export function pairedBootstrap(
   const n = deltas.length;
   const delta = mean(deltas);
   if (n === 0) return { delta: 0, low: 0, high: 0 };
+  const [lowest, highest] = opts.bounds ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+  // One case that moved says nothing of how much cases vary: the interval is all the mean could be.
+  if (n === 1 && delta !== 0) return { delta, low: Math.min(lowest, delta), high: Math.max(highest, delta) };
   const se = sampleSd(deltas) / Math.sqrt(n);
   if (se === 0) return { delta, low: delta, high: delta };
-  const [lowest, highest] = opts.bounds ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
   const resamples = opts.resamples ?? 10_000;
   const alpha = 1 - (opts.level ?? 0.95);
   const random = seededRandom(opts.seed);

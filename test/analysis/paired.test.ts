@@ -120,6 +120,18 @@ describe('paired statistics', () => {
     assert.ok(sparse.low >= -1 && sparse.high <= 1 && sparse.low < sparse.delta, JSON.stringify(sparse));
   });
 
+  it('one moved case says nothing of spread: its interval is the whole range, never the point (review)', () => {
+    // Before: a single case from pass to fail printed "95% CI -100.0 pts to -100.0 pts".
+    assert.deepEqual(pairedBootstrap([-1], { seed: 1, bounds: [-1, 1] }), { delta: -1, low: -1, high: 1 });
+    assert.deepEqual(pairedBootstrap([0.3], { seed: 1 }), {
+      delta: 0.3,
+      low: Number.NEGATIVE_INFINITY,
+      high: Number.POSITIVE_INFINITY,
+    });
+    // One case that did not move is still "no case moved".
+    assert.deepEqual(pairedBootstrap([0], { seed: 1, bounds: [-1, 1] }), { delta: 0, low: 0, high: 0 });
+  });
+
   it('exact McNemar power and the smallest detectable change match a scipy summation', () => {
     const power = JSON.parse(readFileSync(fixture('analysis', 'mcnemar-power-reference.json'), 'utf8')) as {
       power: { n: number; d: number; psi: number; alpha: number; power: number }[];
