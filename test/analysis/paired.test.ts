@@ -19,6 +19,7 @@ import {
   sampleSd,
   seededRandom,
   signFlipTest,
+  withinCasePermutationTest,
 } from '../../src/analysis/paired.js';
 import { fixture } from '../support/paths.js';
 
@@ -118,6 +119,48 @@ describe('paired statistics', () => {
     assert.deepEqual(pairedBootstrap([0.5, 0.5], { seed: 1 }), { delta: 0.5, low: 0.5, high: 0.5 });
     const sparse = pairedBootstrap([-1, 0, 0, 0, 0, 0], { seed: 1, bounds: [-1, 1] });
     assert.ok(sparse.low >= -1 && sparse.high <= 1 && sparse.low < sparse.delta, JSON.stringify(sparse));
+  });
+
+  it('the within-case permutation p matches full enumeration, whichever side ran more trials (review)', () => {
+    const cases = [
+      { baseline: [1, 0.2, 0.9], candidate: [0] },
+      { baseline: [0.4], candidate: [0.1, 0.7] },
+      { baseline: [1, 1], candidate: [0, 0.3, 0.5] },
+    ];
+    // Every way to deal each case's pooled trials back in the same numbers, equally likely.
+    const subsets = (n: number, k: number): number[][] =>
+      k === 0
+        ? [[]]
+        : n < k
+          ? []
+          : [...subsets(n - 1, k - 1).map((s) => [...s, n - 1]), ...subsets(n - 1, k)];
+    const deals = cases.map((c) => {
+      const pooled = [...c.baseline, ...c.candidate];
+      return subsets(pooled.length, c.baseline.length).map((chosen) => {
+        const b = chosen.map((i) => pooled[i]);
+        const rest = pooled.filter((_, i) => !chosen.includes(i));
+        return rest.reduce((x, y) => x + y, 0) / rest.length - b.reduce((x, y) => x + y, 0) / b.length;
+      });
+    });
+    const observed = Math.abs(
+      cases.reduce(
+        (s, c) =>
+          s +
+          c.candidate.reduce((x, y) => x + y, 0) / c.candidate.length -
+          c.baseline.reduce((x, y) => x + y, 0) / c.baseline.length,
+        0,
+      ) / cases.length,
+    );
+    let extreme = 0;
+    let total = 0;
+    for (const a of deals[0])
+      for (const b of deals[1])
+        for (const c of deals[2]) {
+          total++;
+          if (Math.abs((a + b + c) / 3) >= observed - 1e-12) extreme++;
+        }
+    const p = withinCasePermutationTest(cases, { seed: 3, resamples: 40_000 });
+    close(p, extreme / total, 0.01, 'within-case permutation p');
   });
 
   it('one moved case says nothing of spread: its interval is the whole range, never the point (review)', () => {
