@@ -178,7 +178,7 @@ export function withinCasePermutationTest(
   // the smaller side's trials (a partial Fisher–Yates) and sums them: min(n_b, n_c) steps a case.
   const pooled = used.map((c) => Float64Array.from([...c.baseline, ...c.candidate]));
   const k = used.map((c) => Math.min(c.baseline.length, c.candidate.length));
-  const slope = used.map((c, j) => {
+  const slope = used.map((c) => {
     const w = 1 / c.baseline.length + 1 / c.candidate.length;
     return c.baseline.length <= c.candidate.length ? -w : w;
   });
