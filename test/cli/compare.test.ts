@@ -2,7 +2,7 @@
 // that breaks 12 cases and fixes 3 regressed; identical answers are unchanged; symmetric noise is
 // inconclusive; repeated runs show pass@k, pass^k and flaky cases.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Comparison } from '../../src/analysis/compare.js';
@@ -447,5 +447,28 @@ describe('assay compare: errors weighed by share, whatever the trial counts (rev
     const same = await compare(once, once);
     assert.equal(same.c.verdict, 'inconclusive', same.text);
     assert.equal(same.code, 0);
+  });
+});
+
+describe('assay compare: the HTML page says how cases paired (review)', () => {
+  it('prompts paired by position, a shared label, a column that fell out and pass@k left out are on the page', async () => {
+    const config = (last: string) =>
+      `prompts:\n  - {raw: 'Say {{word}}', label: p}\n  - {raw: 'Repeat {{word}}', label: p}\n  - '${last}'\nproviders: [echo]\ntests: file://tests.csv\n`;
+    const a = await runConfig(config('Echo {{word}}'), [], 5);
+    const b = await runConfig(config('Echo now {{word}}'), [], 5);
+    const page = join(tmp.dir, `page-${n++}.html`);
+    const r = await runCli(['compare', a, b, '-o', page]);
+    assert.equal(r.code, 0, r.stderr);
+    const html = readFileSync(page, 'utf8');
+    // Before: the console said these, the page did not.
+    assert.match(
+      html,
+      /Paired by position \(prompt 3, no label, its text changed\): Echo \{\{word\}\} → Echo now/,
+    );
+    assert.match(html, /The label p names 2 prompts in the baseline: they pair by label and position/);
+    const three = await runConfig(config('Echo {{word}}').replace("  - 'Echo {{word}}'\n", ''), [], 5);
+    const fell = join(tmp.dir, `page-${n++}.html`);
+    await runCli(['compare', a, three, '-o', fell]);
+    assert.match(readFileSync(fell, 'utf8'), /No case of Echo \{\{word\}\} · echo \(baseline\) was compared/);
   });
 });
