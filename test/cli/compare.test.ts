@@ -451,7 +451,7 @@ describe('assay compare: errors weighed by share, whatever the trial counts (rev
 });
 
 describe('assay compare: the HTML page says how cases paired (review)', () => {
-  it('prompts paired by position, a shared label, a column that fell out and pass@k left out are on the page', async () => {
+  it('prompts paired by position, a shared label and a column that fell out are on the page', async () => {
     const config = (last: string) =>
       `prompts:\n  - {raw: 'Say {{word}}', label: p}\n  - {raw: 'Repeat {{word}}', label: p}\n  - '${last}'\nproviders: [echo]\ntests: file://tests.csv\n`;
     const a = await runConfig(config('Echo {{word}}'), [], 5);
