@@ -776,11 +776,14 @@ function overall(
   unjudged: Comparison['unjudged'],
 ): { verdict: Verdict; why?: string } {
   const oneSided = unjudged.filter((u) => u.judgedIn !== 'neither').length;
-  if (metrics.length === 0)
-    return {
-      verdict: 'inconclusive',
-      why: `no case was judged on both sides (${oneSided} judged on one side only, every trial skipped on the other)`,
-    };
+  if (metrics.length === 0) {
+    const neither = unjudged.length - oneSided;
+    const parts = [
+      oneSided > 0 ? `${oneSided} judged on one side only, every trial skipped on the other` : '',
+      neither > 0 ? `${neither} judged on neither side, every trial skipped on both` : '',
+    ].filter(Boolean);
+    return { verdict: 'inconclusive', why: `no case was judged on both sides (${parts.join('; ')})` };
+  }
   if (metrics.some((m) => m.verdict === 'regressed')) return { verdict: 'regressed' };
   const undecided = metrics.filter((m) => m.verdict === 'cannot-judge');
   if (undecided.length > 0) {

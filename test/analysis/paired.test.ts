@@ -163,6 +163,33 @@ describe('paired statistics', () => {
     close(p, extreme / total, 0.01, 'within-case permutation p');
   });
 
+  it('cases skipped on both sides are said to be judged on neither side (review)', () => {
+    const skipped = (key: string): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials: 1,
+      passed: 0,
+      failed: 0,
+      errors: 0,
+      skipped: 1,
+      meanScore: 0,
+      output: null,
+      reason: '',
+      outcomes: [],
+    });
+    const run = new Map(['a', 'b', 'c'].map((k) => [k, skipped(k)]));
+    const c = compareRuns(run, run);
+    assert.equal(c.verdict, 'inconclusive');
+    // Before: "(0 judged on one side only, every trial skipped on the other)".
+    assert.equal(
+      c.why,
+      'no case was judged on both sides (3 judged on neither side, every trial skipped on both)',
+    );
+  });
+
   it('one moved case says nothing of spread: its interval is the whole range, never the point (review)', () => {
     // Before: a single case from pass to fail printed "95% CI -100.0 pts to -100.0 pts".
     assert.deepEqual(pairedBootstrap([-1], { seed: 1, bounds: [-1, 1] }), { delta: -1, low: -1, high: 1 });
