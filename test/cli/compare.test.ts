@@ -472,3 +472,24 @@ describe('assay compare: the HTML page says how cases paired (review)', () => {
     assert.match(readFileSync(fell, 'utf8'), /No case of Echo \{\{word\}\} · echo \(baseline\) was compared/);
   });
 });
+
+describe('assay compare: option values (review)', () => {
+  it('a blank, negative, fractional or unreadable --seed, --min-effect or --pass-at is exit 2, named', async () => {
+    const bad: [string, string, RegExp][] = [
+      ['--seed', '', /--seed : expected a whole number from 0 to 2147483648/],
+      ['--min-effect', ' ', /--min-effect {2}: expected a number ≥ 0/],
+      ['--min-effect', '-0.1', /--min-effect: its value starts with "-"/],
+      ['--min-effect', 'NaN', /--min-effect NaN: expected a number ≥ 0/],
+      ['--pass-at', ',', /--pass-at ,: expected whole numbers ≥ 1/],
+      ['--pass-at', '0', /--pass-at 0: expected a whole number ≥ 1/],
+      ['--pass-at', '2.5', /--pass-at 2.5: expected a whole number ≥ 1/],
+      ['--pass-at', '1e300', /--pass-at 1e300: expected a whole number ≥ 1/],
+    ];
+    for (const [flag, value, message] of bad) {
+      const r = await runCli(['compare', baselineRun, baselineRun, flag, value]);
+      // Before: a blank --seed was seed 0, a blank --min-effect 0 and --pass-at , the default k.
+      assert.equal(r.code, 2, `${flag} '${value}': ${r.stdout}`);
+      assert.match(r.stderr, message);
+    }
+  });
+});
