@@ -602,12 +602,15 @@ function testMetric(
     // other side matched can pass for a change of the model, and only those are varied. They are
     // matched by share of the case's judged trials (1 error of 1 trial matches 10 of 10), so with
     // unequal trial counts a case that errors in every trial on both sides still moves nothing.
-    const judgedB = judgedTrials(b);
-    const judgedC = judgedTrials(c);
-    const share = Math.min(b.errors / judgedB, c.errors / judgedC);
+    // Whole trials only, rounded down and to one share on both sides (never more matched than is).
+    const nb = judgedTrials(b);
+    const nc = judgedTrials(c);
+    const whole = (x: number): number => Math.floor(x + 1e-9);
+    const first = Math.min(b.errors / nb, c.errors / nc);
+    const share = Math.min(whole(first * nb) / nb, whole(first * nc) / nc);
     return {
-      baseline: trialValues(b, metric, errorsAs.baseline, Math.round(share * judgedB)),
-      candidate: trialValues(c, metric, errorsAs.candidate, Math.round(share * judgedC)),
+      baseline: trialValues(b, metric, errorsAs.baseline, whole(share * nb)),
+      candidate: trialValues(c, metric, errorsAs.candidate, whole(share * nc)),
     };
   });
   const before = trials.map((t) => mean(t.baseline));

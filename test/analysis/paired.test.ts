@@ -163,6 +163,39 @@ describe('paired statistics', () => {
     close(p, extreme / total, 0.01, 'within-case permutation p');
   });
 
+  it('errors are matched by whole trials at one share on both sides, never more (review)', () => {
+    const record = (key: string, trials: number, errors: number): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials,
+      passed: trials - errors,
+      failed: 0,
+      errors,
+      skipped: 0,
+      meanScore: (trials - errors) / trials,
+      output: null,
+      reason: '',
+      outcomes: Array.from({ length: trials }, (_, i) => ({
+        pass: i >= errors,
+        score: i >= errors ? 1 : 0,
+        error: i < errors,
+      })),
+    });
+    const run = (trials: number, errors: number) =>
+      new Map(Array.from({ length: 20 }, (_, i) => [`c${i}`, record(`c${i}`, trials, errors)]));
+    // 1 of 1 trial errored against 3 of 10: no whole share of the one trial matches 3 of 10, so every
+    // error varies (had they passed: 0 → 10 of 10, +1; a match by rounding left the 3 fixed: +0.7).
+    const c = compareRuns(run(1, 1), run(10, 3));
+    assert.equal(c.metrics[0].errorBounds?.best.delta, 1);
+    // Half of 2 against half of 10: all matched, nothing varies.
+    const half = compareRuns(run(2, 1), run(10, 5));
+    assert.equal(half.metrics[0].errorBounds?.best.delta, 0);
+    assert.equal(half.metrics[0].errorBounds?.worst.delta, 0);
+  });
+
   it('cases skipped on both sides are said to be judged on neither side (review)', () => {
     const skipped = (key: string): CaseRecord => ({
       key,
