@@ -82,9 +82,11 @@ export interface MetricComparison {
   /**
    * With errors: the same comparison had every error trial of the candidate passed and every one
    * of the baseline failed (`best`, for the candidate), and the reverse (`worst`). Errors both
-   * sides of a case had (as many as the fewer side's) stay as recorded: only unmatched ones vary.
+   * sides of a case had (the same share of its trials on each side) stay as recorded: only unmatched ones vary.
    */
   errorBounds?: { best: ErrorBound; worst: ErrorBound };
+  /** Set when every paired trial of both sides was an error: nothing was judged (never unchanged). */
+  nothingJudged?: true;
   verdict: Verdict;
 }
 
@@ -595,12 +597,22 @@ function testMetric(
   deltas: number[];
   discordant?: { regressed: number; improved: number };
 } {
-  const trials = list.map(([b, c]) => ({
+  const trials = list.map(([b, c]) => {
     // Errors both sides of a case had are the same unknown on both: only the ones beyond what the
-    // other side matched can pass for a change of the model, and only those are varied.
-    baseline: trialValues(b, metric, errorsAs.baseline, Math.min(b.errors, c.errors)),
-    candidate: trialValues(c, metric, errorsAs.candidate, Math.min(b.errors, c.errors)),
-  }));
+    // other side matched can pass for a change of the model, and only those are varied. They are
+    // matched by share of the case's judged trials (1 error of 1 trial matches 10 of 10), so with
+    // unequal trial counts a case that errors in every trial on both sides still moves nothing.
+    // Whole trials only, rounded down and to one share on both sides (never more matched than is).
+    const nb = judgedTrials(b);
+    const nc = judgedTrials(c);
+    const whole = (x: number): number => Math.floor(x + 1e-9);
+    const first = Math.min(b.errors / nb, c.errors / nc);
+    const share = Math.min(whole(first * nb) / nb, whole(first * nc) / nc);
+    return {
+      baseline: trialValues(b, metric, errorsAs.baseline, whole(share * nb)),
+      candidate: trialValues(c, metric, errorsAs.candidate, whole(share * nc)),
+    };
+  });
   const before = trials.map((t) => mean(t.baseline));
   const after = trials.map((t) => mean(t.candidate));
   const deltas = after.map((a, i) => a - before[i]);
@@ -688,6 +700,9 @@ function compareMetric(
           },
         }
       : {}),
+    ...(list.every(([b, c]) => b.errors === judgedTrials(b) && c.errors === judgedTrials(c))
+      ? { nothingJudged: true as const }
+      : {}),
     verdict: 'inconclusive',
   };
   return { m, deltas: main.deltas };
@@ -737,6 +752,8 @@ function judge(
  * verdict and it is `cannot-judge`; otherwise the verdict as recorded.
  */
 function judgeWithErrors(m: MetricComparison, opts: CompareOptions): Verdict {
+  // Every trial of both sides an error: nothing was judged, so nothing can be said unchanged.
+  if (m.nothingJudged) return 'inconclusive';
   const recorded = judge(m, opts);
   if (!m.errorBounds) return recorded;
   const best = judge(m.errorBounds.best, opts);
@@ -762,11 +779,14 @@ function overall(
   unjudged: Comparison['unjudged'],
 ): { verdict: Verdict; why?: string } {
   const oneSided = unjudged.filter((u) => u.judgedIn !== 'neither').length;
-  if (metrics.length === 0)
-    return {
-      verdict: 'inconclusive',
-      why: `no case was judged on both sides (${oneSided} judged on one side only, every trial skipped on the other)`,
-    };
+  if (metrics.length === 0) {
+    const neither = unjudged.length - oneSided;
+    const parts = [
+      oneSided > 0 ? `${oneSided} judged on one side only, every trial skipped on the other` : '',
+      neither > 0 ? `${neither} judged on neither side, every trial skipped on both` : '',
+    ].filter(Boolean);
+    return { verdict: 'inconclusive', why: `no case was judged on both sides (${parts.join('; ')})` };
+  }
   if (metrics.some((m) => m.verdict === 'regressed')) return { verdict: 'regressed' };
   const undecided = metrics.filter((m) => m.verdict === 'cannot-judge');
   if (undecided.length > 0) {
@@ -796,6 +816,12 @@ function overall(
       why: `${fellOut.length} prompt × provider column${fellOut.length === 1 ? '' : 's'} had no paired case (first: ${f.promptLabel} · ${f.providerId}, ${f.side})`,
     };
   }
+  const blind = metrics.find((m) => m.nothingJudged);
+  if (blind)
+    return {
+      verdict: verdict === 'unchanged' || verdict === 'improved' ? 'inconclusive' : verdict,
+      why: `every trial of ${blind.cell.promptLabel} · ${blind.cell.providerId} was an error on both sides: nothing was judged`,
+    };
   if ((verdict === 'unchanged' || verdict === 'improved') && oneSided > 0)
     return {
       verdict: 'inconclusive',

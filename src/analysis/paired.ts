@@ -116,9 +116,11 @@ export function pairedBootstrap(
   const n = deltas.length;
   const delta = mean(deltas);
   if (n === 0) return { delta: 0, low: 0, high: 0 };
+  const [lowest, highest] = opts.bounds ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+  // One case that moved says nothing of how much cases vary: the interval is all the mean could be.
+  if (n === 1 && delta !== 0) return { delta, low: Math.min(lowest, delta), high: Math.max(highest, delta) };
   const se = sampleSd(deltas) / Math.sqrt(n);
   if (se === 0) return { delta, low: delta, high: delta };
-  const [lowest, highest] = opts.bounds ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
   const resamples = opts.resamples ?? 10_000;
   const alpha = 1 - (opts.level ?? 0.95);
   const random = seededRandom(opts.seed);
@@ -170,38 +172,53 @@ export function withinCasePermutationTest(
 ): number {
   const used = cases.filter((c) => c.baseline.length > 0 && c.candidate.length > 0);
   if (used.length === 0) return 1;
-  const statistic = (pooled: Float64Array[], nb: number[]): number => {
-    let s = 0;
-    for (let j = 0; j < pooled.length; j++) {
-      const p = pooled[j];
-      let b = 0;
-      let c = 0;
-      for (let i = 0; i < nb[j]; i++) b += p[i];
-      for (let i = nb[j]; i < p.length; i++) c += p[i];
-      s += c / (p.length - nb[j]) - b / nb[j];
-    }
-    return s / pooled.length;
-  };
+  // A case's term, (candidate's mean − baseline's mean), is linear in the sum D of the trials dealt
+  // to its smaller side: with S the pooled sum, it is S/n_c − D·(1/n_b + 1/n_c) when the baseline
+  // is the smaller side, and D·(1/n_b + 1/n_c) − S/n_b when the candidate is. So a draw deals only
+  // the smaller side's trials (a partial Fisher–Yates) and sums them: min(n_b, n_c) steps a case.
   const pooled = used.map((c) => Float64Array.from([...c.baseline, ...c.candidate]));
-  const nb = used.map((c) => c.baseline.length);
-  const observed = Math.abs(statistic(pooled, nb));
+  const k = used.map((c) => Math.min(c.baseline.length, c.candidate.length));
+  const slope = used.map((c) => {
+    const w = 1 / c.baseline.length + 1 / c.candidate.length;
+    return c.baseline.length <= c.candidate.length ? -w : w;
+  });
+  let offset = 0;
+  for (const [j, c] of used.entries()) {
+    let total = 0;
+    for (const x of pooled[j]) total += x;
+    offset +=
+      c.baseline.length <= c.candidate.length ? total / c.candidate.length : -total / c.baseline.length;
+  }
+  // The observed deal: the smaller side's trials are the baseline's first n_b, or the candidate's last n_c.
+  let observedSum = offset;
+  for (const [j, c] of used.entries()) {
+    let d = 0;
+    if (c.baseline.length <= c.candidate.length) for (const x of c.baseline) d += x;
+    else for (const x of c.candidate) d += x;
+    observedSum += slope[j] * d;
+  }
+  const observed = Math.abs(observedSum / used.length);
   if (observed === 0 && pooled.every((p) => p.every((x) => x === p[0]))) return 1;
   const tolerance = 1e-12 * Math.max(1, observed);
   const resamples = opts.resamples ?? 10_000;
   const random = seededRandom(opts.seed);
   let extreme = 1;
   for (let r = 0; r < resamples; r++) {
-    // Fisher–Yates on each case's pooled trials (only the first nb positions need drawing).
+    let s = offset;
     for (let j = 0; j < pooled.length; j++) {
+      // Fisher–Yates on the case's pooled trials, only as far as the smaller side's count.
       const p = pooled[j];
-      for (let i = 0; i < nb[j]; i++) {
-        const k = i + Math.floor(random() * (p.length - i));
+      let d = 0;
+      for (let i = 0; i < k[j]; i++) {
+        const m = i + Math.floor(random() * (p.length - i));
         const t = p[i];
-        p[i] = p[k];
-        p[k] = t;
+        p[i] = p[m];
+        p[m] = t;
+        d += p[i];
       }
+      s += slope[j] * d;
     }
-    if (Math.abs(statistic(pooled, nb)) >= observed - tolerance) extreme++;
+    if (Math.abs(s / pooled.length) >= observed - tolerance) extreme++;
   }
   return extreme / (resamples + 1);
 }

@@ -130,16 +130,17 @@ export function tQuantile(p: number, df: number): number {
     return p === 0 ? Number.NEGATIVE_INFINITY : p === 1 ? Number.POSITIVE_INFINITY : Number.NaN;
   if (df === Number.POSITIVE_INFINITY) return normalQuantile(p);
   if (p === 0.5) return 0;
-  if (p < 0.5) return -tQuantile(1 - p, df);
-  // With x = df/(df + t²): P(T > t) = I_x(df/2, ½)/2 and P(0 < T ≤ t) = I_{1−x}(½, df/2)/2. Solve
+  // The tail beyond |t| is taken from p as given (p itself below ½: 1 − p would round a tiny p away).
+  const sign = p < 0.5 ? -1 : 1;
+  const upper = p < 0.5 ? 2 * p : 2 * (1 - p);
+  // With x = df/(df + t²): P(|T| > t) = I_x(df/2, ½) and P(|T| ≤ t) = I_{1−x}(½, df/2). Solve
   // whichever is the smaller, so neither x nor 1 − x is lost to rounding, then t from it.
-  const upper = 2 * (1 - p);
   if (upper <= 0.5) {
     const x = inverseIncompleteBeta(upper, df / 2, 0.5);
-    return Math.sqrt((df * (1 - x)) / x);
+    return sign * Math.sqrt((df * (1 - x)) / x);
   }
-  const y = inverseIncompleteBeta(2 * p - 1, 0.5, df / 2);
-  return Math.sqrt((df * y) / (1 - y));
+  const y = inverseIncompleteBeta(p < 0.5 ? 1 - 2 * p : 2 * p - 1, 0.5, df / 2);
+  return sign * Math.sqrt((df * y) / (1 - y));
 }
 
 /**

@@ -36,7 +36,8 @@ export function intFlag(
   max = Number.MAX_SAFE_INTEGER,
 ): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
+  // Number('') and Number(' ') are 0: a blank value is no number.
+  const n = value.trim() === '' ? Number.NaN : Number(value);
   if (!Number.isInteger(n) || n < min || n > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
     throw new InputError(`--${name} ${value}: expected a whole number ${range}`);

@@ -228,7 +228,7 @@ export function compareOptionsFrom(values: {
   const seed = intFlag('seed', values.seed, 0, 2 ** 31);
   if (seed !== undefined) options.seed = seed;
   if (values['min-effect'] !== undefined) {
-    const d = Number(values['min-effect']);
+    const d = values['min-effect'].trim() === '' ? Number.NaN : Number(values['min-effect']);
     if (!Number.isFinite(d) || d < 0)
       throw new InputError(`--min-effect ${values['min-effect']}: expected a number ≥ 0`);
     options.minEffect = d;
@@ -243,6 +243,8 @@ export function compareOptionsFrom(values: {
     .split(',')
     .filter((k) => k.trim() !== '')
     .map((k) => intFlag('pass-at', k.trim(), 1) as number);
+  if (values['pass-at'] !== undefined && ks.length === 0)
+    throw new InputError(`--pass-at ${values['pass-at']}: expected whole numbers ≥ 1, separated by commas`);
   const failOn = values['fail-on'] ?? 'regressed';
   if (failOn !== 'regressed' && failOn !== 'inconclusive')
     throw new InputError(`--fail-on ${failOn}: expected regressed or inconclusive`);

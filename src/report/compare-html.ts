@@ -4,6 +4,7 @@
 // the cases that flipped with both outputs. Static markup only (no script at all), every text
 // escaped: what a model said is shown, never run. Renders analysis/compare's Comparison as it is.
 import type { Comparison, FlippedCase, MetricComparison } from '../analysis/compare.js';
+import { atKNotes, pairingNotes } from './compare.js';
 import { percent } from './console.js';
 import { escapeHtml as h } from './html.js';
 import { caseName, fullTitle } from './naming.js';
@@ -124,19 +125,13 @@ export function renderComparisonHtml(c: Comparison, labels: { baseline: string; 
   if (c.across?.provider)
     notes.push(`paired across providers: ${c.across.provider[0]} → ${c.across.provider[1]}`);
   if (c.across?.prompt) notes.push(`paired across prompts: ${c.across.prompt[0]} → ${c.across.prompt[1]}`);
-  if (c.onlyBaseline.length || c.onlyCandidate.length)
-    notes.push(
-      `the suites differ: ${c.onlyBaseline.length} only in the baseline, ${c.onlyCandidate.length} only in the candidate (left out of every figure)`,
-    );
+  notes.push(...pairingNotes(c));
   for (const line of c.incomplete ?? [])
     notes.push(`not complete (--allow-partial; never unchanged or improved): ${line}`);
   if (c.options.minEffect > 0)
     notes.push(`a change counts only beyond ±${c.options.minEffect} (--min-effect)`);
   if (c.flaky) notes.push(`flaky cases: ${percent(c.flaky.baseline)}% → ${percent(c.flaky.candidate)}%`);
-  for (const a of c.atK ?? [])
-    notes.push(
-      `pass@${a.k} ${percent(a.baseline.passAtK)}% → ${percent(a.candidate.passAtK)}% · pass^${a.k} ${percent(a.baseline.passHatK)}% → ${percent(a.candidate.passHatK)}%`,
-    );
+  notes.push(...atKNotes(c));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;unsafe-inline&#39;">

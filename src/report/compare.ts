@@ -46,33 +46,7 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
     lines.push(
       `Paired across prompts: ${oneLine(c.across.prompt[0], 50)} → ${oneLine(c.across.prompt[1], 50)}`,
     );
-  for (const p of c.prompts?.byPosition ?? [])
-    lines.push(
-      `Paired by position (prompt ${p.position}, no label, its text changed): ${oneLine(p.baseline, 50)} → ${oneLine(p.candidate, 50)}`,
-    );
-  for (const s of c.prompts?.sharedLabels ?? [])
-    lines.push(
-      `The label ${oneLine(s.label, 50)} names ${s.prompts} prompts in the ${s.side}: they pair by label and position (${oneLine(s.label, 40)} #1, #2, …); give each prompt its own label`,
-    );
-  if (c.onlyBaseline.length > 0 || c.onlyCandidate.length > 0)
-    lines.push(
-      `The suites differ: ${plural(c.onlyBaseline.length, 'case')} only in the baseline, ${plural(c.onlyCandidate.length, 'case')} only in the candidate (left out of every figure)`,
-    );
-  if (c.unjudged.length > 0) {
-    const count = (side: string) => c.unjudged.filter((u) => u.judgedIn === side).length;
-    const parts = [
-      count('baseline') > 0 ? `${plural(count('baseline'), 'case')} judged in the baseline only` : '',
-      count('candidate') > 0 ? `${plural(count('candidate'), 'case')} judged in the candidate only` : '',
-      count('neither') > 0 ? `${plural(count('neither'), 'case')} judged on neither side` : '',
-    ].filter(Boolean);
-    lines.push(
-      `Not paired: ${parts.join(', ')} (every trial skipped on the other side: a skip is not a failure; left out of every figure)`,
-    );
-  }
-  for (const f of c.fellOut)
-    lines.push(
-      `No case of ${oneLine(f.promptLabel, 40)} · ${oneLine(f.providerId, 30)} (${f.side}) was compared`,
-    );
+  lines.push(...pairingNotes(c));
   lines.push('');
   for (const m of c.metrics) {
     const cell = `${oneLine(m.cell.promptLabel, 40)} · ${oneLine(m.cell.providerId, 30)}`;
@@ -112,17 +86,7 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
       '',
       `Flaky cases (trials disagree): ${percent(c.flaky.baseline)}% → ${percent(c.flaky.candidate)}%`,
     );
-  for (const a of c.atK ?? [])
-    lines.push(
-      `pass@${a.k} ${percent(a.baseline.passAtK)}% → ${percent(a.candidate.passAtK)}% · pass^${a.k} ${percent(a.baseline.passHatK)}% → ${percent(a.candidate.passHatK)}%` +
-        (a.leftOut > 0
-          ? ` (over ${plural(a.cases, 'case')}; ${plural(a.leftOut, 'case')} with fewer than ${a.k} judged trials on a side left out)`
-          : ''),
-    );
-  if (c.atKDropped?.length)
-    lines.push(
-      `pass@k not shown for k = ${c.atKDropped.join(', ')}: no paired case has that many judged trials on both sides (trials per case: ${c.trials.baseline} → ${c.trials.candidate})`,
-    );
+  lines.push(...atKNotes(c));
   lines.push(...flips('Passed before, fail now', c.regressions));
   lines.push(...flips('Failed before, pass now', c.fixes));
   if (c.why) lines.push('', `Why: ${oneLine(c.why, 300)}`);
@@ -134,6 +98,60 @@ export function renderComparison(c: Comparison, labels: { baseline: string; cand
     );
   lines.push('', `Verdict: ${VERDICT_WORD[c.verdict]} (seed ${c.options.seed})`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * What the pairing left out or did beyond labels, one line each (the console and the HTML page
+ * both say it): prompts paired by position, shared labels, cases on one side only, cases judged on
+ * one side only, and columns that fell out.
+ */
+export function pairingNotes(c: Comparison): string[] {
+  const lines: string[] = [];
+  for (const p of c.prompts?.byPosition ?? [])
+    lines.push(
+      `Paired by position (prompt ${p.position}, no label, its text changed): ${oneLine(p.baseline, 50)} → ${oneLine(p.candidate, 50)}`,
+    );
+  for (const s of c.prompts?.sharedLabels ?? [])
+    lines.push(
+      `The label ${oneLine(s.label, 50)} names ${s.prompts} prompts in the ${s.side}: they pair by label and position (${oneLine(s.label, 40)} #1, #2, …); give each prompt its own label`,
+    );
+  if (c.onlyBaseline.length > 0 || c.onlyCandidate.length > 0)
+    lines.push(
+      `The suites differ: ${plural(c.onlyBaseline.length, 'case')} only in the baseline, ${plural(c.onlyCandidate.length, 'case')} only in the candidate (left out of every figure)`,
+    );
+  if (c.unjudged.length > 0) {
+    const count = (side: string) => c.unjudged.filter((u) => u.judgedIn === side).length;
+    const parts = [
+      count('baseline') > 0 ? `${plural(count('baseline'), 'case')} judged in the baseline only` : '',
+      count('candidate') > 0 ? `${plural(count('candidate'), 'case')} judged in the candidate only` : '',
+      count('neither') > 0 ? `${plural(count('neither'), 'case')} judged on neither side` : '',
+    ].filter(Boolean);
+    lines.push(
+      `Not paired: ${parts.join(', ')} (every trial skipped on the other side: a skip is not a failure; left out of every figure)`,
+    );
+  }
+  for (const f of c.fellOut)
+    lines.push(
+      `No case of ${oneLine(f.promptLabel, 40)} · ${oneLine(f.providerId, 30)} (${f.side}) was compared`,
+    );
+  return lines;
+}
+
+/** What pass@k left out: cases with too few judged trials per k, and k no case had enough for. */
+export function atKNotes(c: Comparison): string[] {
+  const lines: string[] = [];
+  for (const a of c.atK ?? [])
+    lines.push(
+      `pass@${a.k} ${percent(a.baseline.passAtK)}% → ${percent(a.candidate.passAtK)}% · pass^${a.k} ${percent(a.baseline.passHatK)}% → ${percent(a.candidate.passHatK)}%` +
+        (a.leftOut > 0
+          ? ` (over ${plural(a.cases, 'case')}; ${plural(a.leftOut, 'case')} with fewer than ${a.k} judged trials on a side left out)`
+          : ''),
+    );
+  if (c.atKDropped?.length)
+    lines.push(
+      `pass@k not shown for k = ${c.atKDropped.join(', ')}: no paired case has that many judged trials on both sides (trials per case: ${c.trials.baseline} → ${c.trials.candidate})`,
+    );
+  return lines;
 }
 
 /** The suite's own summaries side by side: breakdown pass rates, the weighted score and its winner. */

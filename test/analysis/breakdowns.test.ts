@@ -57,6 +57,14 @@ describe('t975', () => {
       assert.ok(Math.abs(got - t) <= 1e-9 * Math.max(1, Math.abs(t)), `t.ppf(${p}, ${df}): ${got} vs ${t}`);
     }
   });
+
+  it('keeps a tiny lower-tail p as given (review): scipy.stats.t.ppf(1e-12, 3) and a finite t at 1e-300', () => {
+    // Before: −t(1 − p) lost p to rounding: −10331.184 (its CDF 9.99978e-13), and −∞ at 1e-300.
+    const t = tQuantile(1e-12, 3);
+    assert.ok(Math.abs(t + 10331.108244292487) <= 1e-9 * 10331, String(t));
+    assert.ok(Number.isFinite(tQuantile(1e-300, 3)) && tQuantile(1e-300, 3) < -1e99);
+    assert.equal(tQuantile(0.025, 7), -tQuantile(0.975, 7));
+  });
 });
 
 describe('meanInterval', () => {

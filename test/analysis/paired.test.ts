@@ -19,6 +19,7 @@ import {
   sampleSd,
   seededRandom,
   signFlipTest,
+  withinCasePermutationTest,
 } from '../../src/analysis/paired.js';
 import { fixture } from '../support/paths.js';
 
@@ -118,6 +119,120 @@ describe('paired statistics', () => {
     assert.deepEqual(pairedBootstrap([0.5, 0.5], { seed: 1 }), { delta: 0.5, low: 0.5, high: 0.5 });
     const sparse = pairedBootstrap([-1, 0, 0, 0, 0, 0], { seed: 1, bounds: [-1, 1] });
     assert.ok(sparse.low >= -1 && sparse.high <= 1 && sparse.low < sparse.delta, JSON.stringify(sparse));
+  });
+
+  it('the within-case permutation p matches full enumeration, whichever side ran more trials (review)', () => {
+    const cases = [
+      { baseline: [1, 0.2, 0.9], candidate: [0] },
+      { baseline: [0.4], candidate: [0.1, 0.7] },
+      { baseline: [1, 1], candidate: [0, 0.3, 0.5] },
+    ];
+    // Every way to deal each case's pooled trials back in the same numbers, equally likely.
+    const subsets = (n: number, k: number): number[][] =>
+      k === 0
+        ? [[]]
+        : n < k
+          ? []
+          : [...subsets(n - 1, k - 1).map((s) => [...s, n - 1]), ...subsets(n - 1, k)];
+    const deals = cases.map((c) => {
+      const pooled = [...c.baseline, ...c.candidate];
+      return subsets(pooled.length, c.baseline.length).map((chosen) => {
+        const b = chosen.map((i) => pooled[i]);
+        const rest = pooled.filter((_, i) => !chosen.includes(i));
+        return rest.reduce((x, y) => x + y, 0) / rest.length - b.reduce((x, y) => x + y, 0) / b.length;
+      });
+    });
+    const observed = Math.abs(
+      cases.reduce(
+        (s, c) =>
+          s +
+          c.candidate.reduce((x, y) => x + y, 0) / c.candidate.length -
+          c.baseline.reduce((x, y) => x + y, 0) / c.baseline.length,
+        0,
+      ) / cases.length,
+    );
+    let extreme = 0;
+    let total = 0;
+    for (const a of deals[0])
+      for (const b of deals[1])
+        for (const c of deals[2]) {
+          total++;
+          if (Math.abs((a + b + c) / 3) >= observed - 1e-12) extreme++;
+        }
+    const p = withinCasePermutationTest(cases, { seed: 3, resamples: 40_000 });
+    close(p, extreme / total, 0.01, 'within-case permutation p');
+  });
+
+  it('errors are matched by whole trials at one share on both sides, never more (review)', () => {
+    const record = (key: string, trials: number, errors: number): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials,
+      passed: trials - errors,
+      failed: 0,
+      errors,
+      skipped: 0,
+      meanScore: (trials - errors) / trials,
+      output: null,
+      reason: '',
+      outcomes: Array.from({ length: trials }, (_, i) => ({
+        pass: i >= errors,
+        score: i >= errors ? 1 : 0,
+        error: i < errors,
+      })),
+    });
+    const run = (trials: number, errors: number) =>
+      new Map(Array.from({ length: 20 }, (_, i) => [`c${i}`, record(`c${i}`, trials, errors)]));
+    // 1 of 1 trial errored against 3 of 10: no whole share of the one trial matches 3 of 10, so every
+    // error varies (had they passed: 0 → 10 of 10, +1; a match by rounding left the 3 fixed: +0.7).
+    const c = compareRuns(run(1, 1), run(10, 3));
+    assert.equal(c.metrics[0].errorBounds?.best.delta, 1);
+    // Half of 2 against half of 10: all matched, nothing varies.
+    const half = compareRuns(run(2, 1), run(10, 5));
+    assert.equal(half.metrics[0].errorBounds?.best.delta, 0);
+    assert.equal(half.metrics[0].errorBounds?.worst.delta, 0);
+  });
+
+  it('cases skipped on both sides are said to be judged on neither side (review)', () => {
+    const skipped = (key: string): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials: 1,
+      passed: 0,
+      failed: 0,
+      errors: 0,
+      skipped: 1,
+      meanScore: 0,
+      output: null,
+      reason: '',
+      outcomes: [],
+    });
+    const run = new Map(['a', 'b', 'c'].map((k) => [k, skipped(k)]));
+    const c = compareRuns(run, run);
+    assert.equal(c.verdict, 'inconclusive');
+    // Before: "(0 judged on one side only, every trial skipped on the other)".
+    assert.equal(
+      c.why,
+      'no case was judged on both sides (3 judged on neither side, every trial skipped on both)',
+    );
+  });
+
+  it('one moved case says nothing of spread: its interval is the whole range, never the point (review)', () => {
+    // Before: a single case from pass to fail printed "95% CI -100.0 pts to -100.0 pts".
+    assert.deepEqual(pairedBootstrap([-1], { seed: 1, bounds: [-1, 1] }), { delta: -1, low: -1, high: 1 });
+    assert.deepEqual(pairedBootstrap([0.3], { seed: 1 }), {
+      delta: 0.3,
+      low: Number.NEGATIVE_INFINITY,
+      high: Number.POSITIVE_INFINITY,
+    });
+    // One case that did not move is still "no case moved".
+    assert.deepEqual(pairedBootstrap([0], { seed: 1, bounds: [-1, 1] }), { delta: 0, low: 0, high: 0 });
   });
 
   it('exact McNemar power and the smallest detectable change match a scipy summation', () => {

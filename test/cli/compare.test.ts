@@ -2,7 +2,7 @@
 // that breaks 12 cases and fixes 3 regressed; identical answers are unchanged; symmetric noise is
 // inconclusive; repeated runs show pass@k, pass^k and flaky cases.
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Comparison } from '../../src/analysis/compare.js';
@@ -424,5 +424,72 @@ describe('assay compare says only what it can defend', () => {
       /pass@5 not shown: no case has 5 judged trials/,
       summary.stdout + summary.stderr,
     );
+  });
+});
+
+describe('assay compare: errors weighed by share, whatever the trial counts (review)', () => {
+  it('cases that error in every trial on both sides never block, 1 trial against 10 included', async () => {
+    const down = await mockFailing([], 'fail_500=1');
+    const once = await runAgainst(down, ['--max-errors', '100%'], 30);
+    const tenTimes = await runAgainst(down, ['--max-errors', '100%', '--repeat', '10'], 30);
+    // Before: the one error of each baseline case matched one of the ten, and the nine left were
+    // varied ("had the errors passed: +90.0 pts, improved"): cannot judge, exit 3.
+    const { code, c, text } = await compare(once, tenTimes);
+    assert.notEqual(c.verdict, 'cannot-judge', text);
+    assert.equal(code, 0, text);
+    assert.equal(c.metrics[0].errorBounds?.best.delta, 0, text);
+    // Nothing was judged at all: never called unchanged.
+    assert.equal(c.verdict, 'inconclusive', text);
+    assert.match(
+      text,
+      /Why: every trial of Say \{\{word\}\} · openai:chat:m was an error on both sides: nothing was judged/,
+    );
+    const same = await compare(once, once);
+    assert.equal(same.c.verdict, 'inconclusive', same.text);
+    assert.equal(same.code, 0);
+  });
+});
+
+describe('assay compare: the HTML page says how cases paired (review)', () => {
+  it('prompts paired by position, a shared label and a column that fell out are on the page', async () => {
+    const config = (last: string) =>
+      `prompts:\n  - {raw: 'Say {{word}}', label: p}\n  - {raw: 'Repeat {{word}}', label: p}\n  - '${last}'\nproviders: [echo]\ntests: file://tests.csv\n`;
+    const a = await runConfig(config('Echo {{word}}'), [], 5);
+    const b = await runConfig(config('Echo now {{word}}'), [], 5);
+    const page = join(tmp.dir, `page-${n++}.html`);
+    const r = await runCli(['compare', a, b, '-o', page]);
+    assert.equal(r.code, 0, r.stderr);
+    const html = readFileSync(page, 'utf8');
+    // Before: the console said these, the page did not.
+    assert.match(
+      html,
+      /Paired by position \(prompt 3, no label, its text changed\): Echo \{\{word\}\} → Echo now/,
+    );
+    assert.match(html, /The label p names 2 prompts in the baseline: they pair by label and position/);
+    const three = await runConfig(config('Echo {{word}}').replace("  - 'Echo {{word}}'\n", ''), [], 5);
+    const fell = join(tmp.dir, `page-${n++}.html`);
+    await runCli(['compare', a, three, '-o', fell]);
+    assert.match(readFileSync(fell, 'utf8'), /No case of Echo \{\{word\}\} · echo \(baseline\) was compared/);
+  });
+});
+
+describe('assay compare: option values (review)', () => {
+  it('a blank, negative, fractional or unreadable --seed, --min-effect or --pass-at is exit 2, named', async () => {
+    const bad: [string, string, RegExp][] = [
+      ['--seed', '', /--seed : expected a whole number from 0 to 2147483648/],
+      ['--min-effect', ' ', /--min-effect {2}: expected a number ≥ 0/],
+      ['--min-effect', '-0.1', /--min-effect: its value starts with "-"/],
+      ['--min-effect', 'NaN', /--min-effect NaN: expected a number ≥ 0/],
+      ['--pass-at', ',', /--pass-at ,: expected whole numbers ≥ 1/],
+      ['--pass-at', '0', /--pass-at 0: expected a whole number ≥ 1/],
+      ['--pass-at', '2.5', /--pass-at 2.5: expected a whole number ≥ 1/],
+      ['--pass-at', '1e300', /--pass-at 1e300: expected a whole number ≥ 1/],
+    ];
+    for (const [flag, value, message] of bad) {
+      const r = await runCli(['compare', baselineRun, baselineRun, flag, value]);
+      // Before: a blank --seed was seed 0, a blank --min-effect 0 and --pass-at , the default k.
+      assert.equal(r.code, 2, `${flag} '${value}': ${r.stdout}`);
+      assert.match(r.stderr, message);
+    }
   });
 });
