@@ -6,7 +6,7 @@ import { caseCount, suiteCases } from './core/cases.js';
 import { InputError } from './core/errors.js';
 import { addSecrets, secretConfigValues, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
-import type { Case, Job, JobResult, ProviderSpec, Suite, ThreadTurn } from './core/types.js';
+import type { Case, Job, JobResult, ProviderSpec, Suite } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
 import { addCaseProvider } from './engine/case-providers.js';
 import { filterProviders, filterSuite, type SuiteFilters } from './engine/filter.js';
@@ -14,7 +14,7 @@ import { GraderPool } from './engine/graders.js';
 import { jobCounter, type PlanOptions, planJobs, plannedJobs, providerKey } from './engine/plan.js';
 import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
-import { turnOf } from './engine/threads.js';
+import { hasOrderedThreads, type TurnSource, turnSourceOf } from './engine/threads.js';
 import { graderCheck, graderRecord } from './evaluate/check-graders.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
@@ -329,9 +329,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   let writer: RunWriter;
   const done = new Set<string>();
   // A resumed thread's later turns must see its earlier ones: keep the turns the log already has.
-  const threaded = suite.prompts.some((p) => p.threadVar !== undefined);
-  const turnsDone = new Map<string, ThreadTurn>();
+  const turnsDone = new Map<string, TurnSource>();
   if (options.resume) {
+    const threaded = suite.prompts.some((p) => p.threadVar !== undefined) || hasOrderedThreads(suite);
     const runDir = resolve(options.resume);
     const previous = checkResumable(runDir, manifest);
     repairTail(join(runDir, 'results.jsonl'));
@@ -342,8 +342,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       if (done.has(r.key)) continue;
       done.add(r.key);
       count(r);
-      const turn = threaded ? turnOf(r) : undefined;
-      if (turn) turnsDone.set(r.key, turn);
+      if (threaded) turnsDone.set(r.key, turnSourceOf(r));
     }
     writer = RunWriter.reopen(
       runDir,

@@ -117,6 +117,21 @@ export interface CaseThread {
   id: string;
   /** The case's turn is recorded for the turns after it, but it is not shown the earlier ones. */
   hidden?: boolean;
+  /**
+   * The thread runs in order even where the prompt reads no turns: its turns may keep vars
+   * (`storeAs`) for the turns after them.
+   */
+  ordered?: boolean;
+  /**
+   * One thread for the whole run rather than one per provider and prompt: its turns run one at a
+   * time in plan order, across every provider and prompt.
+   */
+  across?: boolean;
+  /**
+   * The var this turn's output (after transforms; only a non-empty one, from a job that got an
+   * answer) is kept under for the thread's later turns, whose vars take it over their own.
+   */
+  storeAs?: string;
 }
 
 /** How a suite asks for a provider. Resolved into a Provider by the provider registry. */

@@ -10,7 +10,6 @@ import type {
   PromptTemplate,
   ProviderSpec,
   Suite,
-  ThreadTurn,
 } from '../core/types.js';
 import type { Provider } from '../providers/types.js';
 import { programPrompt } from '../scorers/code/prompt-program.js';
@@ -26,7 +25,7 @@ import { judge } from './judge.js';
 import { type PlanOptions, plannedJobs, providerKey } from './plan.js';
 import { errorResult } from './result.js';
 import { recordedSpec } from './score.js';
-import { Threads, threadKeyOf, withTurns } from './threads.js';
+import { Threads, type TurnSource, threadKeyOf, withTurns } from './threads.js';
 import { timeLimit, withTimeLimit } from './time-limit.js';
 
 /** A suite's provider spec with the provider built from it. */
@@ -50,10 +49,10 @@ export interface RunOptions extends PlanOptions {
   /** Only jobs for which this holds run (resume skips done jobs; a shard keeps its share). */
   include?: (job: Job, testCase: Case) => boolean;
   /**
-   * The turn a job left out by `include` made in an earlier run (a resume), so the turns of its
-   * thread after it still see it.
+   * What a job left out by `include` did in an earlier run (a resume), so the turns of its thread
+   * after it still see its turn and the var it kept.
    */
-  earlierTurn?: (job: Job) => ThreadTurn | undefined;
+  earlierTurn?: (job: Job) => TurnSource | undefined;
   /** Checked after each result: a reason to stop scheduling (e.g. the error budget is spent). */
   stopWhen?: () => string | undefined;
   /** Response cache: a hit replaces the provider call; successful answers are stored. */
@@ -165,12 +164,12 @@ async function schedule(
         return { result: { ...result, errorStage: 'generation' } };
       }
     }
-    const threadKey = prompt.threadVar !== undefined ? threadKeyOf(job, testCase) : undefined;
+    const threadKey = threadKeyOf(job, testCase, prompt);
     if (threadKey === undefined) return runTurn(job, testCase, prompt);
-    const slot = await threads.enter(threadKey);
+    const slot = await threads.enter(threadKey, testCase.thread?.storeAs);
     let outcome: JobOutcome | undefined;
     try {
-      outcome = await runTurn(job, withTurns(testCase, prompt, slot.turns), prompt);
+      outcome = await runTurn(job, withTurns(testCase, prompt, slot), prompt);
       return outcome;
     } finally {
       slot.leave(outcome?.result);
@@ -283,12 +282,9 @@ async function schedule(
         }
         const { job, testCase } = next.value;
         if (options.include && !options.include(job, testCase)) {
-          const key = options.earlierTurn && threadKeyOf(job, testCase);
-          const turn =
-            key && prompts.get(job.promptId)?.threadVar !== undefined
-              ? options.earlierTurn?.(job)
-              : undefined;
-          if (key && turn) threads.replay(key, turn);
+          const key = options.earlierTurn && threadKeyOf(job, testCase, prompts.get(job.promptId));
+          const earlier = key ? options.earlierTurn?.(job) : undefined;
+          if (key && earlier) threads.replay(key, earlier, testCase.thread?.storeAs);
           continue;
         }
         if (groups.openGroup !== undefined && groups.openGroup !== job.group) {

@@ -62,7 +62,7 @@ type Json = any;
 const unstableReason = (reason: string): boolean => /\d+ms|latency|cost/i.test(reason);
 
 /** Configs whose rows are also compared for what they write (vars, prompt), not verdicts alone. */
-export const OUTPUT_CONFIGS = new Set(['output.yaml', 'conversation.yaml']);
+export const OUTPUT_CONFIGS = new Set(['output.yaml', 'conversation.yaml', 'store-output.yaml']);
 
 /** The rows of a promptfoo results JSON (promptfoo's own, or assay's `--output-format promptfoo`). */
 export function rowsOf(output: Json, opts: { outputs?: boolean } = {}): RowVerdict[] {
@@ -120,14 +120,18 @@ export function compareRows(
   /** Row fields besides verdicts (vars, prompt) that agree, of those recorded. */
   outputs: [number, number];
 } {
-  const byDescription = new Map(actual.map((r) => [r.description, r]));
+  // A row is its test's description, and its prompt's label where the row's prompt is recorded (a
+  // config with several prompts has a row per prompt for each test).
+  const keyOf = (r: RowVerdict): string =>
+    r.prompt === undefined ? r.description : JSON.stringify([r.description, r.prompt.label]);
+  const byKey = new Map(actual.map((r) => [keyOf(r), r]));
   let compared = 0;
   let agreed = 0;
   const differences: Difference[] = [];
   const byClass: Record<string, [number, number]> = {};
   const outputs: [number, number] = [0, 0];
   for (const want of expected) {
-    const got = byDescription.get(want.description);
+    const got = byKey.get(keyOf(want));
     const cls = classOf(want.description);
     byClass[cls] ??= [0, 0];
     const verdicts = want.assertions.length > 0 ? want.assertions : [undefined];

@@ -138,8 +138,25 @@ function expandTest(
   defaultTest: ParsedTest | undefined,
   entry: number,
   threaded = false,
+  order: StoredOutputs = { storing: false },
 ): { cases: Omit<Case, 'id'>[]; at: VarLocator } {
   const merged = mergeDefaultTest(test, defaultTest);
+  if (merged.storeOutputAs !== undefined && threaded)
+    errorAt(
+      ctx,
+      test.at(['options', 'storeOutputAs']),
+      '`options.storeOutputAs` in a suite whose prompt reads `_conversation` is not supported by assay yet',
+    );
+  else if (merged.storeOutputAs !== undefined || order.storing) {
+    // promptfoo keeps each stored output in one register for the whole eval, which every later
+    // job reads (over its own vars), and then runs the eval one job at a time in its order (test,
+    // repeat, provider, prompt): a job sees the output of the last job that stored, whichever
+    // provider and prompt that was. So from the first test that stores, every test is a turn of
+    // one ordered thread across providers and prompts.
+    order.storing = true;
+    merged.case.thread = { id: '"storeOutputAs"', ordered: true, across: true };
+    if (merged.storeOutputAs !== undefined) merged.case.thread.storeAs = merged.storeOutputAs;
+  }
   if (threaded) {
     // promptfoo keeps one history per provider, prompt and conversationId (tests without one
     // share a history), so every test is a turn once a prompt reads `_conversation`.
@@ -165,6 +182,11 @@ function testOwner(test: ParsedTest, index: number): string {
 }
 
 /** What tests are checked against: the prompts and providers that loaded (undefined: they did not). */
+/** Whether a test before this one stored its output (`options.storeOutputAs`), in test order. */
+interface StoredOutputs {
+  storing: boolean;
+}
+
 interface TestRefs {
   prompts?: PromptTemplate[];
   providers?: ProviderSpec[];
@@ -215,8 +237,9 @@ async function casesInMemory(
       : [{ options: {}, gradingOptions: {}, at: yaml.locator(['tests']) }];
   const unexpanded: Omit<Case, 'id'>[] = [];
   const varLocators: VarLocator[] = [];
+  const order: StoredOutputs = { storing: false };
   for (const [entry, test] of sources.entries()) {
-    const { cases: expanded, at } = expandTest(ctx, test, defaultTest, entry, refs.threaded);
+    const { cases: expanded, at } = expandTest(ctx, test, defaultTest, entry, refs.threaded, order);
     unexpanded.push(...expanded);
     for (const _ of expanded) varLocators.push(at);
   }
@@ -348,6 +371,7 @@ function* casesOfRows(
 ): Generator<{ c: Omit<Case, 'id'>; at: VarLocator }> {
   const { defaultTest, refs, warnings, first } = opts;
   const errorsAtStart = first ? ctx.bag.errors.length : 0;
+  const order: StoredOutputs = { storing: false };
   let index = 0;
   for (const f of files) {
     const errorsBefore = first ? ctx.bag.errors.length : 0;
@@ -357,7 +381,7 @@ function* casesOfRows(
       const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
       if (test) {
         if (first) validateRefs(ctx, test, testOwner(test, index), refs.providers, refs.prompts);
-        const { cases, at } = expandTest(ctx, test, defaultTest, index, refs.threaded);
+        const { cases, at } = expandTest(ctx, test, defaultTest, index, refs.threaded, order);
         for (const c of cases) yield { c, at };
       }
       index++;

@@ -7,6 +7,8 @@ export interface MergedCase {
   case: Omit<Case, 'id'>;
   disableVarExpansion: boolean;
   disableConversationVar: boolean;
+  /** `options.storeOutputAs`, the test's own or else the defaultTest's. */
+  storeOutputAs?: string;
 }
 
 function withGrading(
@@ -75,5 +77,8 @@ export function mergeDefaultTest(test: ParsedTest, def: ParsedTest | undefined):
     case: c,
     disableVarExpansion: test.disableVarExpansion ?? d.disableVarExpansion ?? false,
     disableConversationVar: test.disableConversationVar ?? d.disableConversationVar ?? false,
+    ...((test.storeOutputAs ?? d.storeOutputAs) !== undefined
+      ? { storeOutputAs: test.storeOutputAs ?? d.storeOutputAs }
+      : {}),
   };
 }

@@ -37,6 +37,8 @@ export interface ParsedTest {
   disableDefaultAsserts?: boolean;
   /** `options.disableConversationVar`: the test is not shown `_conversation` (its turn still counts). */
   disableConversationVar?: boolean;
+  /** `options.storeOutputAs`: the var the test's output is kept under for the tests after it. */
+  storeOutputAs?: string;
   /** `assertScoringFunction`: replaces the weighted average of the test's verdicts. */
   scoreScript?: string;
   /** The test's own grader (`options.provider`). */
@@ -71,7 +73,6 @@ const TEST_KEYS = [
 ];
 const REFUSED_OPTIONS: Record<string, string> = {
   transformVars: '`transformVars`',
-  storeOutputAs: '`storeOutputAs`',
 };
 const GRADING_OPTIONS = new Set(['rubricPrompt', 'factuality']);
 
@@ -110,7 +111,11 @@ function parseOptions(ctx: LoadContext, value: unknown, at: Locate, out: ParsedT
         '`runSerially` is ignored by assay: it changes only when calls overlap, never a verdict; use -j 1 to run every call one at a time',
       );
     else if (key === 'disableConversationVar') out.disableConversationVar = v === true;
-    else out.options[key] = v;
+    else if (key === 'storeOutputAs') {
+      if (typeof v === 'string' && v !== '') out.storeOutputAs = v;
+      else if (v !== undefined && v !== null)
+        errorAt(ctx, where, `\`options.storeOutputAs\` must be a var name (a string), got ${brief(v)}`);
+    } else out.options[key] = v;
   }
 }
 
