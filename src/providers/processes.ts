@@ -22,7 +22,7 @@ const groups = new Set<number>();
 let exitHookInstalled = false;
 
 /** Sends a signal to a command's whole group (to the process alone where there are no groups). */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(process.platform === 'win32' ? pid : -pid, signal);
   } catch {
@@ -37,6 +37,18 @@ function installExitHook(): void {
   process.on('exit', () => {
     for (const pid of groups) signalGroup(pid, 'SIGKILL');
   });
+}
+
+/**
+ * Counts a process group assay started elsewhere (a Python worker) among those killed when assay
+ * exits; returns the function that stops counting it.
+ */
+export function killGroupAtExit(pid: number): () => void {
+  installExitHook();
+  groups.add(pid);
+  return () => {
+    groups.delete(pid);
+  };
 }
 
 /** The pids of the commands still running (for tests and diagnostics). */
