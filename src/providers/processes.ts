@@ -9,6 +9,8 @@ import { spawn } from 'node:child_process';
 
 /** How long a group given SIGTERM has to exit before it gets SIGKILL. */
 export const KILL_GRACE_MS = 1000;
+/** How long the pipes of an exited command may stay open (held by a process that left its group). */
+const PIPE_GRACE_MS = 500;
 
 /** How a command ended. */
 export type CommandEnd =
@@ -123,6 +125,19 @@ export function runCommand(
     child.once('error', (error: NodeJS.ErrnoException) => {
       if (pid !== undefined) groups.delete(pid);
       done({ kind: 'not-started', error });
+    });
+    // The command is done when its process exits: what it left running in its group (a child
+    // in the background holding its output) is killed, so the call neither waits for it nor
+    // leaves it behind; a child that left the group (setsid) still holding the pipes is no
+    // longer read after a grace.
+    child.once('exit', () => {
+      if (pid === undefined || !groups.has(pid)) return;
+      signalGroup(pid, 'SIGKILL');
+      const timer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_GRACE_MS);
+      child.once('close', () => clearTimeout(timer));
     });
     child.once('close', (code, sig) => {
       if (pid !== undefined) groups.delete(pid);
