@@ -9,6 +9,8 @@ import { spawn } from 'node:child_process';
 
 /** How long a group given SIGTERM has to exit before it gets SIGKILL. */
 export const KILL_GRACE_MS = 1000;
+/** How long the pipes of an exited command may stay open (held by a process that left its group). */
+const PIPE_GRACE_MS = 500;
 
 /** How a command ended. */
 export type CommandEnd =
@@ -22,7 +24,7 @@ const groups = new Set<number>();
 let exitHookInstalled = false;
 
 /** Sends a signal to a command's whole group (to the process alone where there are no groups). */
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(process.platform === 'win32' ? pid : -pid, signal);
   } catch {
@@ -37,6 +39,18 @@ function installExitHook(): void {
   process.on('exit', () => {
     for (const pid of groups) signalGroup(pid, 'SIGKILL');
   });
+}
+
+/**
+ * Counts a process group assay started elsewhere (a Python worker) among those killed when assay
+ * exits; returns the function that stops counting it.
+ */
+export function killGroupAtExit(pid: number): () => void {
+  installExitHook();
+  groups.add(pid);
+  return () => {
+    groups.delete(pid);
+  };
 }
 
 /** The pids of the commands still running (for tests and diagnostics). */
@@ -111,6 +125,19 @@ export function runCommand(
     child.once('error', (error: NodeJS.ErrnoException) => {
       if (pid !== undefined) groups.delete(pid);
       done({ kind: 'not-started', error });
+    });
+    // The command is done when its process exits: what it left running in its group (a child
+    // in the background holding its output) is killed, so the call neither waits for it nor
+    // leaves it behind; a child that left the group (setsid) still holding the pipes is no
+    // longer read after a grace.
+    child.once('exit', () => {
+      if (pid === undefined || !groups.has(pid)) return;
+      signalGroup(pid, 'SIGKILL');
+      const timer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_GRACE_MS);
+      child.once('close', () => clearTimeout(timer));
     });
     child.once('close', (code, sig) => {
       if (pid !== undefined) groups.delete(pid);

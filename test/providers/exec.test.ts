@@ -192,6 +192,24 @@ ${['alpha', 'beta', 'gamma', 'delta'].map((w) => `  - vars: {word: ${w}}\n    as
   );
 
   it(
+    'a command that exits leaving a child in the background holding its output answers at once; the child is killed',
+    TIMEOUT,
+    async () => {
+      const pidFile = join(tmp.dir, 'background.pid');
+      const name = script('background.sh', `#!/bin/sh\nsleep 300 &\necho "$!" > "$1"\necho "answer $2"\n`);
+      chmodSync(join(tmp.dir, name), 0o755);
+      const p = await exec(`./${name} ${pidFile}`);
+      // Before: the call waited for the child to close the pipe, i.e. for its 10 s time limit, and failed.
+      const res = await p.call(ask('now'));
+      assert.equal(res.error, undefined);
+      assert.equal(res.output, 'answer now');
+      const child = Number(readFileSync(pidFile, 'utf8'));
+      started.push(child);
+      assert.ok(await waitUntilGone(child), 'the background child was killed');
+    },
+  );
+
+  it(
     'a call given up (its signal aborted) ends at once, and the whole group is killed after a grace',
     TIMEOUT,
     async () => {

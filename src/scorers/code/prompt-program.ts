@@ -1,9 +1,10 @@
 // Prompts made by a program for each job (PromptTemplate.program, promptfoo's prompt functions and
 // executable prompts): the program gets `{vars, provider: {id, label}, config}`; what it makes is
 // the prompt's text, rendered with the vars afterwards as any prompt is.
-import { execFile } from 'node:child_process';
+
 import { dirname } from 'node:path';
 import type { PromptTemplate } from '../../core/types.js';
+import { runCommand } from '../../providers/processes.js';
 import { loadScriptFunction } from './js-runtime.js';
 import { callPython, pythonExecutable } from './python-worker.js';
 
@@ -12,18 +13,40 @@ export class PromptProgramError extends Error {}
 
 const ANSI = /\x1b(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])/g;
 
-function run(
+/** How long a prompt program may run. */
+const PROGRAM_TIME_LIMIT_MS = 60_000;
+
+/**
+ * Runs a prompt program as a command of its own (its own process group, stdin at end of input):
+ * past its time limit it and what it started are stopped, so it can neither hang the run nor
+ * outlive it.
+ */
+async function run(
   command: string,
   args: string[],
   cwd: string | undefined,
 ): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err)
-        reject(new PromptProgramError(`Error running prompt ${command}: ${err.message.split('\n')[0]}`));
-      else resolve({ stdout: String(stdout), stderr: String(stderr) });
-    });
+  const end = await runCommand(command, args, {
+    cwd: cwd ?? process.cwd(),
+    env: process.env,
+    signal: AbortSignal.timeout(PROGRAM_TIME_LIMIT_MS),
+    maxBuffer: 16 * 1024 * 1024,
   });
+  const failed = (why: string) => new PromptProgramError(`Error running prompt ${command}: ${why}`);
+  switch (end.kind) {
+    case 'not-started':
+      throw failed(end.error.message.split('\n')[0] ?? String(end.error.code));
+    case 'abandoned':
+      throw failed(`it did not finish within ${PROGRAM_TIME_LIMIT_MS / 1000} s and was stopped`);
+    case 'too-much-output':
+      throw failed('it wrote more than 16 MiB of output and was stopped');
+    case 'exited':
+      if (end.code !== 0 || end.signal !== null) {
+        const first = end.stderr.trim().split('\n')[0];
+        throw failed(`it ended with ${end.signal ?? `exit code ${end.code}`}${first ? `: ${first}` : ''}`);
+      }
+      return { stdout: end.stdout, stderr: end.stderr };
+  }
 }
 
 /** The prompt a job sends: the template itself, or for a program the text it made. */

@@ -6,6 +6,7 @@
 // worker is killed and replaced); the other calls go on in the other workers.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { killGroupAtExit, signalGroup } from '../../providers/processes.js';
 import { PYTHON_WORKER_SOURCE } from './python-worker-source.js';
 
 /** What the worker is asked to run. `args` must be JSON-serialisable. */
@@ -41,6 +42,11 @@ interface Pending {
 
 const STDERR_TAIL = 2000;
 const CLOSE_GRACE_MS = 2000;
+/**
+ * How long the pipes of an exited worker may stay open (held by a process user code started in a
+ * session of its own) before assay stops reading them.
+ */
+const PIPE_GRACE_MS = 500;
 /** How long one Python call may run when nothing else says (`ASSAY_PYTHON_TIMEOUT_MS` overrides). */
 export const DEFAULT_PYTHON_TIME_LIMIT_MS = 60_000;
 /** How many Python workers may run at once when nothing else says (`ASSAY_PYTHON_WORKERS` overrides). */
@@ -112,7 +118,28 @@ class PythonWorker {
     readonly python: string,
     private readonly events: PoolEvents,
   ) {
-    this.child = spawn(python, ['-u', '-c', PYTHON_WORKER_SOURCE], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // The worker leads a process group of its own, so that whatever user code starts (a
+    // subprocess, a daemon) is killed with it: a leftover child holding the worker's pipes would
+    // otherwise keep the worker from ever counting as ended.
+    this.child = spawn(python, ['-u', '-c', PYTHON_WORKER_SOURCE], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+    });
+    const pid = this.child.pid;
+    const release = pid !== undefined ? killGroupAtExit(pid) : () => {};
+    this.child.once('exit', () => {
+      release();
+      if (pid === undefined) return;
+      // What user code left running in the worker's group goes with it.
+      signalGroup(pid, 'SIGKILL');
+      // A process that left the group (setsid) may still hold the pipes: stop waiting for it.
+      const timer = setTimeout(() => {
+        this.child.stdout.destroy();
+        this.child.stderr.destroy();
+        this.child.stdin.destroy();
+      }, PIPE_GRACE_MS);
+      this.child.once('close', () => clearTimeout(timer));
+    });
     this.exited = new Promise((resolveExit) => {
       this.child.once('close', (code, signal) => {
         this.die(code, signal);
@@ -195,14 +222,19 @@ class PythonWorker {
     this.killed = true;
     if (reason !== undefined) this.takeServing()?.resolve({ ok: false, error: reason });
     else if (this.serving?.timer) clearTimeout(this.serving.timer);
-    this.child.kill('SIGKILL');
+    // The whole group: a subprocess the hung call is waiting on dies with it.
+    if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
+    else this.child.kill('SIGKILL');
   }
 
   /** Closes stdin so the worker exits on its own; kills it if it does not within a grace period. */
   async close(): Promise<void> {
     this.closing = true;
     this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), CLOSE_GRACE_MS);
+    const timer = setTimeout(() => {
+      if (this.child.pid !== undefined) signalGroup(this.child.pid, 'SIGKILL');
+      else this.child.kill('SIGKILL');
+    }, CLOSE_GRACE_MS);
     await this.exited;
     clearTimeout(timer);
   }

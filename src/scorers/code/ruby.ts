@@ -4,14 +4,15 @@
 // runs the interpreter once (`PROMPTFOO_RUBY`, `ASSAY_RUBY`, else `ruby` on the PATH): the
 // arguments go in as a JSON file and the result comes back as one. Without an interpreter the
 // assertion cannot be judged: the job is an error that names the missing interpreter.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCommand } from '../../providers/processes.js';
 import type { Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
 import { type ScriptScoreInput, scriptContext, scriptOutput } from './context.js';
 import { normalizePythonResult, RUBY, type ScriptScoreResult } from './normalize.js';
+import { pythonTimeLimit } from './python-worker.js';
 import { errorText } from './run-file.js';
 import { parseScriptRef, scriptPath } from './script-ref.js';
 
@@ -58,25 +59,38 @@ export async function callRuby(script: string, method: string, args: unknown[]):
     const outPath = join(dir, 'out.json');
     await writeFile(argsPath, JSON.stringify(args));
     const ruby = rubyExecutable();
-    await new Promise<void>((resolve, reject) => {
-      execFile(
-        ruby,
-        ['-e', RUNNER, script, method, argsPath, outPath],
-        { maxBuffer: 16 * 1024 * 1024 },
-        (err, _stdout, stderr) => {
-          if (!err) return resolve();
-          if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-            return reject(
-              new ScorerInputError(
-                `Ruby is not installed: "${ruby}" was not found (install Ruby, or set PROMPTFOO_RUBY to its path)`,
-              ),
-            );
-          }
-          const lines = String(stderr).trim().split('\n');
-          reject(new Error(lines.find((l) => /Error|error/.test(l)) ?? lines[0] ?? err.message));
-        },
-      );
+    // Ruby runs as a command of its own (its own process group, stdin at end of input), bounded by
+    // the time limit of a code call (the run's job time limit): a script that never ends is killed
+    // with everything it started, and cannot keep assay from exiting.
+    const limitMs = pythonTimeLimit();
+    const end = await runCommand(ruby, ['-e', RUNNER, script, method, argsPath, outPath], {
+      cwd: process.cwd(),
+      env: process.env,
+      signal: AbortSignal.timeout(Math.min(limitMs, 2_147_483_647)),
+      maxBuffer: 16 * 1024 * 1024,
     });
+    if (end.kind === 'not-started') {
+      if (end.error.code === 'ENOENT')
+        throw new ScorerInputError(
+          `Ruby is not installed: "${ruby}" was not found (install Ruby, or set PROMPTFOO_RUBY to its path)`,
+        );
+      throw new Error(`"${ruby}" could not be started (${end.error.message})`);
+    }
+    if (end.kind === 'abandoned') {
+      const shown = limitMs % 1000 === 0 ? `${limitMs / 1000} s` : `${limitMs} ms`;
+      throw new Error(
+        `timed out: the Ruby code did not return within ${shown} (the time limit of a code call); it was stopped`,
+      );
+    }
+    if (end.kind === 'too-much-output')
+      throw new Error('the Ruby code wrote more than 16 MiB of output; it was stopped');
+    if (end.code !== 0 || end.signal !== null) {
+      const lines = end.stderr.trim().split('\n');
+      throw new Error(
+        lines.find((l) => /Error|error/.test(l)) ??
+          (lines[0] || `ruby ended with ${end.signal ?? `exit code ${end.code}`}`),
+      );
+    }
     return (JSON.parse(await readFile(outPath, 'utf8')) as { result: unknown }).result;
   } finally {
     await rm(dir, { recursive: true, force: true });

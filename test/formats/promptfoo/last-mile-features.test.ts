@@ -114,6 +114,26 @@ tests:
   });
 });
 
+describe('executable prompts as commands', () => {
+  it('a program that reads its standard input sees end of input at once (it never waits on assay)', async () => {
+    // Before: stdin was a pipe assay never closed, so this waited for the 60 s limit and failed.
+    const { results } = await runConfig(
+      tmp.dir,
+      `prompts:
+  - exec:sh reads.sh
+providers: [echo]
+tests:
+  - vars: {topic: tea}
+`,
+      { files: { 'reads.sh': '#!/bin/sh\ncat > /dev/null\necho "stdin ended"\n' } },
+    );
+    assert.deepEqual(
+      results.map((r) => [r.output, r.status]),
+      [['stdin ended', 'pass']],
+    );
+  });
+});
+
 describe('_conversation on --resume', () => {
   it('a resumed thread still sees the turns the first run made', async () => {
     const config = `prompts:

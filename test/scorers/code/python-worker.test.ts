@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { pythonScript } from '../../../src/scorers/code/python.js';
 import {
   callPython,
@@ -88,6 +89,41 @@ describe('python worker', () => {
     const gone = before.filter((pid) => !pythonWorkerPids().includes(pid));
     assert.equal(gone.length, 1, 'exactly the hung worker left the pool');
     assert.ok(await waitUntilGone(gone[0] as number), 'the hung worker was killed');
+    assert.deepEqual(await inline('output', ['after', {}]), { ok: true, result: 'after' });
+  });
+
+  it('a subprocess user code leaves running dies with its worker; closing the pool does not wait for it', async () => {
+    await closePythonWorker();
+    const pidFile = join(tmp.dir, 'daemon.pid');
+    // The child inherits the worker's stderr (fd 1 and 2 of user code), as a daemon a provider starts would.
+    const code = `import subprocess\nchild = subprocess.Popen(["sleep", "300"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(child.pid))\nreturn output`;
+    assert.deepEqual(await inline(code, ['started', {}]), { ok: true, result: 'started' });
+    const child = Number(readFileSync(pidFile, 'utf8'));
+    assert.ok(isRunning(child));
+    // Bounded: before the fix the close waited for the pipes the child holds, i.e. for ever.
+    const bound = new AbortController();
+    const closed = await Promise.race([
+      closePythonWorker().then(() => 'closed'),
+      delay(20_000, 'still waiting', { signal: bound.signal }).catch(() => 'still waiting'),
+    ]);
+    bound.abort();
+    assert.equal(closed, 'closed');
+    assert.ok(await waitUntilGone(child), 'the subprocess was killed with its worker');
+  });
+
+  it('a call given up while it waits on a subprocess: the subprocess is killed with the worker', async () => {
+    const pidFile = join(tmp.dir, 'hung-child.pid');
+    const caller = new AbortController();
+    const code = `import subprocess\nchild = subprocess.Popen(["sleep", "300"])\nopen(${JSON.stringify(pidFile)}, "w").write(str(child.pid))\nchild.wait()\nreturn output`;
+    const hung = callPython(
+      { kind: 'inline', code: pythonScript(code), fn: 'main', header: 3, args: ['x', {}] },
+      { signal: caller.signal },
+    );
+    const child = await waitFor(() => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')));
+    assert.ok(child);
+    caller.abort();
+    assert.match((await hung).ok ? '' : 'cancelled', /cancelled/);
+    assert.ok(await waitUntilGone(child), 'the subprocess was killed');
     assert.deepEqual(await inline('output', ['after', {}]), { ok: true, result: 'after' });
   });
 
