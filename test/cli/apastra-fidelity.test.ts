@@ -85,6 +85,31 @@ describe('apastra compare --policy: as compare.py', () => {
   }
 });
 
+describe('apastra compare --policy: metric values compare.py cannot subtract or compare', () => {
+  for (const [name, v] of Object.entries(recorded.bad_pairs) as [string, Json][]) {
+    const crashed = v.result.exit !== 0;
+    it(`${name}: ${crashed ? `refused, exit 2, as compare.py crashes (${v.result.error})` : `${v.result.report.status}, as compare.py reports`}`, async () => {
+      const r = await compare(
+        { 'cand.json': v.candidate, 'base.json': v.baseline },
+        'base.json',
+        'cand.json',
+      );
+      if (crashed) {
+        assert.equal(r.code, 2, r.stdout + r.stderr);
+        assert.match(r.stderr, /is not a number/);
+        assert.equal(r.report, undefined, 'no report written');
+      } else {
+        assert.equal(r.code, v.result.report.status === 'pass' ? 0 : 1, r.stderr);
+        assert.deepEqual(r.report, {
+          ...v.result.report,
+          baseline_ref: 'base.json',
+          candidate_ref: 'cand.json',
+        });
+      }
+    });
+  }
+});
+
 describe('apastra latency and cost assertions: as evaluate_assertions.py', () => {
   const score = async (metadata: { latency?: number; cost?: number }) => {
     const out: Record<string, number>[] = [];

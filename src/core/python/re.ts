@@ -73,10 +73,17 @@ for (const group of [
   for (const cp of cps) CASE_EXTRAS[cp] = cps;
 }
 
+/**
+ * I, i, İ and ı: one case class in Python (sre lowers İ to i and lists ı beside i in `_EXTRA_CASES`),
+ * but a `u`+`i` JavaScript regex (simple case folding) keeps İ and ı apart from i and from each other.
+ */
+const DOTTED_I = [0x49, 0x69, 0x130, 0x131];
+
 const caseCache = new Map<number, number[]>();
 
 /** The code points a `u`+`i` JavaScript regex treats as `cp` (the regex's own test decides). */
 function caseVariants(cp: number): number[] {
+  if (DOTTED_I.includes(cp)) return DOTTED_I;
   const hit = caseCache.get(cp);
   if (hit) return hit;
   const ch = String.fromCodePoint(cp);
@@ -499,8 +506,18 @@ class Parser {
       : [cp];
   }
 
+  /**
+   * Where the regex has the `i` flag, the Python case variants its folding misses (I, i, İ, ı) for a
+   * code point or a range; none elsewhere.
+   */
+  private foldGap(lo: number, hi = lo): number[] {
+    if (this.caseByHand || !this.flags.ignoreCase || this.flags.ascii) return [];
+    return DOTTED_I.some((c) => c >= lo && c <= hi) ? DOTTED_I : [];
+  }
+
   /** A literal code point, with its case variants when case is ignored here and the regex has no `i` flag. */
   private literal(cp: number): string {
+    if (this.foldGap(cp).length > 0) return `[${DOTTED_I.map(lit).join('')}]`;
     if (!this.caseByHand || !this.flags.ignoreCase) return lit(cp);
     const variants = this.variants(cp);
     return variants.length === 1 ? lit(cp) : `[${variants.map(lit).join('')}]`;
@@ -622,7 +639,7 @@ class Parser {
         const text = this.chars.slice(at, this.pos).join('');
         if (typeof lo !== 'number' || typeof hi !== 'number') this.error(`bad character range ${text}`, at);
         if (hi < lo) this.error(`bad character range ${text}`, at);
-        members.push(`${lit(lo)}-${lit(hi)}`);
+        members.push(`${lit(lo)}-${lit(hi)}`, ...this.foldGap(lo, hi).map(lit));
         if (this.caseByHand && this.flags.ignoreCase) {
           if (hi - lo > CASE_RANGE_LIMIT)
             throw new PyRegexUnsupported(
@@ -635,7 +652,9 @@ class Parser {
       }
       if (typeof lo === 'number')
         members.push(
-          this.caseByHand && this.flags.ignoreCase ? this.variants(lo).map(lit).join('') : lit(lo),
+          this.caseByHand && this.flags.ignoreCase
+            ? this.variants(lo).map(lit).join('')
+            : [lo, ...this.foldGap(lo)].map(lit).join(''),
         );
       else if (lo.negated) negatedCats.push(lo.set);
       else members.push(lo.set);

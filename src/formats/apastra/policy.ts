@@ -130,7 +130,10 @@ export function comparePolicy(
     const floor = get(rule, 'floor') ?? null;
     const allowed = get(rule, 'allowed_delta') ?? null;
     const direction = get(rule, 'direction') ?? null;
+    // compare.py compares the rate with 0.0 (a missing one is 0.0): null or a non-number raises.
     const flake = flakes.get(metric);
+    if (flakes.has(metric) && !isNum(flake))
+      throw new PolicyError(`the candidate's flake rate of "${metric}" is not a number`);
     const isFlaky = isNum(flake) ? num(flake) > 0 : false;
     const c = cm.get(metric) ?? null;
     const b = bm.get(metric) ?? null;
@@ -201,6 +204,9 @@ export function comparePolicy(
   for (const metric of all) {
     const c = cm.get(metric) ?? null;
     const b = bm.get(metric) ?? null;
+    // compare.py subtracts any two values that are not null, and raises where Python cannot.
+    if (c !== null && b !== null && (!isNum(c) || !isNum(b)))
+      throw new PolicyError(`ungated metric "${metric}" is not a number in the candidate or baseline`);
     if (c !== null && b !== null && isNum(c) && isNum(b))
       evidence.push(
         new Map<string, PyValue>([

@@ -7,7 +7,7 @@
 
 /** The program: `main(request)` answers one check with {"safe": bool}. */
 export const LVE_PYTHON_SOURCE = String.raw`
-import enum, importlib.abc, importlib.machinery, importlib.util, json, re, sys, types
+import enum, importlib.abc, importlib.machinery, importlib.util, json, numbers, re, sys, types
 
 _INT = r"((?:\d{1,3}(?:[,']\d{3})+)|\d+)"
 _FLOAT = r"((?:\d{1,3}(?:[,'_]\d{3})*(?:\.\d+)?)|(?:\d+[eE][+-]?\d+))"
@@ -195,12 +195,33 @@ def _messages(raw):
 def _verdict(value, what):
     # LVE records the value as TestInstance.passed, a pydantic bool: the caller applies pydantic's
     # lax rules to the scalars returned here.
+    # Values JSON cannot carry are brought to one it can, as pydantic reads them: bytes as UTF-8
+    # text, any other number (numpy's, Decimal, Fraction) as False or True where it equals 0 or 1;
+    # what pydantic refuses is sent as an int, a finite float or a repr, which the caller refuses with the rest.
     if isinstance(value, bool):
         return value
     if type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool"):
         return bool(value)
-    if value is None or isinstance(value, (int, float, str)):
+    if value is None or type(value) in (int, str):
         return value
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, bytes):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return repr(value)
+    if isinstance(value, numbers.Complex) and not isinstance(value, numbers.Real):
+        return repr(value)
+    if isinstance(value, numbers.Number):
+        if value == 0:
+            return False
+        if value == 1:
+            return True
+        if isinstance(value, numbers.Integral):
+            return int(value)
+        value = float(value)
+        return value if value - value == 0 else repr(value)
     raise TypeError("%s returned %r, not a bool (LVE records it as the instance's passed)" % (what, value))
 
 

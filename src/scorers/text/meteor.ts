@@ -152,10 +152,11 @@ function numberOption(input: ScoreInput, name: 'alpha' | 'beta' | 'gamma'): numb
 export const meteorScorer: Scorer = {
   type: 'meteor',
   description: `METEOR (exact, stem and WordNet synonym matches) against the reference(s) is at least the threshold (default ${DEFAULTS.threshold}); needs the "natural" package`,
-  validate: (spec) => referencesProblem('meteor', spec),
+  // An empty reference scores 0, as promptfoo's code scores it (no words to match).
+  validate: (spec) => referencesProblem('meteor', spec, true),
   async score(input: ScoreInput): Promise<ScoreResult> {
     const negate = input.spec.negate === true;
-    const references = referenceTexts('meteor', input.value);
+    const references = referenceTexts('meteor', input.value, true);
     // promptfoo refuses to score an empty output ("Invalid inputs"): an error, not a verdict.
     if (input.output === '') throw new ScorerInputError('"meteor" cannot score an empty output');
     const threshold = thresholdOr(input.spec, DEFAULTS.threshold);

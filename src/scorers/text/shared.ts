@@ -26,10 +26,11 @@ export function stringValueProblem(type: string, spec: AssertionSpec, nonEmpty: 
 }
 
 /**
- * The reference texts of bleu/gleu: one string or a non-empty list of strings, none blank (a blank
- * reference has no n-grams, so every output would score against nothing). Throws ScorerInputError.
+ * The reference texts of bleu/gleu/meteor: one string or a non-empty list of strings, none blank
+ * unless `allowEmpty` (a blank reference has no n-grams, so every output would score against
+ * nothing; meteor scores it 0, as promptfoo does). Throws ScorerInputError.
  */
-export function referenceTexts(type: string, value: unknown): string[] {
+export function referenceTexts(type: string, value: unknown, allowEmpty = false): string[] {
   const list = Array.isArray(value) ? value : [value];
   if (list.length === 0) throw new ScorerInputError(`"${type}" assertion has an empty list of references`);
   list.forEach((item, i) => {
@@ -38,7 +39,7 @@ export function referenceTexts(type: string, value: unknown): string[] {
         `"${type}" assertion type must have a string or array of strings value (item ${i + 1} is ${describeShape(item)})`,
       );
     }
-    if (item.trim() === '') {
+    if (!allowEmpty && item.trim() === '') {
       throw new ScorerInputError(`"${type}" reference ${i + 1} is empty`);
     }
   });
@@ -46,13 +47,13 @@ export function referenceTexts(type: string, value: unknown): string[] {
 }
 
 /** Load-time check of bleu/gleu references; templated strings are judged once rendered. */
-export function referencesProblem(type: string, spec: AssertionSpec): string | undefined {
+export function referencesProblem(type: string, spec: AssertionSpec, allowEmpty = false): string | undefined {
   const v = spec.value;
   if (v === undefined)
     return `${writtenType(type, spec)} needs a reference string or a list of them, got no value`;
   if (typeof v === 'string' && hasTemplate(v)) return undefined;
   try {
-    referenceTexts(type, v);
+    referenceTexts(type, v, allowEmpty);
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }

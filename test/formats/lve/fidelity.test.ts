@@ -52,6 +52,8 @@ describe('LVE fidelity: LVE.run() and assay agree', () => {
       if (want.error) {
         assert.equal(r.status, 'error', `assay: ${r.status} ${r.reason}`);
         if (want.error.includes('score_callback')) assert.match(r.reason, /score_callback/);
+        else if (want.error.includes('must have a variable name'))
+          assert.match(r.reason, /every one needs a "variable"/);
         else assert.match(r.reason, /cannot record as the instance's passed/);
         return;
       }
