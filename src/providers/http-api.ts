@@ -271,6 +271,17 @@ export function createHttpApiProvider(
   const named = <T extends { error?: string }>(parsed: T): T =>
     parsed.error !== undefined ? { ...parsed, error: `${api.service}: ${parsed.error}` } : parsed;
 
+  // The headers a request goes out with: the key's, plus what `authorize` adds (a token, a signature).
+  const signedHeaders = async (
+    target: { origin: string; path: string },
+    headers: Record<string, string>,
+    body: unknown,
+    signal: AbortSignal | undefined,
+  ): ReturnType<NonNullable<HttpApi['authorize']>> => {
+    if (!api.authorize) return { headers };
+    const signed = await api.authorize({ ...target, headers, body: JSON.stringify(body) }, signal);
+    return 'error' in signed ? signed : { headers: { ...headers, ...signed.headers } };
+  };
   const provider: Provider = {
     id: spec.id,
     label: spec.label ?? spec.id,
@@ -296,21 +307,14 @@ export function createHttpApiProvider(
         return { output: null, error: redact(`${api.service}: ${auth.error}`), fatal: true, latencyMs: 0 };
       const target = { origin: endpoint.origin, path: sentPath(endpoint.path) };
       const body = requestBody(request);
-      let sentHeaders = auth.headers;
-      if (api.authorize) {
-        const signed = await api.authorize(
-          { ...target, headers: sentHeaders, body: JSON.stringify(body) },
-          request.signal,
-        );
-        if ('error' in signed) {
-          const { error, fatal, failure } = signed;
-          return { output: null, error: redact(error), fatal, ...(failure ? { failure } : {}), latencyMs: 0 };
-        }
-        sentHeaders = { ...sentHeaders, ...signed.headers };
+      const signed = await signedHeaders(target, auth.headers, body, request.signal);
+      if ('error' in signed) {
+        const { error, fatal, failure } = signed;
+        return { output: null, error: redact(error), fatal, ...(failure ? { failure } : {}), latencyMs: 0 };
       }
       const sent = await postJson(
         target,
-        sentHeaders,
+        signed.headers,
         body,
         request.signal,
         sendOptions,
@@ -337,19 +341,12 @@ export function createHttpApiProvider(
       const auth = await authorization(request.signal);
       if ('error' in auth) return { error: redact(`${api.service}: ${auth.error}`), latencyMs: 0 };
       const body = withPassthrough(embed.body(request.texts));
-      let sentHeaders = auth.headers;
-      if (api.authorize) {
-        const signed = await api.authorize(
-          { ...target, headers: sentHeaders, body: JSON.stringify(body) },
-          request.signal,
-        );
-        if ('error' in signed) {
-          const { error, failure } = signed;
-          return { error: redact(error), ...(failure ? { failure } : {}), latencyMs: 0 };
-        }
-        sentHeaders = { ...sentHeaders, ...signed.headers };
+      const signed = await signedHeaders(target, auth.headers, body, request.signal);
+      if ('error' in signed) {
+        const { error, failure } = signed;
+        return { error: redact(error), ...(failure ? { failure } : {}), latencyMs: 0 };
       }
-      const sent = await postJson(target, sentHeaders, body, request.signal, sendOptions, describeAttempt);
+      const sent = await postJson(target, signed.headers, body, request.signal, sendOptions, describeAttempt);
       if ('failed' in sent) return sent.failed;
       return { ...named(embed.parse(sent.text, request.texts.length, redact)), latencyMs: sent.latencyMs };
     };
