@@ -22,7 +22,7 @@ import { RecordedGenerations } from './evaluate/recorded.js';
 import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
 import { resolveRunSettings } from './evaluate/settings.js';
-import { loadSuite } from './formats/detect.js';
+import { loadSuite, suiteFormats } from './formats/detect.js';
 import { createProvider } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
 import { runCompleteness } from './runlog/completeness.js';
@@ -176,7 +176,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   // The caller's settings over the suite's own run defaults: the same resolution as `assay eval`'s.
   const settings = resolveRunSettings(loaded, options);
   const filters = pinFilters(settings.filters, options.runsDir);
-  const failing = await readSelectedFailures(filters);
+  // A results file of a format's own tool (promptfoo's results JSON) is read by that format.
+  const readers = (await suiteFormats()).flatMap((f) => (f.failures ? [f.failures] : []));
+  const failing = await readSelectedFailures(filters, readers);
   const suite = filters ? filterSuite(loaded, filters, failing) : loaded;
   const source = options.rescore ? await openSource(options.rescore) : undefined;
   const providers = filterProviders(

@@ -1,9 +1,11 @@
 // `assay baseline save RUN [--name NAME]` and `assay baseline list`: pinned runs to compare with.
 import { basename } from 'node:path';
 import { InputError } from '../core/errors.js';
+import { formatNamed } from '../formats/detect.js';
 import { oneLine } from '../report/console.js';
 import { DEFAULT_BASELINES_DIR, listBaselines, resolveRun, saveBaseline } from '../runlog/baselines.js';
 import { completenessText, runCompleteness } from '../runlog/completeness.js';
+import { readManifest } from '../runlog/reader.js';
 import { guard, parseFlags } from './common.js';
 
 const USAGE = `Usage: assay baseline save RUN [--name NAME] [--dir DIR] [--force]
@@ -43,13 +45,13 @@ export async function baselineCommand(args: string[]): Promise<number> {
         throw new InputError('assay baseline save: expected one RUN (a run directory or id)');
       const runDir = resolveRun(rest[0], { runsDir: values['runs-dir'] ?? '.assay/runs', baselinesDir });
       const name = values.name ?? basename(runDir);
-      const apastraModule = await import('../formats/apastra/compare.js');
       // A run that did not reach every planned job would hold every later run to the cases it
-      // reached: refused for every format unless --force.
+      // reached: refused for every format unless --force (in the format's words, if it has its own).
       const whole = await runCompleteness(runDir);
+      const hook = (await formatNamed(readManifest(runDir).suite.format))?.baseline;
       const refusal = whole.complete
         ? undefined
-        : (apastraModule.apastraBaselineRefusal(runDir) ??
+        : ((await hook?.refusal?.(runDir)) ??
           `${runDir}: the run is ${completenessText(whole)}, so a baseline of it would hold only the jobs it reached; finish it with assay eval --resume ${whole.runId}, or pass --force to save it anyway`);
       if (refusal && !values.force) throw new InputError(refusal);
       if (refusal) process.stderr.write(`assay: warning: --force: ${refusal.split(', so')[0]}\n`);
@@ -60,21 +62,10 @@ export async function baselineCommand(args: string[]): Promise<number> {
           process.stderr.write(`assay: baseline ${name} is being saved by process ${pid}; waiting for it\n`),
       });
       process.stdout.write(`Saved baseline ${name}: ${target}\n`);
-      // A run of an apastra suite also becomes the suite's active baseline where apastra looks.
-      const apastra = await apastraModule.saveApastraBaseline(
-        runDir,
-        target,
-        whole.complete ? undefined : completenessText(whole),
-      );
-      if (apastra) {
-        if (apastra.archived)
-          process.stdout.write(`Archived the previous apastra baseline: ${apastra.archived}\n`);
-        process.stdout.write(`Saved apastra baseline: ${apastra.path}\n`);
-        if (apastra.thresholdsFailed.length > 0)
-          process.stderr.write(
-            `assay: warning: this run fails its thresholds (${apastra.thresholdsFailed.join(', ')}); apastra's baseline skill baselines only passing runs\n`,
-          );
-      }
+      // The format's own baseline where its tool looks (apastra's active baseline of the suite).
+      const own = await hook?.save?.(runDir, target, whole.complete ? undefined : completenessText(whole));
+      for (const line of own?.lines ?? []) process.stdout.write(`${line}\n`);
+      for (const warning of own?.warnings ?? []) process.stderr.write(`assay: warning: ${warning}\n`);
       return 0;
     }
     if (action === 'list') {

@@ -1,7 +1,7 @@
 // `assay compare BASELINE CANDIDATE`: did the change make things better, worse, or is it noise?
 
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { readCaseRecords } from '../analysis/cases.js';
 import {
   type CompareOptions,
@@ -15,6 +15,7 @@ import { suiteCases } from '../core/cases.js';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
 import type { Suite } from '../core/types.js';
+import { formatNamed, type PolicyCompareHook, suiteFormats } from '../formats/detect.js';
 import { renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
@@ -87,18 +88,32 @@ export async function checkGateBaseline(
   );
 }
 
-/** `assay compare BASELINE CANDIDATE --policy FILE`: apastra's regression policy (compare.py). */
+/**
+ * The format whose regression policy `--policy` applies: the format of a side that is an assay run
+ * (its `manifest.suite.format`), else the first format that has one (apastra's).
+ */
+async function policyFormat(paths: string[]): Promise<PolicyCompareHook> {
+  for (const p of paths) {
+    if (!existsSync(join(p, 'manifest.json')) || !existsSync(join(p, 'results.jsonl'))) continue;
+    const hook = (await formatNamed(readManifest(p).suite.format))?.policyCompare;
+    if (hook) return hook;
+  }
+  const first = (await suiteFormats()).find((f) => f.policyCompare)?.policyCompare;
+  if (!first) throw new InputError('--policy: no suite format has a regression policy');
+  return first;
+}
+
+/** `assay compare BASELINE CANDIDATE --policy FILE`: a format's regression policy (apastra's compare.py). */
 async function policyCompare(
   positionals: string[],
   values: { policy?: string; output?: string; json?: boolean; 'allow-partial'?: boolean },
   dirs: { runsDir: string; baselinesDir: string },
   stats: ReturnType<typeof compareOptionsFrom>,
 ): Promise<number> {
-  const apastra = await import('../formats/apastra/compare.js');
-  const policy = apastra.readPolicy(values.policy as string);
-  const [baseline, candidate] = await Promise.all(
-    positionals.map((p) => apastra.readSide(policySidePath(p, dirs))),
-  );
+  const paths = positionals.map((p) => policySidePath(p, dirs));
+  const hook = await policyFormat(paths);
+  const read = await hook.read(values.policy as string, paths[0], paths[1]);
+  const { baseline, candidate } = read;
   if (values.output)
     refuseOverwritingInputs(
       [values.output],
@@ -107,10 +122,9 @@ async function policyCompare(
     );
   // An assay run that is not whole never passes a policy: refused, or (--allow-partial) a warning.
   const partial = await policyPartial(baseline, candidate, values['allow-partial'] === true);
-  const outcome = apastra.policyOutcome(baseline, candidate, policy);
-  if (partial) apastra.demotePartial(outcome, partial);
-  // Beyond apastra: two assay runs are also paired case by case, so a delta within the noise is
-  // said to be noise.
+  const verdict = read.judge(partial);
+  // Beyond the format's tool: two assay runs are also paired case by case, so a delta within the
+  // noise is said to be noise.
   let comparison: Comparison | undefined;
   if (baseline.runDir && candidate.runDir)
     comparison = await compareDirs(baseline.runDir, candidate.runDir, stats.options, stats.ks, true);
@@ -121,18 +135,17 @@ async function policyCompare(
           ...(comparison ? { paired_statistics: comparison } : {}),
         }
       : undefined;
-  if (values.output) apastra.writeReport(values.output, outcome.report, extra);
-  if (values.json) process.stdout.write(`${apastra.reportText(outcome.report, extra)}\n`);
+  if (values.output) writeFileWhole(resolve(values.output), verdict.report(extra));
+  if (values.json) process.stdout.write(`${verdict.report(extra)}\n`);
   else {
-    process.stdout.write(apastra.renderRegression(outcome));
+    process.stdout.write(verdict.text);
     if (comparison)
       process.stdout.write(
         `\n${renderComparison(comparison, { baseline: positionals[0], candidate: positionals[1] })}`,
       );
     if (values.output) process.stdout.write(`Wrote ${printable(resolve(values.output))}\n`);
   }
-  // apastra's CI gate: pass passes; warning and fail both fail.
-  return outcome.status === 'pass' ? 0 : 1;
+  return verdict.pass ? 0 : 1;
 }
 
 /**

@@ -56,10 +56,27 @@ export function parseTestRange(text: string): TestRange | string {
   return end === undefined ? { start } : { start, end };
 }
 
+/** Which results of an earlier run select their cases: failures and errors, failures only, errors only. */
+export type FailingKind = 'any' | 'fail' | 'error';
+
 /** The cases an earlier run failed or errored on: by case id, and by vars (canonical JSON). */
 export interface FailingSelection {
   caseIds: Set<string>;
   vars: Set<string>;
+}
+
+/**
+ * Reads the failures from a results file of another tool (a format's `failures` hook: promptfoo's
+ * results JSON), for `--filter-failing FILE`.
+ */
+export interface FailuresReader {
+  /** What such a file is, for the message when no reader recognises a file. */
+  describes: string;
+  /**
+   * The cases `file` (its text given) says failed (`kind` any, fail or error); undefined when the
+   * file is not of this reader's shape. May throw an InputError naming the file.
+   */
+  read(file: string, text: string, kind: FailingKind): Promise<FailingSelection | undefined>;
 }
 
 /** One `--filter-metadata` condition. */

@@ -4,9 +4,10 @@ import { utf16Problem } from '../core/encoding.js';
 import { InputError } from '../core/errors.js';
 import { aFormat } from '../core/printable.js';
 import type { Suite } from '../core/types.js';
+import { setInterpreterVariables } from '../scorers/code/interpreters.js';
 import type { LoadOptions, SuiteFormat } from './types.js';
 
-export type { LoadOptions, SuiteFormat } from './types.js';
+export type * from './types.js';
 
 /** The option names of LoadOptions that select or change what a format loads, with their flags. */
 const FORMAT_FLAGS: Record<
@@ -25,21 +26,61 @@ const FORMAT_FLAGS: Record<
   combine: 'a second -c',
 };
 
-/** Each format module exports `format: SuiteFormat`; modules load on first use. */
-const FORMATS: (() => Promise<SuiteFormat>)[] = [
-  async () => (await import('./promptfoo/format.js')).format,
-  async () => (await import('./pramana/format.js')).format,
-  async () => (await import('./ewebench/format.js')).format,
-  async () => (await import('./apastra/format.js')).format,
-  async () => (await import('./lve/format.js')).format,
+/** Each format module exports `format: SuiteFormat` (of the name given here); modules load on first use. */
+const FORMATS: [string, () => Promise<SuiteFormat>][] = [
+  ['promptfoo', async () => (await import('./promptfoo/format.js')).format],
+  ['pramana', async () => (await import('./pramana/format.js')).format],
+  ['ewebench', async () => (await import('./ewebench/format.js')).format],
+  ['apastra', async () => (await import('./apastra/format.js')).format],
+  ['lve', async () => (await import('./lve/format.js')).format],
 ];
+
+/** Formats registered by plugins (`registerFormat`), tried after the built-in ones, in order. */
+const registered: SuiteFormat[] = [];
 
 let formats: SuiteFormat[] | undefined;
 
-/** Every known format, in detection order. */
+/** Every known format, in detection order: the built-in ones, then those registered. */
 export async function suiteFormats(): Promise<SuiteFormat[]> {
-  formats ??= await Promise.all(FORMATS.map((f) => f()));
+  if (!formats) {
+    const builtIn = await Promise.all(FORMATS.map(([, f]) => f()));
+    formats ??= [...builtIn, ...registered];
+    useInterpreters(formats);
+  }
   return formats;
+}
+
+/** The format of this name (a run's `manifest.suite.format`), if it is known. */
+export async function formatNamed(name: string): Promise<SuiteFormat | undefined> {
+  return (await suiteFormats()).find((f) => f.name === name);
+}
+
+/**
+ * Adds a suite format: `loadSuite`, `evaluate()` and every command then recognise its suites (tried
+ * after the built-in formats, so it never changes how their suites are read). Its name must be new.
+ */
+export function registerFormat(format: SuiteFormat): void {
+  if (typeof format?.name !== 'string' || format.name === '' || typeof format.load !== 'function')
+    throw new TypeError('registerFormat: a format needs a name and a load(path, options) function');
+  if (!Array.isArray(format.options))
+    throw new TypeError(
+      `registerFormat: format ${format.name} needs options (the LoadOptions it accepts; [] for none)`,
+    );
+  if (FORMATS.some(([name]) => name === format.name) || registered.some((f) => f.name === format.name))
+    throw new Error(`registerFormat: a format named ${format.name} is already registered`);
+  registered.push(format);
+  if (formats) {
+    formats.push(format);
+    useInterpreters(formats);
+  }
+}
+
+/** Hands the Python and Ruby runners every format's interpreter variables. */
+function useInterpreters(all: SuiteFormat[]): void {
+  setInterpreterVariables({
+    python: all.flatMap((f) => (f.interpreters?.python ? [f.interpreters.python] : [])),
+    ruby: all.flatMap((f) => (f.interpreters?.ruby ? [f.interpreters.ruby] : [])),
+  });
 }
 
 /**

@@ -9,6 +9,7 @@
 // Format modules import these types from here, never from the registry (detect.ts), and never
 // from another format's folder (test/architecture.test.ts checks both).
 import type { Suite } from '../core/types.js';
+import type { FailuresReader } from '../engine/filter.js';
 
 /** What the command line may tell a loader. A loader refuses options that do not apply to its format. */
 export interface LoadOptions {
@@ -71,4 +72,84 @@ export interface SuiteFormat {
    * (pramana's hash_suite takes any JSONL of objects with ids); undefined when it does not apply.
    */
   hashFile?(path: string): Promise<string | undefined>;
+  /**
+   * `assay baseline save`: the format's own baseline rules, for a run of a suite of this format
+   * (found by the run's `manifest.suite.format`).
+   */
+  baseline?: BaselineHook;
+  /**
+   * `assay compare BASELINE CANDIDATE --policy FILE`: the format's own regression policy. Chosen by
+   * the `manifest.suite.format` of a side that is an assay run, else the first format that has one.
+   */
+  policyCompare?: PolicyCompareHook;
+  /**
+   * `--filter-failing FILE` (and its `-only` forms) given a results file of the format's own tool:
+   * the cases it failed or errored on.
+   */
+  failures?: FailuresHook;
+  /**
+   * The environment variables the format's own tool reads to choose the interpreter of user code
+   * (promptfoo: `PROMPTFOO_PYTHON`, `PROMPTFOO_RUBY`); the Python and Ruby runners take them as a
+   * parameter (every registered format's, so a run of any format honours them).
+   */
+  interpreters?: { python?: string; ruby?: string };
 }
+
+/** A format's rules for `assay baseline save` of a run of one of its suites. */
+export interface BaselineHook {
+  /**
+   * Why a run that is not complete must not be saved (said instead of assay's own refusal, which
+   * applies when this is undefined). Only asked about a run that is not complete.
+   */
+  refusal?(runDir: string): Promise<string | undefined>;
+  /**
+   * After assay saved the run as baseline `savedAs`: the format's own baseline, if its tool has
+   * one (written where that tool looks). `incomplete` says how the run falls short of whole when
+   * it was saved anyway (--force). Returns the lines to print (stdout) and the warnings (stderr).
+   */
+  save?(
+    runDir: string,
+    savedAs: string,
+    incomplete: string | undefined,
+  ): Promise<{ lines: string[]; warnings: string[] } | undefined>;
+}
+
+/** One side of a policy comparison as the format read it. */
+export interface PolicySideRef {
+  /** The path the report names. */
+  ref: string;
+  /** Set when the side is an assay run directory (paired statistics and completeness apply). */
+  runDir?: string;
+  /** Set on a side that records a run that did not complete, in words. */
+  incomplete?: string;
+}
+
+/** A format's regression policy, read with its two sides, ready to judge. */
+export interface PolicyComparison {
+  baseline: PolicySideRef;
+  candidate: PolicySideRef;
+  /**
+   * The verdict. `incomplete` (why a side is not whole, when compared anyway) means it never
+   * passes. Bad input (a side the policy cannot read) is an InputError.
+   */
+  judge(incomplete: string[] | undefined): PolicyVerdict;
+}
+
+/** A policy's verdict. */
+export interface PolicyVerdict {
+  /** Whether the gate passes (exit 0). */
+  pass: boolean;
+  /** The verdict for the console. */
+  text: string;
+  /** The report file's text (`-o`, `--json`), with assay's extra keys after the format's own. */
+  report(extra: Record<string, unknown> | undefined): string;
+}
+
+/** `assay compare --policy`. */
+export interface PolicyCompareHook {
+  /** Reads and checks the policy file, then both sides (paths as given); bad input is an InputError. */
+  read(policyFile: string, baseline: string, candidate: string): Promise<PolicyComparison>;
+}
+
+/** Failure selection from a results file of the format's own tool (`--filter-failing FILE`). */
+export type FailuresHook = FailuresReader;

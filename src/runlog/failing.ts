@@ -1,20 +1,22 @@
 // `--filter-failing`, `--filter-failing-only`, `--filter-errors-only`: which cases an earlier run
-// failed or errored on, read from its run directory (or from a promptfoo results JSON, so a team
-// moving over can re-run promptfoo's failures).
+// failed or errored on, read from its run directory, from assay's own `-o` JSON, or from a results
+// file of a format's own tool (promptfoo's results JSON), read by the readers the caller passes
+// (the formats' `failures` hooks).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import {
   canonicalJson,
   checkFilters,
+  type FailingKind,
   type FailingSelection,
+  type FailuresReader,
   hasFilters,
   type SuiteFilters,
 } from '../engine/filter.js';
 import { readResults } from './reader.js';
 
-/** Which results of the earlier run select their cases: failures and errors, failures only, errors only. */
-export type FailingKind = 'any' | 'fail' | 'error';
+export type { FailingKind } from '../engine/filter.js';
 
 const FLAG: Record<FailingKind, string> = {
   any: '--filter-failing',
@@ -38,9 +40,13 @@ export function resolveFailingSource(value: string, runsDir: string, kind: Faili
  * The cases of an earlier run whose results are of `kind` (the last result of each job counts):
  * `any` failed or errored, `fail` failed an assertion, `error` errored.
  */
-export async function readFailing(source: string, kind: FailingKind = 'any'): Promise<FailingSelection> {
+export async function readFailing(
+  source: string,
+  kind: FailingKind = 'any',
+  readers: FailuresReader[] = [],
+): Promise<FailingSelection> {
   if (existsSync(join(source, 'manifest.json'))) return failingInRun(source, kind);
-  return failingInJson(source, kind);
+  return failingInFile(source, kind, readers);
 }
 
 /**
@@ -49,16 +55,17 @@ export async function readFailing(source: string, kind: FailingKind = 'any'): Pr
  */
 export async function readSelectedFailures(
   filters: SuiteFilters | undefined,
+  readers: FailuresReader[] = [],
 ): Promise<FailingSelection | undefined> {
   if (!filters) return undefined;
   if (filters.failingOnly !== undefined && filters.errorsOnly !== undefined) {
-    const a = await readFailing(filters.failingOnly, 'fail');
-    const b = await readFailing(filters.errorsOnly, 'error');
+    const a = await readFailing(filters.failingOnly, 'fail', readers);
+    const b = await readFailing(filters.errorsOnly, 'error', readers);
     return { caseIds: new Set([...a.caseIds, ...b.caseIds]), vars: new Set([...a.vars, ...b.vars]) };
   }
-  if (filters.failing !== undefined) return readFailing(filters.failing, 'any');
-  if (filters.failingOnly !== undefined) return readFailing(filters.failingOnly, 'fail');
-  if (filters.errorsOnly !== undefined) return readFailing(filters.errorsOnly, 'error');
+  if (filters.failing !== undefined) return readFailing(filters.failing, 'any', readers);
+  if (filters.failingOnly !== undefined) return readFailing(filters.failingOnly, 'fail', readers);
+  if (filters.errorsOnly !== undefined) return readFailing(filters.errorsOnly, 'error', readers);
   return undefined;
 }
 
@@ -67,13 +74,6 @@ function statusIs(status: unknown, kind: FailingKind): boolean {
   if (kind === 'fail') return status === 'fail';
   if (kind === 'error') return status === 'error';
   return status === 'fail' || status === 'error';
-}
-
-/** Whether a promptfoo row counts for `kind`: promptfoo's own tests on `success` and `failureReason` (2 = error). */
-function promptfooRowIs(row: Record<string, unknown>, kind: FailingKind): boolean {
-  if (kind === 'error') return row.failureReason === 2;
-  if (row.success !== false) return false;
-  return kind === 'any' || row.failureReason !== 2;
 }
 
 async function failingInRun(runDir: string, kind: FailingKind): Promise<FailingSelection> {
@@ -95,14 +95,29 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A results JSON: promptfoo's (`results.results[]` with `success`, `vars`) or assay's own
- * (`results[]` with `status`, `caseId`, `vars`). Matched by vars, as promptfoo does, and by case id
- * when the file has them.
+ * A results file: one a reader recognises (promptfoo's `results.results[]`, by its vars), else
+ * assay's own `-o` JSON (`results[]` with `status`, `caseId`, `vars`), matched by vars, as promptfoo
+ * does, and by case id.
  */
-function failingInJson(file: string, kind: FailingKind): FailingSelection {
+async function failingInFile(
+  file: string,
+  kind: FailingKind,
+  readers: FailuresReader[],
+): Promise<FailingSelection> {
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    // Said below, as a file that cannot be read as JSON.
+  }
+  if (text !== undefined)
+    for (const reader of readers) {
+      const found = await reader.read(file, text, kind);
+      if (found) return found;
+    }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text ?? readFileSync(file, 'utf8'));
   } catch (err) {
     throw new InputError({
       file,
@@ -112,12 +127,6 @@ function failingInJson(file: string, kind: FailingKind): FailingSelection {
   }
   const selection: FailingSelection = { caseIds: new Set(), vars: new Set() };
   const outer = isRecord(parsed) ? parsed.results : undefined;
-  if (isRecord(outer) && Array.isArray(outer.results)) {
-    for (const r of outer.results) {
-      if (isRecord(r) && promptfooRowIs(r, kind)) selection.vars.add(canonicalJson(r.vars ?? {}));
-    }
-    return selection;
-  }
   if (Array.isArray(outer)) {
     for (const r of outer) {
       if (!isRecord(r) || !statusIs(r.status, kind)) continue;
@@ -126,9 +135,10 @@ function failingInJson(file: string, kind: FailingKind): FailingSelection {
     }
     return selection;
   }
+  const expected = [...readers.map((r) => r.describes), 'assay -o JSON (results[])'].join(' or ');
   throw new InputError({
     file,
-    message: `${FLAG[kind]}: not a results file; expected promptfoo output (results.results[]) or assay -o JSON (results[])`,
+    message: `${FLAG[kind]}: not a results file; expected ${expected}`,
     severity: 'error',
   });
 }

@@ -11,6 +11,7 @@ import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, PyJsonError, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import { readManifest } from '../../runlog/reader.js';
 import { writeFileWhole } from '../../runlog/write-whole.js';
+import type { BaselineHook, PolicyCompareHook } from '../types.js';
 import { documentDigest } from './digest.js';
 import { readDoc } from './documents.js';
 import { gatePaths } from './judge.js';
@@ -283,3 +284,46 @@ export async function saveApastraBaseline(
   writeFileWhole(baseline, pyJsonDumps(doc, { indent: 2, ensureAscii: false }));
   return { path: baseline, archived, thresholdsFailed };
 }
+
+/** The apastra format's `baseline` hook: its refusal of a run that is not complete, its active baseline. */
+export const baselineHook: BaselineHook = {
+  refusal: async (runDir) => apastraBaselineRefusal(runDir),
+  async save(runDir, savedAs, incomplete) {
+    const saved = await saveApastraBaseline(runDir, savedAs, incomplete);
+    if (!saved) return undefined;
+    return {
+      lines: [
+        ...(saved.archived ? [`Archived the previous apastra baseline: ${saved.archived}`] : []),
+        `Saved apastra baseline: ${saved.path}`,
+      ],
+      warnings:
+        saved.thresholdsFailed.length > 0
+          ? [
+              `this run fails its thresholds (${saved.thresholdsFailed.join(', ')}); apastra's baseline skill baselines only passing runs`,
+            ]
+          : [],
+    };
+  },
+};
+
+/** The apastra format's `policyCompare` hook: compare.py's regression policy over two sides. */
+export const policyCompareHook: PolicyCompareHook = {
+  async read(policyFile, baselinePath, candidatePath) {
+    const policy = readPolicy(policyFile);
+    const [baseline, candidate] = await Promise.all([readSide(baselinePath), readSide(candidatePath)]);
+    return {
+      baseline,
+      candidate,
+      judge(incomplete) {
+        const outcome = policyOutcome(baseline, candidate, policy);
+        if (incomplete) demotePartial(outcome, incomplete);
+        // apastra's CI gate: pass passes; warning and fail both fail.
+        return {
+          pass: outcome.status === 'pass',
+          text: renderRegression(outcome),
+          report: (extra) => reportText(outcome.report, extra),
+        };
+      },
+    };
+  },
+};

@@ -37,4 +37,13 @@ export const format: SuiteFormat = {
   async load(path, options) {
     return (await import('./load.js')).loadApastraSuite(path, options);
   },
+  baseline: {
+    refusal: async (runDir) => (await import('./compare.js')).baselineHook.refusal?.(runDir),
+    save: async (runDir, savedAs, incomplete) =>
+      (await import('./compare.js')).baselineHook.save?.(runDir, savedAs, incomplete),
+  },
+  policyCompare: {
+    read: async (policy, baseline, candidate) =>
+      (await import('./compare.js')).policyCompareHook.read(policy, baseline, candidate),
+  },
 };

@@ -43,6 +43,9 @@ export function looksLikePromptfooConfig(path: string, text: string): boolean {
   return (keys.has('prompts') && (hasProviders || hasTests)) || (hasProviders && hasTests);
 }
 
+/** The variables promptfoo reads to choose the interpreter of Python and Ruby user code. */
+export const PROMPTFOO_INTERPRETERS = { python: 'PROMPTFOO_PYTHON', ruby: 'PROMPTFOO_RUBY' };
+
 /** promptfoo configs: `promptfooconfig.yaml` in a folder, or a YAML/JSON file with promptfoo's keys. */
 export const format: SuiteFormat = {
   name: 'promptfoo',
@@ -51,6 +54,11 @@ export const format: SuiteFormat = {
   options: ['vars', 'combine'],
   detectDir: findPromptfooConfig,
   detectFile: looksLikePromptfooConfig,
+  interpreters: PROMPTFOO_INTERPRETERS,
+  failures: {
+    describes: 'promptfoo output (results.results[])',
+    read: async (file, text, kind) => (await import('./failures.js')).readPromptfooFailures(file, text, kind),
+  },
   async load(path, options) {
     return (await import('./index.js')).loadPromptfooSuite(path, {
       env: options.env,

@@ -9,8 +9,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { importModule } from '../../scorers/code/import-module.js';
-import { pythonExecutable } from '../../scorers/code/python-worker.js';
+import { pythonExecutable, pythonVariablesText } from '../../scorers/code/python-worker.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
+import { PROMPTFOO_INTERPRETERS } from './format.js';
 import { displayPath, fixedLocator, type RawTest, UnreadableFile, type Where } from './source.js';
 
 const JS = new Set(['.js', '.mjs', '.cjs']);
@@ -127,7 +128,7 @@ async function runPython(ctx: LoadContext, abs: string, fn: string, config: unkn
     const argsPath = join(dir, 'args.json');
     const outPath = join(dir, 'out.json');
     writeFileSync(argsPath, JSON.stringify(config === undefined ? [] : [config]));
-    const python = pythonExecutable(ctx.env as NodeJS.ProcessEnv);
+    const python = pythonExecutable(ctx.env as NodeJS.ProcessEnv, [PROMPTFOO_INTERPRETERS.python]);
     const { code, stderr, spawnError } = await new Promise<{
       code: number | null;
       stderr: string;
@@ -150,7 +151,7 @@ async function runPython(ctx: LoadContext, abs: string, fn: string, config: unkn
     });
     if (spawnError) {
       throw new GeneratorFailure(
-        `Python 3 is needed to run it, but "${python}" could not be started (${spawnError.message}); install Python 3 or set ASSAY_PYTHON (or PROMPTFOO_PYTHON) to its path`,
+        `Python 3 is needed to run it, but "${python}" could not be started (${spawnError.message}); install Python 3 or set ${pythonVariablesText([PROMPTFOO_INTERPRETERS.python])} to its path`,
       );
     }
     let reply: { result?: unknown; error?: string; missing?: string; unserialisable?: string };

@@ -7,6 +7,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { killGroupAtExit, signalGroup } from '../../providers/processes.js';
+import { firstSet, interpreterVariables } from './interpreters.js';
 import { PYTHON_WORKER_SOURCE } from './python-worker-source.js';
 
 /** What the worker is asked to run. `args` must be JSON-serialisable. */
@@ -84,9 +85,20 @@ export function pythonTimeLimitError(ms: number): string {
 const CANCELLED =
   'cancelled: the caller stopped waiting before the Python code returned; its worker was stopped';
 
-/** The interpreter: `ASSAY_PYTHON`, else promptfoo's `PROMPTFOO_PYTHON`, else `python3`. */
-export function pythonExecutable(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ASSAY_PYTHON || env.PROMPTFOO_PYTHON || 'python3';
+/**
+ * The interpreter: `ASSAY_PYTHON`, else the first of the formats' variables set (promptfoo's
+ * `PROMPTFOO_PYTHON`; the format registry supplies them), else `python3`.
+ */
+export function pythonExecutable(
+  env: NodeJS.ProcessEnv = process.env,
+  formatVariables: string[] = interpreterVariables().python,
+): string {
+  return env.ASSAY_PYTHON || firstSet(env, formatVariables) || 'python3';
+}
+
+/** The variables that pick the interpreter, for messages: `ASSAY_PYTHON (or PROMPTFOO_PYTHON)`. */
+export function pythonVariablesText(formatVariables: string[] = interpreterVariables().python): string {
+  return formatVariables.length > 0 ? `ASSAY_PYTHON (or ${formatVariables.join(', or ')})` : 'ASSAY_PYTHON';
 }
 
 interface PoolEvents {
@@ -298,7 +310,7 @@ class PythonWorker {
           : `"${this.python}" could not be started (${this.spawnError.message})`
         : `"${this.python}" exited before it was ready (${signal ?? `exit code ${code}`})${tail ? `: ${lastLines(tail)}` : ''}`;
       const error = new PythonUnavailableError(
-        `Python 3 is needed to run python assertions, but ${why}. Install Python 3, or set ASSAY_PYTHON (or PROMPTFOO_PYTHON) to its path.`,
+        `Python 3 is needed to run python assertions, but ${why}. Install Python 3, or set ${pythonVariablesText()} to its path.`,
       );
       this.events.death(this, entry, error);
       return;

@@ -1,7 +1,8 @@
 // The `ruby` assertion: inline Ruby wrapped into `main(output, context)` (one line becomes
 // `return <line>`; several lines are indented into the method, as promptfoo wraps them), or a
 // `file://x.rb[:fn]` method (default `get_assert`; `Klass.method` for a class method). Each call
-// runs the interpreter once (`PROMPTFOO_RUBY`, `ASSAY_RUBY`, else `ruby` on the PATH): the
+// runs the interpreter once (the formats' variable, promptfoo's `PROMPTFOO_RUBY`, else `ASSAY_RUBY`,
+// else `ruby` on the PATH): the
 // arguments go in as a JSON file and the result comes back as one. Without an interpreter the
 // assertion cannot be judged: the job is an error that names the missing interpreter.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import { runCommand } from '../../providers/processes.js';
 import type { Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
 import { type ScriptScoreInput, scriptContext, scriptOutput } from './context.js';
+import { firstSet, interpreterVariables } from './interpreters.js';
 import { normalizePythonResult, RUBY, type ScriptScoreResult } from './normalize.js';
 import { pythonTimeLimit } from './python-worker.js';
 import { errorText } from './run-file.js';
@@ -33,9 +35,15 @@ result =
 File.write(out_path, JSON.generate({ 'result' => result }), encoding: 'utf-8')
 `;
 
-/** The Ruby interpreter to run. */
-export function rubyExecutable(env: NodeJS.ProcessEnv = process.env): string {
-  return env.PROMPTFOO_RUBY || env.ASSAY_RUBY || 'ruby';
+/**
+ * The Ruby interpreter to run: the first of the formats' variables set (promptfoo's
+ * `PROMPTFOO_RUBY`; the format registry supplies them), else `ASSAY_RUBY`, else `ruby`.
+ */
+export function rubyExecutable(
+  env: NodeJS.ProcessEnv = process.env,
+  formatVariables: string[] = interpreterVariables().ruby,
+): string {
+  return firstSet(env, formatVariables) || env.ASSAY_RUBY || 'ruby';
 }
 
 /** promptfoo's wrapping of inline Ruby into `main(output, context)`. */
@@ -72,7 +80,7 @@ export async function callRuby(script: string, method: string, args: unknown[]):
     if (end.kind === 'not-started') {
       if (end.error.code === 'ENOENT')
         throw new ScorerInputError(
-          `Ruby is not installed: "${ruby}" was not found (install Ruby, or set PROMPTFOO_RUBY to its path)`,
+          `Ruby is not installed: "${ruby}" was not found (install Ruby, or set ${interpreterVariables().ruby[0] ?? 'ASSAY_RUBY'} to its path)`,
         );
       throw new Error(`"${ruby}" could not be started (${end.error.message})`);
     }

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import { suiteFormats } from '../../../src/formats/detect.js';
 import { pythonScript } from '../../../src/scorers/code/python.js';
 import {
   callPython,
@@ -19,6 +20,9 @@ import { tempDir } from '../../support/tmp.js';
 import { CODE_DIR, scoreWith } from './support.js';
 
 const tmp = tempDir('assay-python-worker-');
+// The format registry hands the runner the formats' interpreter variables (promptfoo's
+// PROMPTFOO_PYTHON), as every command and evaluate() do by loading it.
+before(() => suiteFormats());
 after(async () => {
   await closePythonWorker();
   tmp.cleanup();
@@ -252,6 +256,11 @@ describe('python worker', () => {
       pythonExecutable({ PROMPTFOO_PYTHON: '/opt/py', ASSAY_PYTHON: '/usr/bin/python3.12' }),
       '/usr/bin/python3.12',
     );
+  });
+
+  it('names no format itself: the interpreter variables are a parameter', () => {
+    assert.equal(pythonExecutable({ PROMPTFOO_PYTHON: '/opt/py' }, []), 'python3');
+    assert.equal(pythonExecutable({ OTHER_PYTHON: '/opt/other' }, ['OTHER_PYTHON']), '/opt/other');
   });
 
   it('never keeps Node alive, and exits when Node does', () => {
