@@ -26,7 +26,7 @@ export { selectProviders } from './evaluate/select-providers.js';
 export { type RunSettings, resolveRunSettings } from './evaluate/settings.js';
 export { type EvaluateOptions, type EvaluateResult, evaluate } from './evaluate.js';
 export { loadSuite } from './formats/detect.js';
-export type { LoadOptions, SuiteFormat } from './formats/types.js';
+export type * from './formats/detect.js';
 export { createProvider, isKnownProviderId, registerProvider } from './providers/registry.js';
 export type {
   AttemptFailure,

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { scorecardOfRun } from '../analysis/scorecard.js';
 import { renderSummary } from '../report/console.js';
 import { resolveOutputFormat } from '../report/formats.js';
 import { mergeRuns } from '../runlog/merge.js';
@@ -35,6 +36,7 @@ export async function mergeCommand(args: string[]): Promise<number> {
       positionals,
       values['runs-dir'] ?? '.assay/runs',
       outputs.map((o) => o.path),
+      scorecardOfRun,
     );
     process.stdout.write(`Merged ${manifest.mergedFrom?.length ?? 0} runs\n`);
     process.stdout.write(

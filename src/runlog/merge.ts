@@ -1,6 +1,5 @@
 import { readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
 import { alive } from './lock.js';
@@ -24,7 +23,12 @@ export async function mergeRuns(
   runDirs: string[],
   runsDir: string,
   /** The `-o` files the caller writes after the merge: pending in the manifest until written. */
-  outputs: string[] = [],
+  outputs: string[],
+  /**
+   * The scorecard of the merged run directory, computed from its log (analysis' scorecardOfRun, by
+   * the same code as any run's): passed in, as the run log comes before the analysis of it.
+   */
+  scorecardOf: (runDir: string) => Promise<Scorecard>,
 ): Promise<MergeResult> {
   if (runDirs.length === 0) throw new InputError('assay merge needs at least one run directory');
   const manifests = runDirs.map((dir) => {
@@ -103,7 +107,7 @@ export async function mergeRuns(
     writer.close();
   }
   // Computed from the merged log, by the same code as any run's scorecard.
-  const scorecard = await scorecardOfRun(writer.dir);
+  const scorecard = await scorecardOf(writer.dir);
   writer.writeJson('scorecard.json', scorecard);
   const reasons: string[] = [];
   if (missingShards.length > 0)

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import type { SuiteFormat } from '../types.js';
 import { isRecord } from './context.js';
+import { PROMPTFOO_INTERPRETERS } from './interpreters.js';
 
 const CONFIG_NAMES = ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json'];
 
@@ -42,9 +43,6 @@ export function looksLikePromptfooConfig(path: string, text: string): boolean {
   const hasProviders = keys.has('providers') || keys.has('targets');
   return (keys.has('prompts') && (hasProviders || hasTests)) || (hasProviders && hasTests);
 }
-
-/** The variables promptfoo reads to choose the interpreter of Python and Ruby user code. */
-export const PROMPTFOO_INTERPRETERS = { python: 'PROMPTFOO_PYTHON', ruby: 'PROMPTFOO_RUBY' };
 
 /** promptfoo configs: `promptfooconfig.yaml` in a folder, or a YAML/JSON file with promptfoo's keys. */
 export const format: SuiteFormat = {

@@ -11,7 +11,7 @@ import { extname, join } from 'node:path';
 import { importModule } from '../../scorers/code/import-module.js';
 import { pythonExecutable, pythonVariablesText } from '../../scorers/code/python-worker.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
-import { PROMPTFOO_INTERPRETERS } from './format.js';
+import { PROMPTFOO_INTERPRETERS } from './interpreters.js';
 import { displayPath, fixedLocator, type RawTest, UnreadableFile, type Where } from './source.js';
 
 const JS = new Set(['.js', '.mjs', '.cjs']);
