@@ -16,13 +16,14 @@ import { runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
 import { hasOrderedThreads, type TurnSource, turnSourceOf } from './engine/threads.js';
 import { graderCheck, graderRecord } from './evaluate/check-graders.js';
+import { checkSuite } from './evaluate/define-suite.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
 import { RecordedGenerations } from './evaluate/recorded.js';
 import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
 import { resolveRunSettings } from './evaluate/settings.js';
-import { loadSuite, suiteFormats } from './formats/detect.js';
+import { loadSuite, loadSuiteObject, suiteFormats } from './formats/detect.js';
 import { createProvider } from './providers/registry.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
 import { runCompleteness } from './runlog/completeness.js';
@@ -87,9 +88,23 @@ function countRecorded(
 export { DEFAULT_MAX_CONCURRENCY } from './evaluate/settings.js';
 
 export interface EvaluateOptions {
-  /** A suite file or folder (ignored when `suite` is given). */
+  /** A suite file or folder (ignored when `suite` or `config` is given). */
   suitePath?: string;
+  /**
+   * A suite already loaded (`loadSuite`) or written in code (`defineSuite`); one built by hand is
+   * checked first (an InputError naming the path, e.g. `cases[0].asserts`).
+   */
   suite?: Suite;
+  /**
+   * A config object of a format's shape instead of a file: by default a promptfoo config
+   * (`{ prompts, providers, tests }`), read as its file would be. Mistakes are InputErrors naming
+   * the path in the object (`tests[3].assert[0].type`).
+   */
+  config?: Record<string, unknown>;
+  /** The format of `config` (default `promptfoo`). */
+  configFormat?: string;
+  /** Where relative `file://` paths of `config` resolve (default: the current folder). */
+  basePath?: string;
   /** Provider ids or labels replacing the suite's providers (`-p`). */
   providers?: string[];
   /** `--grader`: the grader for model-graded assertions that name no provider of their own. */
@@ -172,7 +187,16 @@ export interface EvaluateResult {
  */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const env = options.env ?? process.env;
-  const loaded = options.suite ?? (await loadSuite(options.suitePath, { env, vars: options.vars }));
+  const loaded = options.suite
+    ? checkSuite(options.suite)
+    : options.config !== undefined
+      ? await loadSuiteObject(options.config, {
+          env,
+          vars: options.vars,
+          basePath: options.basePath,
+          format: options.configFormat,
+        })
+      : await loadSuite(options.suitePath, { env, vars: options.vars });
   // The caller's settings over the suite's own run defaults: the same resolution as `assay eval`'s.
   const settings = resolveRunSettings(loaded, options);
   const filters = pinFilters(settings.filters, options.runsDir);

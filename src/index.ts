@@ -22,15 +22,28 @@ export { judge } from './engine/judge.js';
 export { planJobs } from './engine/plan.js';
 export { runSuite } from './engine/run.js';
 export { aggregate, scoreCase } from './engine/score.js';
+export {
+  type CaseDefinition,
+  defineSuite,
+  type SuiteDefinition,
+} from './evaluate/define-suite.js';
 export { selectProviders } from './evaluate/select-providers.js';
 export { type RunSettings, resolveRunSettings } from './evaluate/settings.js';
 export { type EvaluateOptions, type EvaluateResult, evaluate } from './evaluate.js';
-export { loadSuite } from './formats/detect.js';
+// The extension points: a suite format, an assertion type (scorer), a provider kind.
 export type * from './formats/detect.js';
-export { createProvider, isKnownProviderId, registerProvider } from './providers/registry.js';
+export { loadSuite, loadSuiteObject, registerFormat } from './formats/detect.js';
+export {
+  createProvider,
+  isKnownProviderId,
+  type ProviderEntry,
+  registerProvider,
+} from './providers/registry.js';
 export type {
   AttemptFailure,
   Provider,
+  ProviderContext,
+  ProviderFactory,
   ProviderRequest,
   ProviderResponse,
   RetryPolicy,

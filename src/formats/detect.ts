@@ -58,6 +58,18 @@ export async function formatNamed(name: string): Promise<SuiteFormat | undefined
 /**
  * Adds a suite format: `loadSuite`, `evaluate()` and every command then recognise its suites (tried
  * after the built-in formats, so it never changes how their suites are read). Its name must be new.
+ * `detectFile(path, text)` (and/or `detectDir(dir)`) says cheaply whether a path is one of its
+ * suites; `load(path, options)` returns the core `Suite` (cases with vars and assertions, prompts,
+ * providers); `options` lists the LoadOptions it accepts (`[]`: the others are refused, exit 2).
+ * Bad input is an `InputError` naming the file and line. The optional hooks (`baseline`,
+ * `policyCompare`, `failures`, `interpreters`) give the commands the format's own rules.
+ *
+ * @example
+ * registerFormat({
+ *   name: 'tsv', expects: 'a .tsv file of prompt<TAB>expected lines', options: [],
+ *   detectFile: (path) => path.endsWith('.tsv'),
+ *   load: async (path) => mySuiteFrom(path),
+ * });
  */
 export function registerFormat(format: SuiteFormat): void {
   if (typeof format?.name !== 'string' || format.name === '' || typeof format.load !== 'function')
@@ -128,6 +140,26 @@ export async function loadSuite(path: string | undefined, options: LoadOptions =
     message: `not a suite assay recognises; expected one of: ${all.map((f) => f.expects).join('; ')}`,
     severity: 'error',
   });
+}
+
+/**
+ * Loads a suite from a config object of a format's shape (default: a promptfoo config), as its
+ * file would load; diagnostics name paths in the object. Refused (InputError) for a format with no
+ * in-memory form.
+ */
+export async function loadSuiteObject(
+  config: unknown,
+  options: LoadOptions & { format?: string; basePath?: string } = {},
+): Promise<Suite> {
+  const { format: name = 'promptfoo', ...rest } = options;
+  const format = await formatNamed(name);
+  if (!format?.loadObject) {
+    const objects = (await suiteFormats()).filter((f) => f.loadObject).map((f) => f.name);
+    throw new InputError(
+      `configFormat ${name}: ${format ? 'this format has no config-object form' : 'no such suite format'}; config objects are read for: ${objects.join(', ')}`,
+    );
+  }
+  return format.loadObject(config, rest);
 }
 
 /**

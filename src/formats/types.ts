@@ -68,6 +68,13 @@ export interface SuiteFormat {
   detectFile?(path: string, text: string): boolean;
   load(path: string, options: LoadOptions): Promise<Suite>;
   /**
+   * The in-memory equivalent of `load`: a config object of the format's shape (what its file
+   * would parse to), given to `evaluate({ config })`. Relative paths in it resolve against
+   * `basePath` (default: the current folder). Bad input is an InputError naming the path in the
+   * object (`tests[3].assert[0].type`).
+   */
+  loadObject?(config: unknown, options: LoadOptions & { basePath?: string }): Promise<Suite>;
+  /**
    * The format's own hash of a file that is no suite of it but that its tool hashes anyway
    * (pramana's hash_suite takes any JSONL of objects with ids); undefined when it does not apply.
    */

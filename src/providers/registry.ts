@@ -5,8 +5,12 @@ import { isPresetId, presetEmbeds, presetPatterns } from './presets.js';
 import { scriptProviderRef } from './script-ref.js';
 import type { Provider, ProviderContext, ProviderFactory } from './types.js';
 
-interface ProviderEntry {
-  /** How the id looks, for error messages. */
+/**
+ * A kind of provider: the ids it accepts and how to build one. Registered with `registerProvider`;
+ * a suite (or `-p`) naming a matching id gets a provider built by `load()`'s factory.
+ */
+export interface ProviderEntry {
+  /** How the id looks, for error messages (`mycorp:<model>`). */
   pattern: string;
   matches(id: string): boolean;
   /**
@@ -108,8 +112,30 @@ const entries: ProviderEntry[] = [
   },
 ];
 
-/** Registers another provider kind (used by plugins and tests). */
+/**
+ * Adds a provider kind: every provider id `entry.matches` (typically a prefix, `mycorp:<model>`) is
+ * built by the factory `entry.load()` resolves to, in suites, `-p`, graders and `--grader`. The
+ * factory's provider makes one attempt per `call` and never throws (it returns `error`); assay wraps
+ * it in its call policy (time limit, retries, rate limiting, redaction of `credentials`). A kind
+ * registered later is tried first, so a plugin may take over ids a built-in kind would accept.
+ *
+ * @example
+ * registerProvider({
+ *   pattern: 'shout:<anything>',
+ *   matches: (id) => id.startsWith('shout:'),
+ *   load: async () => (spec) => ({
+ *     id: spec.id, label: spec.label ?? spec.id, describe: () => ({ id: spec.id }),
+ *     call: async (req) => ({ output: req.prompt.toUpperCase(), latencyMs: 0 }),
+ *   }),
+ * });
+ */
 export function registerProvider(entry: ProviderEntry): void {
+  if (
+    typeof entry?.matches !== 'function' ||
+    typeof entry.load !== 'function' ||
+    typeof entry.pattern !== 'string'
+  )
+    throw new TypeError('registerProvider: an entry needs pattern (text), matches(id) and load()');
   entries.unshift(entry);
 }
 

@@ -2,7 +2,24 @@ import type { Scorer } from './types.js';
 
 const scorers = new Map<string, Scorer>();
 
-/** Adds a scorer under its type name; a format-specific scorer uses a namespaced type (`lve:RegexChecker`). */
+/**
+ * Adds an assertion type: a promptfoo config's `assert: [{ type: '<type>', value: … }]` (and
+ * `not-<type>`) is then judged by `scorer.score`, which gets the output, the rendered `value`, the
+ * vars and the prompt, and returns `{ pass, score, reason }`. `validate` refuses a bad assertion at
+ * load time (exit 2, positioned); `graded: true` makes it need a grader. A format-specific scorer
+ * uses a namespaced type (`lve:RegexChecker`); a plugin's type must not clash with a built-in one
+ * (an Error says so).
+ *
+ * @example
+ * registerScorer({
+ *   type: 'word-count-at-most',
+ *   description: 'the output has at most `value` words',
+ *   score: ({ output, value }) => {
+ *     const n = output.split(/\s+/).filter(Boolean).length;
+ *     return { pass: n <= Number(value), score: n <= Number(value) ? 1 : 0, reason: `${n} words` };
+ *   },
+ * });
+ */
 export function registerScorer(scorer: Scorer): void {
   if (scorers.has(scorer.type)) throw new Error(`scorer "${scorer.type}" is registered twice`);
   scorers.set(scorer.type, scorer);

@@ -52,6 +52,8 @@ export const format: SuiteFormat = {
   options: ['vars', 'combine'],
   detectDir: findPromptfooConfig,
   detectFile: looksLikePromptfooConfig,
+  loadObject: async (config, options) =>
+    (await import('./config-object.js')).loadPromptfooObject(config, options),
   interpreters: PROMPTFOO_INTERPRETERS,
   failures: {
     describes: 'promptfoo output (results.results[])',

@@ -42,6 +42,8 @@ export interface LoadPromptfooOptions {
   streamAboveBytes?: number;
   /** Further configs combined with this one (`-c a.yaml -c b.yaml`), as promptfoo combines them. */
   combine?: string[];
+  /** The config's text, given instead of read from `configPath` (a config object given to `evaluate()`). */
+  text?: string;
 }
 
 function validateRefs(
@@ -398,11 +400,12 @@ function readPart(
   ctx: LoadContext,
   abs: string,
   processEnv: Record<string, string | undefined>,
+  given?: string,
 ): (ConfigPart & { files: string[] }) | undefined {
   const file = displayPath(abs);
   let text: string;
   try {
-    text = readFileSync(abs, 'utf8');
+    text = given ?? readFileSync(abs, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     ctx.bag.error(file, code === 'ENOENT' ? 'config file not found' : `cannot read config: ${String(err)}`);
@@ -428,8 +431,9 @@ export async function loadPromptfooSuite(
   const processEnv = opts.env ?? process.env;
   const bag = new DiagnosticBag();
   const configDir = dirname(abs);
-  const ctx: LoadContext = { bag, files: new SuiteFiles(configDir), env: processEnv };
-  const first = readPart(ctx, abs, processEnv);
+  const given = opts.text !== undefined ? new Map([[abs, Buffer.from(opts.text)]]) : undefined;
+  const ctx: LoadContext = { bag, files: new SuiteFiles(configDir, given), env: processEnv };
+  const first = readPart(ctx, abs, processEnv, opts.text);
   if (!first) throw new InputError(bag.errors);
   const parts = [first];
   for (const other of opts.combine ?? []) {
@@ -446,7 +450,7 @@ export async function loadPromptfooSuite(
   let basePath = configDir;
   if (parts.length === 1 && typeof config.basePath === 'string')
     basePath = resolve(configDir, config.basePath);
-  ctx.files = new SuiteFiles(basePath);
+  ctx.files = new SuiteFiles(basePath, given);
   // The configs and the files their `$ref`s read count in the hash, now relative to the base path.
   for (const f of parsed.files) ctx.files.read(f);
 

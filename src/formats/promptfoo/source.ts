@@ -45,7 +45,14 @@ export class SuiteFiles {
   private readonly texts = new Map<string, string>();
   private readonly hash = createHash('sha256');
 
-  constructor(readonly basePath: string) {}
+  /**
+   * `given`: files whose bytes are given instead of read (the config of a config object given to
+   * `evaluate()`, which has no file of its own); they count in the hash as files do.
+   */
+  constructor(
+    readonly basePath: string,
+    private readonly given?: ReadonlyMap<string, Buffer>,
+  ) {}
 
   /** Resolves a (possibly `file://`) path against the base path. */
   resolve(path: string): string {
@@ -64,8 +71,12 @@ export class SuiteFiles {
     if (cached !== undefined) return cached;
     let bytes: Buffer;
     try {
-      if (statSync(absPath).isDirectory()) throw new UnreadableFile(absPath, 'is a directory, not a file');
-      bytes = readFileSync(absPath);
+      const given = this.given?.get(absPath);
+      if (given) bytes = given;
+      else {
+        if (statSync(absPath).isDirectory()) throw new UnreadableFile(absPath, 'is a directory, not a file');
+        bytes = readFileSync(absPath);
+      }
     } catch (err) {
       if (err instanceof UnreadableFile) throw err;
       const code = (err as NodeJS.ErrnoException).code;
