@@ -21,6 +21,10 @@ Usage:
   assay --version | --help
   assay COMMAND --help             options of one command
 
+Every command takes --require MODULE (repeatable): a plugin imported first, which registers suite
+formats, assertion types or providers through the library (registerFormat, registerScorer,
+registerProvider); a path (./plugin.mjs) or a package name, resolved from the current folder.
+
 SUITE is a suite file or a folder, recognised by its shape: a promptfoo config (or a folder with
 promptfooconfig.yaml|.yml|.json), a pramana .jsonl suite (or a folder with manifest.toml), or an
 ÈwéBench tests/<category>.json file (or a folder of them). With none, assay looks in the current
@@ -49,7 +53,15 @@ function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
 export async function main(argv: string[]): Promise<number> {
   endQuietlyOnClosedPipe(process.stdout);
   endQuietlyOnClosedPipe(process.stderr);
-  const [command, ...rest] = argv;
+  // `--require MODULE`: plugins load before any command (cli/plugins.ts).
+  let args = argv;
+  if (argv.some((a) => a === '--require' || a.startsWith('--require='))) {
+    const { loadPluginsFrom } = await import('./plugins.js');
+    const loaded = await loadPluginsFrom(argv);
+    if (typeof loaded === 'number') return loaded;
+    args = loaded;
+  }
+  const [command, ...rest] = args;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(HELP);
     return command === undefined ? 2 : 0;

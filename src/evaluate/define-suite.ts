@@ -35,6 +35,13 @@ export interface CaseDefinition {
 export interface SuiteDefinition {
   /** Shown in summaries and reports. Default `suite`. */
   name?: string;
+  /**
+   * The format's name, for a suite a registered format loads (its `name`): commands find the
+   * format's hooks by it. Default `code`.
+   */
+  format?: string;
+  /** The file or folder the suite was read from (a format's loader gives it). Default: `basePath`. */
+  path?: string;
   cases: CaseDefinition[];
   /** Prompt templates (text, or templates with `id`/`label`/`raw`). Default one: `{{prompt}}`. */
   prompts?: (string | PromptTemplate)[];
@@ -50,6 +57,8 @@ export interface SuiteDefinition {
 
 const DEFINITION_KEYS = [
   'name',
+  'format',
+  'path',
   'cases',
   'prompts',
   'providers',
@@ -163,7 +172,8 @@ export function defineSuite(definition: SuiteDefinition): Suite {
           );
       });
   }
-  if (d.name !== undefined && typeof d.name !== 'string') problems.add('name', 'expected text');
+  for (const key of ['name', 'format', 'path', 'basePath'])
+    if (d[key] !== undefined && typeof d[key] !== 'string') problems.add(key, 'expected text');
   problems.throwIfAny();
 
   const prompts: PromptTemplate[] = (definition.prompts ?? ['{{prompt}}']).map((p, i) =>
@@ -185,8 +195,8 @@ export function defineSuite(definition: SuiteDefinition): Suite {
   return {
     id: shortHash(contentHash),
     name: definition.name ?? 'suite',
-    format: 'code',
-    source: { path: basePath, contentHash, files: [] },
+    format: definition.format ?? 'code',
+    source: { path: definition.path ?? basePath, contentHash, files: [] },
     basePath,
     prompts,
     providers,
