@@ -83,13 +83,10 @@ describe('plugins through the CLI (--require)', () => {
     const [runDir] = readdirRuns(join(project, 'runs-a'));
     const { manifest, results } = readRun(runDir);
     assert.equal(manifest.suite.format, 'tsv');
-    assert.deepEqual(
-      results.map((x) => [x.vars.prompt, x.status]).sort(),
-      [
-        ['goodbye', 'fail'],
-        ['hello world', 'pass'],
-      ],
-    );
+    assert.deepEqual(results.map((x) => [x.vars.prompt, x.status]).sort(), [
+      ['goodbye', 'fail'],
+      ['hello world', 'pass'],
+    ]);
   });
 
   it("the format finds its hooks by the run: baseline save calls the plugin format's baseline hook", async () => {
@@ -150,13 +147,10 @@ describe('plugins through the CLI (--require)', () => {
     const r = await run(['eval', 'shout.yaml', '--require', './plugin.mjs', '--runs-dir', 'runs-c']);
     assert.equal(r.code, 1, r.stderr);
     const { results } = readRun(readdirRuns(join(project, 'runs-c'))[0]);
-    assert.deepEqual(
-      results.map((x) => [x.output, x.status, x.verdicts.map((v) => v.reason)[0]]).sort(),
-      [
-        ['A FEW MORE WORDS!', 'fail', '4 words, at most 2'],
-        ['TWO WORDS!', 'pass', '2 words, at most 2'],
-      ],
-    );
+    assert.deepEqual(results.map((x) => [x.output, x.status, x.verdicts.map((v) => v.reason)[0]]).sort(), [
+      ['A FEW MORE WORDS!', 'fail', '4 words, at most 2'],
+      ['TWO WORDS!', 'pass', '2 words, at most 2'],
+    ]);
     // Without the plugin, the config is refused before any call, naming the type.
     const refused = await run(['validate', 'shout.yaml']);
     assert.equal(refused.code, 2);
