@@ -3,7 +3,7 @@
 // heading (`page.md#anchor`), to a heading that page has.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, it } from 'node:test';
 import { repoRoot } from '../support/paths.js';
 
@@ -17,13 +17,16 @@ const MAX_README_LINES = 400;
  */
 const GENERATED_ELSEWHERE = [{ page: 'docs/cli.md', test: 'test/docs/cli.test.ts' }];
 
-/** Every Markdown file of the documentation: the README and docs/**. */
+/**
+ * Every Markdown page of the documentation: the README and docs/**, but not docs/incoming/ (notes
+ * from helpers for the lead to fold into the pages, not pages themselves).
+ */
 function markdownFiles(): string[] {
   const docs = join(repoRoot, 'docs');
   const files = [README];
   if (existsSync(docs))
     for (const f of readdirSync(docs, { recursive: true }).map(String))
-      if (f.endsWith('.md')) files.push(join(docs, f));
+      if (f.endsWith('.md') && !f.startsWith(`incoming${sep}`)) files.push(join(docs, f));
   return files.sort();
 }
 
