@@ -5,7 +5,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { suiteFormats } from '../../src/formats/detect.js';
 import { loadSuite } from '../../src/index.js';
 import { getScorer, scorerTypes } from '../../src/scorers/index.js';
 import type { Scorer } from '../../src/scorers/types.js';
@@ -25,10 +24,11 @@ export const ASSERTIONS_PAGE = join('docs', 'assertions.md');
 
 /**
  * A format's own scorers register when its loader is first imported. Loading each bundled example
- * (one per format, through the public loadSuite) imports every loader; a suite that refuses to
- * load (a workspace asking which suite to run) has imported its loader all the same.
+ * (one per format, through the public loadSuite, with the flags its example.json gives) imports
+ * every loader. Returns the names of the formats loaded, in the examples' order.
  */
-async function registerFormatScorers(root: string): Promise<void> {
+async function registerFormatScorers(root: string): Promise<string[]> {
+  const formats: string[] = [];
   const examples = join(root, 'examples');
   for (const name of readdirSync(examples, { withFileTypes: true })) {
     if (!name.isDirectory()) continue;
@@ -45,11 +45,13 @@ async function registerFormatScorers(root: string): Promise<void> {
       }
     }
     try {
-      await loadSuite(dir, options);
+      const suite = await loadSuite(dir, options);
+      if (!formats.includes(suite.format)) formats.push(suite.format);
     } catch {
-      // Not a suite (examples/sharding), or one that needs more flags: its loader is imported either way.
+      // Not a suite (examples/sharding).
     }
   }
+  return formats;
 }
 
 /** A table cell: one line, pipes escaped. */
@@ -78,8 +80,7 @@ function table(types: string[]): string[] {
 
 /** The text of docs/assertions.md, from the registry as it stands after every format has loaded. */
 export async function assertionsPage(root = repoRoot()): Promise<string> {
-  await registerFormatScorers(root);
-  const formatNames = (await suiteFormats()).map((f) => f.name);
+  const formatNames = await registerFormatScorers(root);
   const namespaceOf = (type: string): string | undefined => {
     const prefix = type.split(':')[0] as string;
     return type.includes(':') && formatNames.includes(prefix) ? prefix : undefined;

@@ -28,8 +28,13 @@ describe('docs/assertions.md', () => {
     for (const type of ['contains', 'llm-rubric', 'assert-set', 'select-best', 'py-equals']) {
       assert.match(page, new RegExp(`^\\| \`${type}\` \\|`, 'm'), type);
     }
-    for (const type of ['lve:RegexChecker', 'ewebench:ewe-quality', 'apastra:assert']) {
-      assert.match(page, new RegExp(`^\\| \`${type}\` \\|`, 'm'), type);
+    for (const [format, type] of [
+      ['lve', 'lve:RegexChecker'],
+      ['ewebench', 'ewebench:ewe-quality'],
+      ['apastra', 'apastra:assert'],
+    ] as const) {
+      const section = page.split(`\n## ${format}\n`)[1]?.split('\n## ')[0] ?? '';
+      assert.match(section, new RegExp(`^\\| \`${type}\` \\|`, 'm'), `${type} under ## ${format}`);
     }
   });
 
