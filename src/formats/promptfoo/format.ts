@@ -48,7 +48,7 @@ export const format: SuiteFormat = {
   name: 'promptfoo',
   expects:
     'a promptfoo config (promptfooconfig.yaml/.yml/.json, or a YAML/JSON mapping with prompts, providers and tests)',
-  options: ['vars', 'combine'],
+  options: ['vars', 'combine', 'prompts', 'tests'],
   detectDir: findPromptfooConfig,
   detectFile: looksLikePromptfooConfig,
   async load(path, options) {
@@ -57,6 +57,8 @@ export const format: SuiteFormat = {
       vars: options.vars,
       streamAboveBytes: options.streamAboveBytes,
       combine: options.combine,
+      prompts: options.prompts,
+      tests: options.tests,
     });
   },
 };

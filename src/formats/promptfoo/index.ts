@@ -1,6 +1,6 @@
 // Loads a promptfoo config (and every file it references) into assay's Suite.
 import { readFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, posix, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { streamedSuite } from '../../core/cases.js';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { shortHash } from '../../core/hash.js';
@@ -42,6 +42,10 @@ export interface LoadPromptfooOptions {
   streamAboveBytes?: number;
   /** Further configs combined with this one (`-c a.yaml -c b.yaml`), as promptfoo combines them. */
   combine?: string[];
+  /** `-p FILE…` (promptfoo's `--prompts`): prompt files that replace the config's, from the current folder. */
+  prompts?: string[];
+  /** `-t FILE` (promptfoo's `--tests`): a test file that replaces the config's tests, from the current folder. */
+  tests?: string;
 }
 
 function validateRefs(
@@ -440,7 +444,19 @@ export async function loadPromptfooSuite(
   if (parts.length !== 1 + (opts.combine?.length ?? 0)) throw new InputError(bag.errors);
   const parsed =
     parts.length === 1 ? first : { ...combineConfigs(ctx, parts), files: parts.flatMap((p) => p.files) };
-  const { yaml, config } = parsed;
+  const { yaml } = parsed;
+  // promptfoo's -p and -t replace the config's prompts and tests; their paths are the command
+  // line's (from the current folder), written as references from the config's folder.
+  const refBase =
+    parts.length === 1 && typeof parsed.config.basePath === 'string'
+      ? resolve(configDir, parsed.config.basePath)
+      : configDir;
+  const fromCli = (path: string): string => `file://${relative(refBase, resolve(path)).split(sep).join('/')}`;
+  const config: Record<string, unknown> = {
+    ...parsed.config,
+    ...(opts.prompts ? { prompts: opts.prompts.map(fromCli) } : {}),
+    ...(opts.tests !== undefined ? { tests: fromCli(opts.tests) } : {}),
+  };
   ctx.env = { ...processEnv, ...parsed.env };
 
   let basePath = configDir;
