@@ -75,6 +75,8 @@ export async function parseCommand<C extends CommandName>(
   );
   for (const o of own)
     if (o.refused && values[o.name] !== undefined) throw new InputError(`--${o.name}: ${o.refused}`);
+  for (const o of own)
+    if (o.note && values[o.name] !== undefined) process.stderr.write(`assay: --${o.name}: ${o.note}\n`);
   const formatValues: Record<string, FlagValue> = {};
   for (const f of formatFlags) {
     const v = values[f.name] as FlagValue | undefined;

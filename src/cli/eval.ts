@@ -22,7 +22,7 @@ import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.
 import { githubReporterOn, writeGithubReport } from './github.js';
 import { outputTargets, recordTarget, refuseOverwritingInputs, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
-import { PROMPTFOO_NOTES, promptsAndProviders, renderTable, tableFlag } from './promptfoo-flags.js';
+import { promptsAndProviders, renderTable, tableFlag, testsFlag } from './promptfoo-flags.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
 import { checkExpectedHash, graderFrom, loadOptionsFrom } from './suite-flags.js';
 
@@ -35,8 +35,6 @@ export async function evalCommand(args: string[]): Promise<number> {
       process.stdout.write(usage('eval', parsed.formatFlags));
       return 0;
     }
-    for (const [flag, note] of PROMPTFOO_NOTES)
-      if (values[flag]) process.stderr.write(`assay: --${flag}: ${note}\n`);
     if (positionals.length > 1)
       throw new InputError(`expected one suite, got ${positionals.length}: ${positionals.join(' ')}`);
     // Several -c configs are one suite, combined as their format combines them (promptfoo's -c a -c b).
@@ -95,7 +93,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       ...loadOptionsFrom(values),
       ...formatLoadOptions(parsed),
       ...(prompts ? { prompts } : {}),
-      ...(values.tests !== undefined ? { tests: values.tests } : {}),
+      ...(testsFlag(values) !== undefined ? { tests: testsFlag(values) } : {}),
       ...(providers ? { providers } : {}),
     };
     if (configs.length > 1) loadOptions.combine = configs.slice(1);

@@ -50,8 +50,10 @@ export interface CliOption {
   setting?: SettingPath;
   /** Listed in help as a second name of this flag (`--filter-targets` of `--filter-providers`). */
   aliasOf?: string;
-  /** A promptfoo flag assay accepts but does not act on, or refuses: what it says instead. */
+  /** A promptfoo flag assay refuses (exit 2): what it says instead. */
   refused?: string;
+  /** A promptfoo flag assay takes but that means less here: said on stderr when given. */
+  note?: string;
   /** Not listed in --help (still parsed, still in the reference page). */
   hidden?: boolean;
 }
@@ -146,6 +148,17 @@ export const OPTIONS = [
     commands: ['eval', 'validate'],
     group: 'Suite and providers',
     setting: 'load.tests',
+  },
+  {
+    name: 'vars',
+    short: 'v',
+    type: 'string',
+    arg: 'FILE',
+    description: 'the same as --tests (promptfoo’s alias)',
+    commands: ['eval', 'validate'],
+    group: 'Suite and providers',
+    setting: 'load.tests',
+    aliasOf: 'tests',
   },
   {
     name: 'grader',
@@ -752,8 +765,20 @@ export const OPTIONS = [
   {
     name: 'no-write',
     type: 'boolean',
-    description:
-      'accepted for promptfoo command lines (promptfoo: keep the run out of its database); assay still writes its run directory, which every report reads — a note says so',
+    description: 'accepted for promptfoo command lines (promptfoo: keep the run out of its database)',
+    note: 'assay always writes its run directory (every report, compare and rescore reads it); nothing else is written',
+    commands: ['eval'],
+    group: 'Output',
+    setting: 'cli.promptfoo',
+    hidden: true,
+  },
+  {
+    name: 'tag',
+    type: 'string',
+    multiple: true,
+    arg: 'K=V',
+    description: 'accepted for promptfoo command lines (promptfoo: a tag on the eval record)',
+    note: 'assay does not record eval tags; the run is written without them',
     commands: ['eval'],
     group: 'Output',
     setting: 'cli.promptfoo',

@@ -1,18 +1,11 @@
 // promptfoo's eval command line, as assay takes it: `-p` prompts (with assay's old `-p PROVIDER`
 // still understood), `--table` and its output grid, and the promptfoo flags that need a word.
 import { existsSync } from 'node:fs';
+import { InputError } from '../core/errors.js';
 import type { JobResult } from '../core/types.js';
 import { isKnownProviderId } from '../providers/registry.js';
 import { readResults } from '../runlog/reader.js';
 import { intFlag } from './common.js';
-
-/** promptfoo flags assay takes but that mean a little less here: said once, on stderr. */
-export const PROMPTFOO_NOTES: readonly ['no-write', string][] = [
-  [
-    'no-write',
-    'assay always writes its run directory (every report, compare and rescore reads it); nothing else is written',
-  ],
-];
 
 /**
  * `-p` values split into prompt files (promptfoo's meaning) and provider ids: a value that names
@@ -37,6 +30,13 @@ export function promptsAndProviders(
     ...(prompts.length > 0 ? { prompts } : {}),
     ...(providers.length > 0 ? { providers } : {}),
   };
+}
+
+/** `-t FILE` or its alias `-v FILE` (promptfoo's `--vars`); both given is a mistake. */
+export function testsFlag(values: { tests?: string; vars?: string }): string | undefined {
+  if (values.tests !== undefined && values.vars !== undefined)
+    throw new InputError('give -t (--tests) or -v (--vars), not both: they name the same test file');
+  return values.tests ?? values.vars;
 }
 
 export interface TableOptions {

@@ -6,7 +6,7 @@ import { resolveRunSettings } from '../evaluate/settings.js';
 import { loadSuite } from '../formats/detect.js';
 import { formatLoadOptions, parseCommand, usage } from './args.js';
 import { guard } from './common.js';
-import { promptsAndProviders } from './promptfoo-flags.js';
+import { promptsAndProviders, testsFlag } from './promptfoo-flags.js';
 import { graderFrom, loadOptionsFrom } from './suite-flags.js';
 
 /** `assay validate`: load and check a suite, call nothing. */
@@ -32,7 +32,7 @@ export async function validateCommand(args: string[]): Promise<number> {
       ...formatLoadOptions(parsed),
       ...(configs.length > 1 ? { combine: configs.slice(1) } : {}),
       ...(prompts ? { prompts } : {}),
-      ...(values.tests !== undefined ? { tests: values.tests } : {}),
+      ...(testsFlag(values) !== undefined ? { tests: testsFlag(values) } : {}),
       ...(providers ? { providers } : {}),
     });
     // The run settings eval would use (evaluate/settings.ts): the suite's own grader and repeat.

@@ -53,6 +53,9 @@ export interface LoadOptions {
   prompts?: string[];
   /** `-t FILE` (promptfoo's `--tests`): a test file that replaces the suite's tests, path from the current folder. */
   tests?: string;
+  /** `--prompt-prefix`/`--prompt-suffix` (promptfoo): text around every prompt, under the suite's own. */
+  promptPrefix?: string;
+  promptSuffix?: string;
 }
 
 /**

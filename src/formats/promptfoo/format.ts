@@ -48,7 +48,27 @@ export const format: SuiteFormat = {
   name: 'promptfoo',
   expects:
     'a promptfoo config (promptfooconfig.yaml/.yml/.json, or a YAML/JSON mapping with prompts, providers and tests)',
-  options: ['vars', 'combine', 'prompts', 'tests'],
+  options: ['vars', 'combine', 'prompts', 'tests', 'promptPrefix', 'promptSuffix'],
+  flags: [
+    {
+      name: 'prompt-prefix',
+      type: 'string',
+      arg: 'TEXT',
+      commands: ['eval', 'validate'],
+      description:
+        "put TEXT before every prompt (as commandLineOptions.promptPrefix: the defaultTest's own prefix wins)",
+      load: { option: 'promptPrefix' },
+    },
+    {
+      name: 'prompt-suffix',
+      type: 'string',
+      arg: 'TEXT',
+      commands: ['eval', 'validate'],
+      description:
+        "put TEXT after every prompt (as commandLineOptions.promptSuffix: the defaultTest's own suffix wins)",
+      load: { option: 'promptSuffix' },
+    },
+  ],
   detectDir: findPromptfooConfig,
   detectFile: looksLikePromptfooConfig,
   async load(path, options) {
@@ -59,6 +79,8 @@ export const format: SuiteFormat = {
       combine: options.combine,
       prompts: options.prompts,
       tests: options.tests,
+      promptPrefix: options.promptPrefix,
+      promptSuffix: options.promptSuffix,
     });
   },
 };

@@ -46,6 +46,9 @@ export interface LoadPromptfooOptions {
   prompts?: string[];
   /** `-t FILE` (promptfoo's `--tests`): a test file that replaces the config's tests, from the current folder. */
   tests?: string;
+  /** `--prompt-prefix`/`--prompt-suffix`: as commandLineOptions.promptPrefix/promptSuffix, over them. */
+  promptPrefix?: string;
+  promptSuffix?: string;
 }
 
 function validateRefs(
@@ -484,7 +487,12 @@ export async function loadPromptfooSuite(
   const warnings: TestWarnings = { varsAssert: false };
   const rawDefault = loadDefaultTest(ctx, config, yaml);
   const parsedDefault = rawDefault && parseTest(ctx, rawDefault, 'defaultTest', true, warnings);
-  const defaultTest = withCommandLineDefaults(parsedDefault, cliVars, runOptions.load, yaml);
+  const loadDefaults = {
+    ...runOptions.load,
+    ...(opts.promptPrefix !== undefined ? { promptPrefix: opts.promptPrefix } : {}),
+    ...(opts.promptSuffix !== undefined ? { promptSuffix: opts.promptSuffix } : {}),
+  };
+  const defaultTest = withCommandLineDefaults(parsedDefault, cliVars, loadDefaults, yaml);
   const prompts = loadedPrompts ?? [defaultPrompt()];
   const refs: TestRefs = {
     prompts: promptsOk ? prompts : undefined,
