@@ -281,10 +281,19 @@ export async function evalCommand(args: string[]): Promise<number> {
       process.stdout.write(renderSummary(manifest, scorecard, runDir, { color }));
       if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
         const runsFlag = values['runs-dir'] ? ` --runs-dir ${shellWord(values['runs-dir'])}` : '';
-        const suiteArg = suitePath ? ` ${shellWord(suitePath)}` : '';
+        // Several -c configs are one suite: each is given again.
+        const suiteArg =
+          configs.length > 1
+            ? configs.map((c) => ` -c ${shellWord(c)}`).join('')
+            : suitePath
+              ? ` ${shellWord(suitePath)}`
+              : '';
         // The flags that chose what the suite loaded (--args, --replay, --tier, …) and where its
         // results are written must be given again for the resume to find the same suite and outputs.
-        const again = resumeFlags(values as Record<string, unknown>, parsed.formatFlags);
+        const again = resumeFlags(
+          { ...values, prompts, tests: testsFlag(values), vars: undefined },
+          parsed.formatFlags,
+        );
         // After an outage the errors are what most needs running again: say so in the command.
         const retry = scorecard.counts.error > 0 ? ' --retry-errors' : '';
         process.stdout.write(
@@ -325,7 +334,9 @@ export async function evalCommand(args: string[]): Promise<number> {
 
 /** The flags a resume must repeat: those that choose the suite (the formats' own, --mode) and the outputs. */
 function resumeFlags(values: Record<string, unknown>, formatFlags: readonly { name: string }[]): string {
-  const names = [...new Set([...formatFlags.map((f) => f.name), 'mode', 'output', 'output-format'])];
+  const names = [
+    ...new Set([...formatFlags.map((f) => f.name), 'mode', 'prompts', 'tests', 'output', 'output-format']),
+  ];
   let out = '';
   for (const name of names) {
     const v = values[name];

@@ -986,3 +986,15 @@ export type CommandValues<C extends CommandName> = {
 export function optionsOf(command: CommandName): CliOption[] {
   return (OPTIONS as readonly CliOption[]).filter((o) => o.commands.includes(command));
 }
+
+// Every run setting and every filter has a flag, checked by the compiler: a field added to
+// RequestedSettings or SuiteFilters does not compile until an entry above maps to it, or it is
+// listed here as one only a suite sets for itself.
+type Declared = Table extends infer E ? (E extends { setting: infer S } ? S : never) : never;
+type SuiteOnly = 'settings.jobTimeoutMs' | 'settings.maxRunMs';
+type Unflagged = Exclude<
+  `settings.${Exclude<keyof RequestedSettings, 'filters'>}` | `filters.${keyof SuiteFilters}`,
+  Declared
+>;
+type Assert<T extends true> = T;
+export type EverySettingHasAFlag = Assert<[Unflagged] extends [SuiteOnly] ? true : false>;

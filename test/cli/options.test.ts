@@ -3,12 +3,13 @@
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { formatOptions, formatOptionsOf } from '../../src/cli/args.js';
 import { type CliOption, COMMANDS, OPTIONS, optionsOf } from '../../src/cli/options.js';
 import { PROMPTFOO_EVAL_FLAGS, renderCliReference } from '../../src/cli/reference.js';
 import type { JobResult } from '../../src/core/types.js';
-import { runCli } from '../support/cli.js';
+import { cleanEnv, runCli } from '../support/cli.js';
+import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { fixture, repoRoot } from '../support/paths.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -286,5 +287,37 @@ describe('validate -c a -c b', () => {
     const broken = await runCli(['validate', '-c', 'promptfooconfig.yaml', '-c', 'broken.yaml'], { cwd });
     assert.equal(broken.code, 2);
     assert.match(broken.stderr, /broken\.yaml:\d+:\d+: .*no-such-assertion-type/);
+  });
+});
+
+describe('the resume command a stopped run prints', () => {
+  let mock: MockServer;
+  before(async () => {
+    mock = await startMockServer();
+  });
+  after(() => mock.close());
+
+  it('repeats every -c, -p and -t, so it finds the same suite and continues the same run', async () => {
+    const cwd = freshCopy();
+    // Every call to this provider fails: the run stops on its error budget, unfinished.
+    writeFileSync(
+      join(cwd, 'mock.yaml'),
+      `prompts: ['unused {{topic}}']\nproviders:\n  - id: openai:chat:m\n    config: { apiBaseUrl: '${mock.url}/_/fail_500=1/v1', apiKey: k }\ntests:\n  - vars: { topic: x }\n`,
+    );
+    const args = ['eval', '-c', 'mock.yaml', '-c', 'second.yaml', '-p', 'prompts.txt', '-t', 'tests.csv'];
+    const first = await runCli([...args, '--no-progress', '--max-retries', '0', '-j', '1', '--max-errors', '0'], {
+      cwd,
+      env: cleanEnv,
+    });
+    assert.equal(first.code, 3, first.stderr);
+    const hint = /To finish it: assay (.*)/.exec(first.stdout)?.[1];
+    assert.ok(hint, first.stdout);
+    assert.match(hint, /^eval -c mock\.yaml -c second\.yaml --prompts prompts\.txt --tests tests\.csv --resume \S+/);
+    const again = await runCli([...hint.split(' '), '--no-progress', '--max-retries', '0', '-j', '1'], {
+      cwd,
+      env: cleanEnv,
+    });
+    assert.doesNotMatch(again.stderr, /no unfinished run/);
+    assert.equal(readdirSync(join(cwd, '.assay', 'runs')).length, 1, 'the same run continued');
   });
 });
