@@ -633,7 +633,7 @@ export const OPTIONS = [
       'after the run, compare it with RUN (a baseline name, run id or run directory) as assay compare does; the exit code is then the gate’s. RUN is checked before any model is called: a run of another suite (no case in common) or one that is not complete is refused (exit 2; --allow-partial takes the latter, never passing); so is --shard',
     per: {
       report:
-        'the comparison of RUN (the candidate) with B, as assay compare B RUN prints it; with --format html (RUN/compare.html) or -o FILE.html, a page. The compare options apply; exit codes are compare’s',
+        'the comparison of the run reported (the candidate) with the baseline RUN, as assay compare prints it; with --format html (the run’s compare.html) or -o FILE.html, a page. The compare options apply; exit codes are compare’s',
     },
     commands: ['eval', 'report'],
     group: 'Regression gate',
