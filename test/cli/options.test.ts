@@ -262,6 +262,36 @@ describe("promptfoo's eval command line", () => {
     assert.match(r.stderr, /--tag: assay does not record eval tags/);
   });
 
+  it('--prompt-prefix and --prompt-suffix, promptfoo’s own flags (its format’s `flags`), wrap every prompt', async () => {
+    const cwd = freshCopy();
+    const r = await runCli(
+      [
+        'eval',
+        '-c',
+        'promptfooconfig.yaml',
+        '--prompt-prefix',
+        'PRE ',
+        '--prompt-suffix',
+        ' POST',
+        '--no-progress',
+      ],
+      { cwd },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(
+      onlyRunResults(cwd).map((x) => x.output),
+      ['PRE config prompt from-config POST'],
+    );
+    const pramana = await runCli(
+      ['eval', fixture('pramana', 'v1.0'), '--prompt-prefix', 'x', '--no-progress'],
+      {
+        cwd,
+      },
+    );
+    assert.equal(pramana.code, 2);
+    assert.match(pramana.stderr, /--prompt-prefix does not apply to a pramana suite/);
+  });
+
   it('-p and -t do not apply to a suite of another format (exit 2, naming the flag)', async () => {
     const cwd = freshCopy();
     const r = await runCli(
@@ -305,14 +335,20 @@ describe('the resume command a stopped run prints', () => {
       `prompts: ['unused {{topic}}']\nproviders:\n  - id: openai:chat:m\n    config: { apiBaseUrl: '${mock.url}/_/fail_500=1/v1', apiKey: k }\ntests:\n  - vars: { topic: x }\n`,
     );
     const args = ['eval', '-c', 'mock.yaml', '-c', 'second.yaml', '-p', 'prompts.txt', '-t', 'tests.csv'];
-    const first = await runCli([...args, '--no-progress', '--max-retries', '0', '-j', '1', '--max-errors', '0'], {
-      cwd,
-      env: cleanEnv,
-    });
+    const first = await runCli(
+      [...args, '--no-progress', '--max-retries', '0', '-j', '1', '--max-errors', '0'],
+      {
+        cwd,
+        env: cleanEnv,
+      },
+    );
     assert.equal(first.code, 3, first.stderr);
     const hint = /To finish it: assay (.*)/.exec(first.stdout)?.[1];
     assert.ok(hint, first.stdout);
-    assert.match(hint, /^eval -c mock\.yaml -c second\.yaml --prompts prompts\.txt --tests tests\.csv --resume \S+/);
+    assert.match(
+      hint,
+      /^eval -c mock\.yaml -c second\.yaml --prompts prompts\.txt --tests tests\.csv --resume \S+/,
+    );
     const again = await runCli([...hint.split(' '), '--no-progress', '--max-retries', '0', '-j', '1'], {
       cwd,
       env: cleanEnv,
