@@ -6,36 +6,15 @@ import { oneLine } from '../report/console.js';
 import { DEFAULT_BASELINES_DIR, listBaselines, resolveRun, saveBaseline } from '../runlog/baselines.js';
 import { completenessText, runCompleteness } from '../runlog/completeness.js';
 import { readManifest } from '../runlog/reader.js';
-import { guard, parseFlags } from './common.js';
-
-const USAGE = `Usage: assay baseline save RUN [--name NAME] [--dir DIR] [--force]
-       assay baseline list [--dir DIR]
-
-save copies a finished run (its results.jsonl, manifest.json and scorecard.json) to DIR/NAME
-(default .assay/baselines/<NAME>; NAME defaults to the run id), replacing a baseline of that name
-whole: the copy is built in DIR/.store and DIR/NAME, a link to it, is swapped in one rename, so a
-kill leaves the old baseline or the new one, never a mix. Saves of one name take turns.
-A run of an apastra suite also becomes its active apastra baseline,
-derived-index/baselines/<suite-id>.json in the workspace (the previous one is copied to
-<suite-id>-<timestamp>.json). A run that is not complete (interrupted, aborted, one shard, or a
-log shorter than its plan), of any format, is refused (nothing is saved) unless --force is given.
-RUN is a run directory or a run id under --runs-dir. A baseline is a run directory: assay compare,
-report and rescore read it as any run.
-list shows the saved baselines, newest first.
-`;
+import { parseCommand, usage } from './args.js';
+import { guard } from './common.js';
 
 /** `assay baseline`. */
 export async function baselineCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(args, {
-      name: { type: 'string' },
-      dir: { type: 'string' },
-      'runs-dir': { type: 'string' },
-      force: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values, positionals } = await parseCommand('baseline', args);
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(usage('baseline', []));
       return 0;
     }
     const [action, ...rest] = positionals;

@@ -1,35 +1,22 @@
 import { existsSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
 import { CacheFileError, type CacheStats, defaultCachePath, ResponseCache } from '../engine/cache.js';
-import { guard, intFlag, parseFlags } from './common.js';
-
-const USAGE = `Usage: assay cache <stats|clear|prune> [--cache-path FILE] [--cache-ttl SECONDS]
-
-  stats   print the entry count, size on disk, oldest and newest entry, and the path
-  clear   remove every entry
-  prune   remove the entries older than the TTL
-
-  --cache-path FILE     the cache file (default: $ASSAY_CACHE_PATH, else .assay/cache.sqlite)
-  --cache-ttl SECONDS   entries older than this are expired (default 1209600 = 14 days; 0 = never)
-`;
+import { parseCommand, usage } from './args.js';
+import { guard, intFlag } from './common.js';
 
 const SUBCOMMANDS = ['stats', 'clear', 'prune'];
 
 /** `assay cache stats|clear|prune`: inspect or empty the response cache. */
 export async function cacheCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(args, {
-      'cache-path': { type: 'string' },
-      'cache-ttl': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values, positionals } = await parseCommand('cache', args);
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(usage('cache', []));
       return 0;
     }
     const [sub, ...extra] = positionals;
     if (sub === undefined) {
-      process.stderr.write(USAGE);
+      process.stderr.write(usage('cache', []));
       return 2;
     }
     if (!SUBCOMMANDS.includes(sub))

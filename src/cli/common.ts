@@ -10,6 +10,7 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export function parseFlags<T extends Options>(
   args: string[],
   options: T,
+  suggest?: (flag: string) => string | undefined,
 ): ReturnType<typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>> {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
@@ -20,10 +21,14 @@ export function parseFlags<T extends Options>(
       .replace(/\. To specify a positional argument.*$/s, '');
     // "argument is ambiguous": the value starts with "-" (e.g. --delay -5), which parseArgs will not take.
     const ambiguous = /^Option '(-[^']*)' argument is ambiguous/.exec(first);
+    const unknown = /^Unknown option '([^']*)'/.exec(first);
+    const hint = unknown && suggest ? suggest(unknown[1]) : undefined;
     throw new InputError(
-      ambiguous
-        ? `${ambiguous[1].replace(/^-\w, /, '')}: its value starts with "-"; write it as ${ambiguous[1].replace(/^-\w, /, '')}=VALUE if you mean it (numbers must be ≥ 0)`
-        : first,
+      hint
+        ? `${first}; ${hint}`
+        : ambiguous
+          ? `${ambiguous[1].replace(/^-\w, /, '')}: its value starts with "-"; write it as ${ambiguous[1].replace(/^-\w, /, '')}=VALUE if you mean it (numbers must be ≥ 0)`
+          : first,
     );
   }
 }

@@ -22,19 +22,9 @@ import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { describeCompleteness, runCompleteness } from '../runlog/completeness.js';
 import { readManifest, readResults } from '../runlog/reader.js';
 import { writeFileWhole } from '../runlog/write-whole.js';
-import { guard, intFlag, parseFlags } from './common.js';
+import { parseCommand, usage } from './args.js';
+import { guard, intFlag } from './common.js';
 import { refuseOverwritingInputs } from './outputs.js';
-
-export const COMPARE_FLAGS = {
-  seed: { type: 'string' },
-  'min-effect': { type: 'string' },
-  correction: { type: 'string' },
-  'mid-p': { type: 'boolean' },
-  'pass-at': { type: 'string' },
-  'fail-on': { type: 'string' },
-  'baselines-dir': { type: 'string' },
-  'allow-partial': { type: 'boolean' },
-} as const;
 
 /**
  * How whole the two runs are, one line each, when either is not (undefined when both are). Without
@@ -180,54 +170,6 @@ async function policyPartial(
   return lines;
 }
 
-const USAGE = `Usage: assay compare BASELINE CANDIDATE [options]
-
-Pairs the results of two runs case by case (case identity × prompt label × provider, trials
-reduced per case) and says, for each prompt × provider and metric (pass rate, score), whether the
-candidate regressed, improved, is unchanged, or whether the difference is within the noise
-(inconclusive). BASELINE and CANDIDATE are run directories, run ids under --runs-dir, or baseline
-names (assay baseline save). Unlabeled prompts whose text changed pair by position; a case judged
-on one side only (skipped on the other) is unpaired and listed, never counted as a failure.
-
-Tests: exact McNemar on the cases whose outcome flipped (one trial a case), else a sign-flip
-permutation test on the per-case differences (a within-case permutation of the trials when the
-sides ran different numbers); 95% studentized paired-bootstrap intervals; Holm (or
-Benjamini–Hochberg) correction over every comparison. Each metric also shows the smallest change
-its test could detect at 80% power after the correction. A change the errored trials could decide
-(had they passed, or failed) is "cannot judge", not a regression. Draws are seeded: the same runs
-give the same answer.
-
- A run that is not complete (interrupted, aborted, one shard, or a log shorter than its plan) is
-refused (exit 2), saying how many planned jobs each side is missing: the jobs never run may be
-the ones that changed. --allow-partial compares them anyway: the verdict is then never unchanged
-or improved (inconclusive, or regressed), a policy never PASSes, and the exit code is 1.
-
-Options:
-      --allow-partial        compare runs that did not complete (see above)
-      --seed N               seed of the bootstrap and permutation draws (default 1)
-      --min-effect D         a change smaller than D is never regressed or improved: it counts only
-                             when its whole 95% interval is beyond ±D (pass rate as a fraction,
-                             e.g. 0.02 for 2 points; score in its own units)
-      --correction holm|bh   multiple-comparison correction (default holm)
-      --mid-p                mid-p McNemar (less conservative)
-      --pass-at K[,K…]       pass@k and pass^k for these k (repeated runs; default: the trials)
-      --fail-on regressed|inconclusive   exit 1 on a regression (default), or also when inconclusive
-      --policy FILE          judge by an apastra regression policy (promptops/policies/regression.yaml)
-                             as apastra's compare.py does; BASELINE and CANDIDATE may then also be
-                             apastra scorecard.json files, baselines or run folders. -o writes
-                             apastra's regression report; two assay runs add paired statistics.
-                             Exit 1 when the report's status is fail or warning.
-      --json                 print the comparison as JSON
-  -o, --output FILE          also write the comparison to FILE: a page to open in a browser
-                             when FILE ends in .html, else JSON
-      --runs-dir DIR         where run ids are found (default .assay/runs)
-      --baselines-dir DIR    where baseline names are found (default .assay/baselines)
-
-Exit codes: 0 nothing regressed; 1 something regressed (or inconclusive, with --fail-on
-inconclusive; or a side is not complete, with --allow-partial); 2 bad input (unreadable or damaged
-runs, no case in common, a run that is not complete); 3 cannot judge (errors decide the verdict).
-`;
-
 /** The comparison options and exit rule from parsed COMPARE_FLAGS. */
 export function compareOptionsFrom(values: {
   seed?: string;
@@ -307,16 +249,9 @@ export function compareExitCode(c: Comparison, failOn: 'regressed' | 'inconclusi
 /** `assay compare`. */
 export async function compareCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(args, {
-      ...COMPARE_FLAGS,
-      json: { type: 'boolean' },
-      output: { type: 'string', short: 'o' },
-      'runs-dir': { type: 'string' },
-      policy: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values, positionals } = await parseCommand('compare', args);
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(usage('compare', []));
       return 0;
     }
     if (positionals.length !== 2)

@@ -7,30 +7,32 @@ import { parseShard } from '../engine/shard.js';
 import { selectProviders } from '../evaluate/select-providers.js';
 import { resolveRunSettings } from '../evaluate/settings.js';
 import { evaluate } from '../evaluate.js';
-import { loadSuite } from '../formats/detect.js';
+import { type LoadOptions, loadSuite } from '../formats/detect.js';
 import { renderComparison } from '../report/compare.js';
 import { renderResultLine, renderSummary } from '../report/console.js';
 import type { OutputJudgement } from '../report/formats.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
-import { guard, intFlag, parseFlags, shellWord, useColor } from './common.js';
+import { formatLoadOptions, parseCommand, usage } from './args.js';
+import { guard, intFlag, shellWord, useColor } from './common.js';
 import { checkGateBaseline, compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
 import { loadEnvFiles } from './env.js';
-import { EVAL_FLAGS, EVAL_USAGE } from './eval-usage.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
 import { githubReporterOn, writeGithubReport } from './github.js';
 import { outputTargets, recordTarget, refuseOverwritingInputs, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
+import { promptsAndProviders, renderTable, tableFlag, testsFlag } from './promptfoo-flags.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
-import { checkExpectedHash, graderFrom, loadOptionsFrom, SUITE_FLAGS } from './suite-flags.js';
+import { checkExpectedHash, graderFrom, loadOptionsFrom } from './suite-flags.js';
 
 /** `assay eval`: run a suite. */
 export async function evalCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(normaliseResumeFlag(args), EVAL_FLAGS);
+    const parsed = await parseCommand('eval', normaliseResumeFlag(args));
+    const { values, positionals } = parsed;
     if (values.help) {
-      process.stdout.write(EVAL_USAGE);
+      process.stdout.write(usage('eval', parsed.formatFlags));
       return 0;
     }
     if (positionals.length > 1)
@@ -43,6 +45,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     const delayFlag = intFlag('delay', values.delay, 0);
     const jobsFlag = intFlag('max-concurrency', values['max-concurrency'], 1, 10_000);
     let filters = filtersFrom(values);
+    const table = tableFlag(args, values['table-cell-max-length']);
     let vars = varsFrom(values.var);
     const repeatFlag = intFlag('repeat', values.repeat, 1, 100_000);
     const maxRetries = intFlag('max-retries', values['max-retries'], 0);
@@ -81,15 +84,27 @@ export async function evalCommand(args: string[]): Promise<number> {
       process.stderr.write(
         `assay: environment from ${envLoad.files.join(', ')} (${envLoad.names.join(', ')})\n`,
       );
-    const loadOptions = {
+    // -p is promptfoo's --prompts; a value naming no file but a provider id is assay's old -p.
+    const { prompts, providers } = promptsAndProviders(values.prompts, [
+      ...(values.providers ?? []),
+      ...(values.provider ?? []),
+    ]);
+    const loadOptions: LoadOptions = {
       ...loadOptionsFrom(values),
-      ...(values.provider?.length ? { providers: values.provider } : {}),
+      ...formatLoadOptions(parsed),
+      ...(prompts ? { prompts } : {}),
+      ...(testsFlag(values) !== undefined ? { tests: testsFlag(values) } : {}),
+      ...(providers ? { providers } : {}),
     };
     if (configs.length > 1) loadOptions.combine = configs.slice(1);
     let suite = await loadSuite(suitePath, { ...loadOptions, vars });
     checkExpectedHash(suite, values['expect-hash']);
-    // LVE's own recording: the one output format that appends into the suite's folders.
-    if (values.record !== undefined) outputs.push(recordTarget(values.record, 'lve'));
+    if (values.description !== undefined) suite.name = values.description;
+    // A format's flag that appends results into the suite's own folders (LVE's --record).
+    for (const f of parsed.formatFlags) {
+      const value = parsed.formatValues[f.name];
+      if (f.record && typeof value === 'string') outputs.push(recordTarget(value, f.record));
+    }
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     // The suite's own run settings are defaults: each flag given replaces the one it names.
     const defaults = suite.runDefaults ?? {};
@@ -113,7 +128,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       cache: values['no-cache'] ? (false as const) : cacheTarget,
       grader: graderFrom(values.grader),
     };
-    const showProgress = !values['no-progress'] && defaults.progress !== false;
+    const showProgress = !values['no-progress'] && !values['no-progress-bar'] && defaults.progress !== false;
     const runsDir = resolve(values['runs-dir'] ?? '.assay/runs');
     const resume =
       values.resume !== undefined
@@ -150,7 +165,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     const shape = {
       format: suite.format,
       native: suite.native,
-      providers: selectProviders(suite, values.provider).length,
+      providers: selectProviders(suite, providers).length,
       repeat: settings.repeat,
     };
     if (values['output-format'] !== undefined && outputs.length === 0)
@@ -207,7 +222,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     try {
       result = await evaluate({
         suite,
-        providers: values.provider,
+        providers,
         ...requested,
         ...(passAtFlag?.length ? { passAt: passAtFlag } : {}),
         embedder,
@@ -262,13 +277,23 @@ export async function evalCommand(args: string[]): Promise<number> {
         process.stdout.write(
           `Nothing to run: ${result.selectedCases === 0 ? 'the filters selected no test' : 'no prompt × provider × test combination is left'}\n`,
         );
+      if (table) process.stdout.write(await renderTable(runDir, table));
       process.stdout.write(renderSummary(manifest, scorecard, runDir, { color }));
       if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
         const runsFlag = values['runs-dir'] ? ` --runs-dir ${shellWord(values['runs-dir'])}` : '';
-        const suiteArg = suitePath ? ` ${shellWord(suitePath)}` : '';
+        // Several -c configs are one suite: each is given again.
+        const suiteArg =
+          configs.length > 1
+            ? configs.map((c) => ` -c ${shellWord(c)}`).join('')
+            : suitePath
+              ? ` ${shellWord(suitePath)}`
+              : '';
         // The flags that chose what the suite loaded (--args, --replay, --tier, …) and where its
         // results are written must be given again for the resume to find the same suite and outputs.
-        const again = resumeFlags(values as Record<string, unknown>);
+        const again = resumeFlags(
+          { ...values, prompts, tests: testsFlag(values), vars: undefined },
+          parsed.formatFlags,
+        );
         // After an outage the errors are what most needs running again: say so in the command.
         const retry = scorecard.counts.error > 0 ? ' --retry-errors' : '';
         process.stdout.write(
@@ -307,9 +332,11 @@ export async function evalCommand(args: string[]): Promise<number> {
   });
 }
 
-/** The flags a resume must repeat: those that choose the suite (SUITE_FLAGS) and the outputs. */
-function resumeFlags(values: Record<string, unknown>): string {
-  const names = [...Object.keys(SUITE_FLAGS), 'output', 'output-format', 'record'];
+/** The flags a resume must repeat: those that choose the suite (the formats' own, --mode) and the outputs. */
+function resumeFlags(values: Record<string, unknown>, formatFlags: readonly { name: string }[]): string {
+  const names = [
+    ...new Set([...formatFlags.map((f) => f.name), 'mode', 'prompts', 'tests', 'output', 'output-format']),
+  ];
   let out = '';
   for (const name of names) {
     const v = values[name];

@@ -2,55 +2,9 @@ import { randomInt } from 'node:crypto';
 import { InputError } from '../core/errors.js';
 import { hasFilters, parseTestRange, type SuiteFilters } from '../engine/filter.js';
 import { intFlag } from './common.js';
+import type { CommandValues } from './options.js';
 
-/** `assay eval` flags that choose part of a suite, set vars, read env files or pace requests. */
-export const FILTER_FLAGS = {
-  'filter-metadata': { type: 'string', multiple: true },
-  'filter-pattern': { type: 'string' },
-  'filter-first-n': { type: 'string', short: 'n' },
-  'filter-sample': { type: 'string' },
-  seed: { type: 'string' },
-  'filter-providers': { type: 'string' },
-  'filter-targets': { type: 'string' },
-  'filter-prompts': { type: 'string' },
-  'filter-failing': { type: 'string' },
-  'filter-failing-only': { type: 'string' },
-  'filter-errors-only': { type: 'string' },
-  'filter-range': { type: 'string' },
-  var: { type: 'string', multiple: true },
-  'env-file': { type: 'string', multiple: true },
-  'env-path': { type: 'string', multiple: true },
-  delay: { type: 'string' },
-} as const;
-
-/** Help text for FILTER_FLAGS. */
-export const FILTER_FLAGS_USAGE = `Choosing tests (applied in this order; an empty selection runs nothing and exits 0):
-      --filter-metadata K=V  tests whose metadata K contains V (a,b: either; \\, a comma);
-                             repeatable: every condition must hold
-      --filter-failing RUN   tests that failed or errored in an earlier run (run id or directory,
-                             or a promptfoo/assay results JSON), matched by case id or vars
-      --filter-failing-only RUN  tests that failed an assertion in RUN (errors left out)
-      --filter-errors-only RUN   tests that errored in RUN (both -only flags: either)
-      --filter-pattern RE    tests whose description matches RE (tests without one are dropped)
-      --filter-range A:B     tests A to B-1, zero-based, counted like -n (A: or :B leave a side open)
-  -n, --filter-first-n N     the first N tests, counted before list vars expand them
-      --filter-sample N      N tests drawn at random; --seed S makes the draw repeatable
-      --seed S               seed of --filter-sample (printed and recorded when not given)
-      --filter-providers RE  providers whose id or label matches RE (alias --filter-targets)
-      --filter-prompts RE    prompts whose label or id matches RE
-Inputs:
-      --var K=V              set var K in every test, as a default: a test's own K wins
-                             (promptfoo: K=V=W sets K to V); repeatable
-      --env-file FILE        read environment variables from FILE (repeatable or a,b; overrides
-                             the shell). Default: .env in this folder and the suite's, filling
-                             in only unset variables. Values are never written to the run
-      --delay MS             after each provider call (not cache hits), wait MS; requests then
-                             go one at a time (as in promptfoo: -j is ignored, with a warning)
-`;
-
-type Values = {
-  [K in keyof typeof FILTER_FLAGS]?: (typeof FILTER_FLAGS)[K] extends { multiple: true } ? string[] : string;
-};
+type Values = CommandValues<'eval'>;
 
 /** The filters the flags ask for (undefined when none), without a seed for the sample yet. */
 export function filtersFrom(values: Values): SuiteFilters | undefined {
@@ -61,7 +15,10 @@ export function filtersFrom(values: Values): SuiteFilters | undefined {
     pattern: values['filter-pattern'],
     firstN: intFlag('filter-first-n', values['filter-first-n'], 0),
     sample: intFlag('filter-sample', values['filter-sample'], 0),
-    seed: intFlag('seed', values.seed, 0, 2 ** 32 - 1),
+    seed:
+      values['filter-sample-seed'] !== undefined && values.seed === undefined
+        ? intFlag('filter-sample-seed', values['filter-sample-seed'], 0, 2 ** 32 - 1)
+        : intFlag('seed', values.seed, 0, 2 ** 32 - 1),
     providers: values['filter-providers'] ?? values['filter-targets'],
     prompts: values['filter-prompts'],
     failing: values['filter-failing'],

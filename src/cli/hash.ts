@@ -1,42 +1,25 @@
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { aFormat } from '../core/printable.js';
 import { foreignFileHash, loadSuite } from '../formats/detect.js';
-import { guard, parseFlags } from './common.js';
-import { loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
-
-const USAGE = `Usage: assay hash [SUITE] [options]
-
-Prints the suite's own identity hash, as its format's tool computes it (pramana: sha256:…). With
-several parts loaded (pramana tiers), prints one line per part: HASH  NAME. Loads and checks the
-suite; calls no model. Exit 2 for a format that defines no suite hash. A file that is no suite
-(or one its format refuses) but that a format's tool hashes anyway gets that hash, after the
-reasons it does not run (a .jsonl of objects with ids, or an empty one: pramana's hash_suite,
-which does not validate the tests).
-
-Options:
-${SUITE_FLAGS_USAGE}  -h, --help
-`;
+import { formatLoadOptions, parseCommand, usage } from './args.js';
+import { guard } from './common.js';
+import { loadOptionsFrom } from './suite-flags.js';
 
 /** `assay hash`: print a suite's native hash (or each part's). */
 export async function hashCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(args, {
-      config: { type: 'string', short: 'c' },
-      ...SUITE_FLAGS,
-      help: { type: 'boolean', short: 'h' },
-    });
+    const parsed = await parseCommand('hash', args);
+    const { values, positionals } = parsed;
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(usage('hash', parsed.formatFlags));
       return 0;
     }
-    if (positionals.length + (values.config !== undefined ? 1 : 0) > 1)
-      throw new InputError(
-        `expected one suite, got ${[values.config, ...positionals].filter(Boolean).join(' and ')}`,
-      );
-    const path = values.config ?? positionals[0];
+    const given = [...(values.config ?? []), ...positionals];
+    if (given.length > 1) throw new InputError(`expected one suite, got ${given.join(' and ')}`);
+    const path = given[0];
     let suite: Awaited<ReturnType<typeof loadSuite>>;
     try {
-      suite = await loadSuite(path, loadOptionsFrom(values));
+      suite = await loadSuite(path, { ...loadOptionsFrom(values), ...formatLoadOptions(parsed) });
     } catch (err) {
       const foreign =
         err instanceof InputError && path !== undefined ? await foreignFileHash(path) : undefined;

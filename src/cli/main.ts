@@ -1,42 +1,7 @@
 // The command-line entry. It loads only what the chosen command needs, so `--version` and
 // `--help` start instantly.
 import { readFileSync } from 'node:fs';
-
-export const HELP = `assay — run LLM evaluation suites (promptfoo configs, pramana JSONL suites, ÈwéBench folders)
-against model providers
-
-Usage:
-  assay eval [SUITE] [options]     run a suite and write a run directory
-  assay validate [SUITE]           check a suite without calling any model
-  assay hash [SUITE]               print a suite's own hash (pramana's suite hash)
-  assay merge RUN_DIR…             combine the runs of a sharded evaluation into one
-  assay rescore RUN [SUITE]        score a run's recorded answers again with the suite's
-                                   current assertions; no model is called
-  assay report [RUN]               a run rendered from its log: the summary, --json, or a
-                                   report file (--format html|junit|markdown|github, -o FILE)
-  assay compare BASELINE CANDIDATE pair two runs case by case: regressed, improved,
-                                   unchanged or inconclusive, with paired statistics
-  assay baseline save RUN | list   pin a run as a baseline to compare with
-  assay cache stats|clear|prune    inspect or empty the response cache
-  assay --version | --help
-  assay COMMAND --help             options of one command
-
-Every command takes --require MODULE (repeatable): a plugin imported first, which registers suite
-formats, assertion types or providers through the library (registerFormat, registerScorer,
-registerProvider); a path (./plugin.mjs) or a package name, resolved from the current folder.
-
-SUITE is a suite file or a folder, recognised by its shape: a promptfoo config (or a folder with
-promptfooconfig.yaml|.yml|.json), a pramana .jsonl suite (or a folder with manifest.toml), or an
-ÈwéBench tests/<category>.json file (or a folder of them). With none, assay looks in the current
-folder.
-
-Exit codes:
-  0  everything ran and every test passed
-  1  a test (or threshold) failed, or assay compare found a regression
-  2  the input or the command line is invalid; nothing was run
-  3  the run could not complete: provider errors beyond the allowed budget
-     (--max-errors, default 0), a fatal provider error (bad credentials), or an interruption
-`;
+import { printable } from '../core/printable.js';
 
 /**
  * A reader that went away (`assay eval … | head`) ends console output quietly: the run, its log and
@@ -63,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const [command, ...rest] = args;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(HELP);
+    process.stdout.write((await import('./args.js')).mainHelp());
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
@@ -92,10 +57,15 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./compare.js')).compareCommand(rest);
     case 'baseline':
       return (await import('./baseline.js')).baselineCommand(rest);
-    default:
+    default: {
+      const { suggestCommand } = await import('./args.js');
+      const { COMMANDS } = await import('./options.js');
+      const near = suggestCommand(command);
+      const names = COMMANDS.map((c) => c.name);
       process.stderr.write(
-        `assay: unknown command "${command}"; expected eval, validate, hash, merge, rescore, report, compare, baseline or cache (assay --help)\n`,
+        `assay: unknown command "${printable(command)}"; ${near ? `did you mean assay ${near}? ` : ''}expected ${names.slice(0, -1).join(', ')} or ${names[names.length - 1]} (assay --help)\n`,
       );
       return 2;
+    }
   }
 }

@@ -3,29 +3,17 @@ import { scorecardOfRun } from '../analysis/scorecard.js';
 import { renderSummary } from '../report/console.js';
 import { resolveOutputFormat } from '../report/formats.js';
 import { mergeRuns } from '../runlog/merge.js';
-import { guard, parseFlags, useColor } from './common.js';
+import { parseCommand, usage } from './args.js';
+import { guard, useColor } from './common.js';
 import { exitCode } from './exit-code.js';
 import { writeOutputs } from './outputs.js';
-
-const USAGE = `Usage: assay merge RUN_DIR… [--runs-dir DIR] [-o FILE]
-
-Combines the runs of a sharded evaluation (assay eval --shard i/n on several machines) into one
-run directory with one scorecard. Refuses runs of different suites or settings, a shard given
-twice, and a job present in two runs. Exit codes as for assay eval.
-`;
 
 /** `assay merge`: combine shard runs into one. */
 export async function mergeCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(args, {
-      'runs-dir': { type: 'string' },
-      output: { type: 'string', short: 'o', multiple: true },
-      'output-format': { type: 'string' },
-      'no-color': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values, positionals } = await parseCommand('merge', args);
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(usage('merge', []));
       return 0;
     }
     const outputs = (values.output ?? []).map((path) => ({

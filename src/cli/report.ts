@@ -15,33 +15,11 @@ import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { writeFileWhole } from '../runlog/write-whole.js';
-import { guard, parseFlags, useColor } from './common.js';
-import { COMPARE_FLAGS, compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
+import { parseCommand, usage } from './args.js';
+import { guard, useColor } from './common.js';
+import { compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
 import { writeGithubReport } from './github.js';
 import { outputTargets, refuseOverwritingInputs, writeOutputs } from './outputs.js';
-
-const USAGE = `Usage: assay report [RUN] [--format html|junit|markdown|github] [-o FILE] [--json]
-
-Renders a run from its log (results.jsonl and the scoring its manifest recorded). RUN is a run
-directory, a run id under --runs-dir, or a baseline name; default: the newest run under
---runs-dir (.assay/runs). Works for any run: live, merged, re-scored, or from an earlier assay
-version.
-
-  (no flag)             the console summary
-  --json                the scorecard as JSON
-  -o FILE               write FILE in the format its extension names: .html, .xml (JUnit), .md,
-                        .json, .jsonl, .csv
-  --format html         the HTML report (to -o FILE, else RUN/report.html; its path is printed)
-  --format junit        JUnit XML (to -o FILE, else stdout)
-  --format markdown     the summary and failures as Markdown (to -o FILE, else stdout)
-  --format github       the Markdown appended to $GITHUB_STEP_SUMMARY (stdout outside Actions)
-                        and an ::error annotation at each failing test's line
-  --baseline B          the comparison of RUN (the candidate) with B, as assay compare B RUN
-                        prints it; with --format html (RUN/compare.html) or -o FILE.html, a page.
-                        The compare options (--seed, --min-effect, …) apply; exit codes are compare's
-  --runs-dir DIR        where run ids are found (default .assay/runs)
-  --baselines-dir DIR   where baseline names are found (default .assay/baselines)
-`;
 
 /** The newest run directory under a folder (run ids sort by time). */
 function newestRun(runsDir: string): string {
@@ -61,18 +39,9 @@ type ReportFormat = (typeof FORMATS)[number];
 /** `assay report`. */
 export async function reportCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(args, {
-      json: { type: 'boolean' },
-      format: { type: 'string' },
-      output: { type: 'string', short: 'o' },
-      'runs-dir': { type: 'string' },
-      ...COMPARE_FLAGS,
-      baseline: { type: 'string' },
-      'no-color': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const { values, positionals } = await parseCommand('report', args);
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(usage('report', []));
       return 0;
     }
     if (positionals.length > 1)

@@ -8,68 +8,32 @@ import { evaluate } from '../evaluate.js';
 import { loadSuite } from '../formats/detect.js';
 import { renderSummary } from '../report/console.js';
 import { readManifest } from '../runlog/reader.js';
-import { guard, intFlag, parseFlags, useColor } from './common.js';
+import { formatLoadOptions, parseCommand, usage } from './args.js';
+import { guard, intFlag, useColor } from './common.js';
 import { exitCode } from './exit-code.js';
 import { outputTargets, refuseOverwritingInputs, writeOutputs } from './outputs.js';
 import { ProgressLine } from './progress.js';
-import { graderFrom, loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
-
-const FLAGS = {
-  ...SUITE_FLAGS,
-  provider: { type: 'string', short: 'p', multiple: true },
-  grader: { type: 'string' },
-  embedder: { type: 'string' },
-  'max-concurrency': { type: 'string', short: 'j' },
-  output: { type: 'string', short: 'o', multiple: true },
-  'output-format': { type: 'string' },
-  'runs-dir': { type: 'string' },
-  'no-cache': { type: 'boolean' },
-  'cache-path': { type: 'string' },
-  'no-progress': { type: 'boolean' },
-  'no-color': { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-export const RESCORE_USAGE = `Usage: assay rescore RUN [SUITE] [options]
-
-Scores the answers a past run recorded again, with the suite's current assertions, into a new run
-directory that names its source. No model is called: use it after fixing an assertion, a
-threshold or an output transform. Model-graded assertions still ask their grader (its answers
-come from the response cache when it has them).
-
-RUN is a run directory, or a run id under --runs-dir. SUITE defaults to the suite the run was
-made from. Results pair by the case's stable identity (its format id, or its description and
-vars), prompt, provider and trial, so an edited assertion keeps its recorded answer; a case the run
-did not record is left out and counted, never sent to a model.
-
-A re-score is as complete as its source: re-scoring a run that was interrupted or aborted (or
-one shard) gives a run marked the same, which says how many planned jobs were never run, and
-which compare and baseline save refuse as they refuse its source.
-
-Options:
-${SUITE_FLAGS_USAGE}  -p, --provider ID          score only these providers' columns (default: the run's)
-      --grader ID            the grader model for model-graded assertions that name none
-      --embedder ID          the embedding model for similarity assertions whose grader has none
-  -j, --max-concurrency N    assertions scored at once (default 8)
-  -o, --output FILE          also write results to FILE (as assay eval -o; repeatable)
-      --output-format NAME   the format of the -o files
-      --runs-dir DIR         where runs are found and the new run goes (default .assay/runs)
-      --no-cache             graders neither read nor fill the response cache
-      --cache-path FILE      the response cache (default .assay/cache.sqlite)
-      --no-progress          no progress line
-      --no-color             no colours
-
-Exit codes are eval's: 0 all passed, 1 a test failed, 2 bad input, 3 the rescore could not complete.
-`;
+import { promptsAndProviders } from './promptfoo-flags.js';
+import { graderFrom, loadOptionsFrom } from './suite-flags.js';
 
 /** `assay rescore`: re-score a run's recorded generations. */
 export async function rescoreCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(args, FLAGS);
+    const parsed = await parseCommand('rescore', args);
+    const { values, positionals } = parsed;
     if (values.help) {
-      process.stdout.write(RESCORE_USAGE);
+      process.stdout.write(usage('rescore', parsed.formatFlags));
       return 0;
     }
+    // rescore asks no model: a -p value can only be a provider (assay's -p of earlier versions).
+    const { prompts, providers } = promptsAndProviders(values.prompts, [
+      ...(values.providers ?? []),
+      ...(values.provider ?? []),
+    ]);
+    if (prompts)
+      throw new InputError(
+        `-p ${prompts[0]}: rescore scores the answers a run recorded, for the prompts it ran; give a provider with -r`,
+      );
     if (positionals.length === 0)
       throw new InputError('assay rescore: give the run to re-score (a run directory or id)');
     if (positionals.length > 2)
@@ -83,7 +47,11 @@ export async function rescoreCommand(args: string[]): Promise<number> {
       throw new InputError(
         'the run was made with --var values whose names look secret, which were not recorded; re-score with assay eval --var … instead',
       );
-    const suite = await loadSuite(suitePath, { ...loadOptionsFrom(values), ...(vars ? { vars } : {}) });
+    const suite = await loadSuite(suitePath, {
+      ...loadOptionsFrom(values),
+      ...formatLoadOptions(parsed),
+      ...(vars ? { vars } : {}),
+    });
     for (const w of suite.warnings) process.stderr.write(`${formatDiagnostic(w)}\n`);
     const outputs = outputTargets(values.output ?? [], values['output-format']);
     refuseOverwritingInputs(
@@ -99,7 +67,7 @@ export async function rescoreCommand(args: string[]): Promise<number> {
         suite,
         rescore: runDir,
         outputs: outputs.map((o) => o.path),
-        providers: values.provider,
+        providers,
         grader: graderFrom(values.grader),
         embedder: graderFrom(values.embedder, '--embedder'),
         maxConcurrency: intFlag('max-concurrency', values['max-concurrency'], 1, 10_000),

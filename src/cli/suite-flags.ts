@@ -4,70 +4,14 @@ import type { ProviderSpec } from '../core/types.js';
 import { graderSpec } from '../evaluate/settings.js';
 import type { LoadOptions } from '../formats/detect.js';
 
-/** Flags that choose what part of a suite loads, shared by `eval`, `validate` and `hash`. */
-export const SUITE_FLAGS = {
-  tier: { type: 'string', multiple: true },
-  category: { type: 'string', multiple: true },
-  mode: { type: 'string' },
-  suite: { type: 'string' },
-  eval: { type: 'string' },
-  'model-map': { type: 'string', multiple: true },
-  replay: { type: 'boolean' },
-  args: { type: 'string' },
-} as const;
-
-/** Help text for SUITE_FLAGS. */
-export const SUITE_FLAGS_USAGE = `      --tier NAME            a tiered suite's tier to run (pramana: cheap, moderate, comprehensive,
-                             or all; repeatable; default: the cheapest)
-      --category NAME        run only this category (ÈwéBench; repeatable)
-      --mode compat|fixed    scoring mode of formats whose tool has known defects (ÈwéBench):
-                             compat reproduces the tool's numbers, fixed corrects them; apastra:
-                             compat scores judged assertions with apastra's offline fallbacks
-                             when no --grader is given
-      --suite ID             the suite of an apastra workspace to run (by file name or id)
-      --eval ID              the quick eval of an apastra workspace to run (by file name or id)
-      --replay               LVE: no model; check each recorded instance's response again and
-                             pass when the verdict equals its recorded passed (lve unit-test)
-      --model-map ID=PROVIDER   LVE: run the LVEs of model ID on PROVIDER (repeatable)
-      --args FILE            LVE: run these new inputs (JSON Lines of args) instead of the
-                             recorded instances (--var k=v gives one)
-`;
-
-/** LoadOptions from parsed SUITE_FLAGS values. */
-export function loadOptionsFrom(values: {
-  tier?: string[];
-  category?: string[];
-  mode?: string;
-  suite?: string;
-  eval?: string;
-  'model-map'?: string[];
-  replay?: boolean;
-  args?: string;
-}): LoadOptions {
+/** LoadOptions from the flags every format may take (the formats' own: args.ts formatLoadOptions). */
+export function loadOptionsFrom(values: { mode?: string }): LoadOptions {
   const options: LoadOptions = {};
-  if (values.replay) options.replay = true;
-  if (values.args !== undefined) options.argsFile = values.args;
-  if (values['model-map']?.length) {
-    const map: Record<string, string> = {};
-    for (const entry of values['model-map']) {
-      const eq = entry.lastIndexOf('=');
-      if (eq <= 0 || eq === entry.length - 1)
-        throw new InputError(
-          `--model-map ${entry}: expected MODEL=PROVIDER (e.g. meta/llama-2-7b-chat=openai:chat:llama2)`,
-        );
-      map[entry.slice(0, eq)] = entry.slice(eq + 1);
-    }
-    options.modelMap = map;
-  }
-  if (values.tier?.length) options.tiers = values.tier;
-  if (values.category?.length) options.categories = values.category;
   if (values.mode !== undefined) {
     if (values.mode !== 'compat' && values.mode !== 'fixed')
       throw new InputError(`--mode ${values.mode}: expected compat or fixed`);
     options.mode = values.mode;
   }
-  if (values.suite !== undefined) options.suiteId = values.suite;
-  if (values.eval !== undefined) options.evalId = values.eval;
   return options;
 }
 

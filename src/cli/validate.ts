@@ -4,44 +4,37 @@ import { countJobs } from '../engine/plan.js';
 import { checkGraders } from '../evaluate/check-graders.js';
 import { resolveRunSettings } from '../evaluate/settings.js';
 import { loadSuite } from '../formats/detect.js';
-import { guard, parseFlags } from './common.js';
-import { graderFrom, loadOptionsFrom, SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
-
-const USAGE = `Usage: assay validate [SUITE] [-c FILE] [options]
-
-Loads and checks a suite (files, prompts, providers, tests, assertion types and values, graders)
-without calling any model. Every problem is printed as file:line:col: message. Exit 0 if valid,
-2 if not.
-
-Options:
-      --grader ID            the grader model for model-graded assertions that name none
-      --embedder ID          the embedding model for similarity assertions whose grader has none
-                             (e.g. openai:embedding:text-embedding-3-small)
-${SUITE_FLAGS_USAGE}`;
+import { formatLoadOptions, parseCommand, usage } from './args.js';
+import { guard } from './common.js';
+import { promptsAndProviders, testsFlag } from './promptfoo-flags.js';
+import { graderFrom, loadOptionsFrom } from './suite-flags.js';
 
 /** `assay validate`: load and check a suite, call nothing. */
 export async function validateCommand(args: string[]): Promise<number> {
   return guard(async () => {
-    const { values, positionals } = parseFlags(args, {
-      config: { type: 'string', short: 'c' },
-      ...SUITE_FLAGS,
-      grader: { type: 'string' },
-      embedder: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    });
+    const parsed = await parseCommand('validate', args);
+    const { values, positionals } = parsed;
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(usage('validate', parsed.formatFlags));
       return 0;
     }
-    if (positionals.length + (values.config !== undefined ? 1 : 0) > 1) {
-      throw new InputError(
-        `expected one suite, got ${[values.config, ...positionals].filter(Boolean).join(' and ')}`,
-      );
+    // -c a -c b is the one suite eval combines from them: checked as eval would run it.
+    const configs = values.config ?? [];
+    if (positionals.length > 1 || (configs.length > 0 && positionals.length > 0)) {
+      throw new InputError(`expected one suite, got ${[...configs, ...positionals].join(' and ')}`);
     }
-    const path = values.config ?? positionals[0];
+    const path = configs[0] ?? positionals[0];
     const flagGrader = graderFrom(values.grader);
     const embedder = graderFrom(values.embedder, '--embedder');
-    const suite = await loadSuite(path, loadOptionsFrom(values));
+    const { prompts, providers } = promptsAndProviders(values.prompts, []);
+    const suite = await loadSuite(path, {
+      ...loadOptionsFrom(values),
+      ...formatLoadOptions(parsed),
+      ...(configs.length > 1 ? { combine: configs.slice(1) } : {}),
+      ...(prompts ? { prompts } : {}),
+      ...(testsFlag(values) !== undefined ? { tests: testsFlag(values) } : {}),
+      ...(providers ? { providers } : {}),
+    });
     // The run settings eval would use (evaluate/settings.ts): the suite's own grader and repeat.
     const { grader, repeat } = resolveRunSettings(suite, { grader: flagGrader });
     checkGraders(suite, grader, embedder);

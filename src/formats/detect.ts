@@ -9,21 +9,15 @@ import type { LoadOptions, SuiteFormat } from './types.js';
 
 export type * from './types.js';
 
-/** The option names of LoadOptions that select or change what a format loads, with their flags. */
-const FORMAT_FLAGS: Record<
-  Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes' | 'providers' | 'ownAppends'>,
-  string
-> = {
-  tiers: '--tier',
-  categories: '--category',
+type Refusable = Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes' | 'providers' | 'ownAppends'>;
+
+/** The LoadOptions fields no format's own flag sets, with the command-line flags that set them. */
+const SHARED_FLAGS: Partial<Record<Refusable, string>> = {
   mode: '--mode',
   vars: '--var',
-  suiteId: '--suite',
-  evalId: '--eval',
-  modelMap: '--model-map',
-  replay: '--replay',
-  argsFile: '--args',
   combine: 'a second -c',
+  prompts: '-p (--prompts)',
+  tests: '-t (--tests)',
 };
 
 /** Each format module exports `format: SuiteFormat` (of the name given here); modules load on first use. */
@@ -193,14 +187,18 @@ export async function foreignFileHash(
 }
 
 function loadWith(format: SuiteFormat, path: string, options: LoadOptions): Promise<Suite> {
-  const refused = (Object.keys(FORMAT_FLAGS) as (keyof typeof FORMAT_FLAGS)[]).filter(
+  // The flag of each field: a format's own (its `flags` hook), else one every format may take.
+  const flagOf: Partial<Record<Refusable, string>> = { ...SHARED_FLAGS };
+  for (const f of formats ?? [])
+    for (const flag of f.flags ?? []) if (flag.load) flagOf[flag.load.option] ??= `--${flag.name}`;
+  const refused = (Object.keys(flagOf) as Refusable[]).filter(
     (k) => options[k] !== undefined && !format.options.includes(k),
   );
   if (refused.length > 0) {
     throw new InputError(
       refused.map((k) => ({
         file: path,
-        message: `${FORMAT_FLAGS[k]} does not apply to ${aFormat(format.name)} suite`,
+        message: `${flagOf[k]} does not apply to ${aFormat(format.name)} suite`,
         severity: 'error' as const,
       })),
     );

@@ -50,6 +50,44 @@ export interface LoadOptions {
   streamAboveBytes?: number;
   /** `-c a -c b`: further configs combined with the first, as the format's own tool combines them. */
   combine?: string[];
+  /** `-p FILE` (promptfoo's `--prompts`): prompt files that replace the suite's, paths from the current folder. */
+  prompts?: string[];
+  /** `-t FILE` (promptfoo's `--tests`): a test file that replaces the suite's tests, path from the current folder. */
+  tests?: string;
+  /** `--prompt-prefix`/`--prompt-suffix` (promptfoo): text around every prompt, under the suite's own. */
+  promptPrefix?: string;
+  promptSuffix?: string;
+}
+
+/**
+ * A flag of the format's own (`--tier`, `--model-map`, LVE's `--record`…). The command line's
+ * option table includes every format's flags: they are parsed, listed in `--help` and the CLI
+ * reference, and suggested for typos like any other.
+ */
+export interface FormatFlag {
+  /** The long name, without `--`. */
+  name: string;
+  type: 'string' | 'boolean';
+  /** Repeatable: the values are collected in order. */
+  multiple?: boolean;
+  /** The value's name in help (FILE, NAME…). */
+  arg?: string;
+  description: string;
+  /** The commands that take it (default: every command that loads a suite: eval, validate, hash, rescore). */
+  commands?: readonly ('eval' | 'validate' | 'hash' | 'rescore')[];
+  /**
+   * Sets the LoadOptions field `option` from the flag's value (a suite of another format then
+   * refuses the flag, naming it). Throws InputError on a value it cannot take.
+   */
+  load?: {
+    option: Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes' | 'providers' | 'ownAppends'>;
+    parse?(value: string | boolean | string[]): LoadOptions[keyof LoadOptions];
+  };
+  /**
+   * Appends the run's results, in the named output format, to the file NAME in the suite's own
+   * folders (LVE's `--record NAME.jsonl`); checked before any model is called.
+   */
+  record?: string;
 }
 
 /**
@@ -60,6 +98,8 @@ export interface SuiteFormat {
   name: string;
   /** What a user should have given, for "not a suite" messages. */
   expects: string;
+  /** The format's own flags (see FormatFlag), in the order `--help` lists them. */
+  flags?: readonly FormatFlag[];
   /** LoadOptions (besides env) this format understands; others are refused with exit 2. */
   options: Exclude<keyof LoadOptions, 'env' | 'streamAboveBytes' | 'providers'>[];
   /** The file (or the folder itself) to load when `dir` is a suite of this format. */

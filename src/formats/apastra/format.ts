@@ -31,6 +31,22 @@ export const format: SuiteFormat = {
   expects:
     'an apastra workspace (a folder with promptops/; pick with --suite ID or --eval ID), promptops/suites/<id>.yaml, or promptops/evals/<id>.yaml',
   options: ['mode', 'suiteId', 'evalId'],
+  flags: [
+    {
+      name: 'suite',
+      type: 'string',
+      arg: 'ID',
+      description: 'the suite of an apastra workspace to run (by file name or id)',
+      load: { option: 'suiteId' },
+    },
+    {
+      name: 'eval',
+      type: 'string',
+      arg: 'ID',
+      description: 'the quick eval of an apastra workspace to run (by file name or id)',
+      load: { option: 'evalId' },
+    },
+  ],
   // Any folder in a workspace (its root, promptops/ or below): formats tried before claim theirs first.
   detectDir: (dir) => (findWorkspaceRoot(dir) ? dir : undefined),
   detectFile: looksLikeApastra,

@@ -68,6 +68,16 @@ export const format: SuiteFormat = {
   expects:
     'an ÈwéBench folder (tests/<category>.json: JSON arrays of tests with prompt or messages and eval_method), or one such file',
   options: ['categories', 'mode'],
+  flags: [
+    {
+      name: 'category',
+      type: 'string',
+      multiple: true,
+      arg: 'NAME',
+      description: 'run only this category (repeatable)',
+      load: { option: 'categories' },
+    },
+  ],
   detectDir: findEweBenchDir,
   detectFile: (path, text) => extname(path).toLowerCase() === '.json' && looksLikeEweBenchTests(text),
   async load(path, options) {

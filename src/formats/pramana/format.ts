@@ -54,6 +54,17 @@ export const format: SuiteFormat = {
   expects:
     'a pramana tier (.jsonl of tests with id, category, input, assertion) or a folder with manifest.toml (or that manifest.toml)',
   options: ['tiers'],
+  flags: [
+    {
+      name: 'tier',
+      type: 'string',
+      multiple: true,
+      arg: 'NAME',
+      description:
+        'a tier to run: cheap, moderate, comprehensive, or all (repeatable; default: the cheapest)',
+      load: { option: 'tiers' },
+    },
+  ],
   detectDir: findPramanaFolder,
   detectFile: (path, text) => isManifestFile(path) || looksLikePramanaTier(path, text),
   async load(path, options) {

@@ -49,7 +49,27 @@ export const format: SuiteFormat = {
   name: 'promptfoo',
   expects:
     'a promptfoo config (promptfooconfig.yaml/.yml/.json, or a YAML/JSON mapping with prompts, providers and tests)',
-  options: ['vars', 'combine'],
+  options: ['vars', 'combine', 'prompts', 'tests', 'promptPrefix', 'promptSuffix'],
+  flags: [
+    {
+      name: 'prompt-prefix',
+      type: 'string',
+      arg: 'TEXT',
+      commands: ['eval', 'validate'],
+      description:
+        "put TEXT before every prompt (as commandLineOptions.promptPrefix: the defaultTest's own prefix wins)",
+      load: { option: 'promptPrefix' },
+    },
+    {
+      name: 'prompt-suffix',
+      type: 'string',
+      arg: 'TEXT',
+      commands: ['eval', 'validate'],
+      description:
+        "put TEXT after every prompt (as commandLineOptions.promptSuffix: the defaultTest's own suffix wins)",
+      load: { option: 'promptSuffix' },
+    },
+  ],
   detectDir: findPromptfooConfig,
   detectFile: looksLikePromptfooConfig,
   loadObject: async (config, options) =>
@@ -65,6 +85,10 @@ export const format: SuiteFormat = {
       vars: options.vars,
       streamAboveBytes: options.streamAboveBytes,
       combine: options.combine,
+      prompts: options.prompts,
+      tests: options.tests,
+      promptPrefix: options.promptPrefix,
+      promptSuffix: options.promptSuffix,
     });
   },
 };

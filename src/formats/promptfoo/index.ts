@@ -1,6 +1,6 @@
 // Loads a promptfoo config (and every file it references) into assay's Suite.
 import { readFileSync } from 'node:fs';
-import { basename, dirname, isAbsolute, posix, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import { streamedSuite } from '../../core/cases.js';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { shortHash } from '../../core/hash.js';
@@ -44,6 +44,13 @@ export interface LoadPromptfooOptions {
   combine?: string[];
   /** The config's text, given instead of read from `configPath` (a config object given to `evaluate()`). */
   text?: string;
+  /** `-p FILE…` (promptfoo's `--prompts`): prompt files that replace the config's, from the current folder. */
+  prompts?: string[];
+  /** `-t FILE` (promptfoo's `--tests`): a test file that replaces the config's tests, from the current folder. */
+  tests?: string;
+  /** `--prompt-prefix`/`--prompt-suffix`: as commandLineOptions.promptPrefix/promptSuffix, over them. */
+  promptPrefix?: string;
+  promptSuffix?: string;
 }
 
 function validateRefs(
@@ -444,7 +451,19 @@ export async function loadPromptfooSuite(
   if (parts.length !== 1 + (opts.combine?.length ?? 0)) throw new InputError(bag.errors);
   const parsed =
     parts.length === 1 ? first : { ...combineConfigs(ctx, parts), files: parts.flatMap((p) => p.files) };
-  const { yaml, config } = parsed;
+  const { yaml } = parsed;
+  // promptfoo's -p and -t replace the config's prompts and tests; their paths are the command
+  // line's (from the current folder), written as references from the config's folder.
+  const refBase =
+    parts.length === 1 && typeof parsed.config.basePath === 'string'
+      ? resolve(configDir, parsed.config.basePath)
+      : configDir;
+  const fromCli = (path: string): string => `file://${relative(refBase, resolve(path)).split(sep).join('/')}`;
+  const config: Record<string, unknown> = {
+    ...parsed.config,
+    ...(opts.prompts ? { prompts: opts.prompts.map(fromCli) } : {}),
+    ...(opts.tests !== undefined ? { tests: fromCli(opts.tests) } : {}),
+  };
   ctx.env = { ...processEnv, ...parsed.env };
 
   let basePath = configDir;
@@ -472,7 +491,12 @@ export async function loadPromptfooSuite(
   const warnings: TestWarnings = { varsAssert: false };
   const rawDefault = loadDefaultTest(ctx, config, yaml);
   const parsedDefault = rawDefault && parseTest(ctx, rawDefault, 'defaultTest', true, warnings);
-  const defaultTest = withCommandLineDefaults(parsedDefault, cliVars, runOptions.load, yaml);
+  const loadDefaults = {
+    ...runOptions.load,
+    ...(opts.promptPrefix !== undefined ? { promptPrefix: opts.promptPrefix } : {}),
+    ...(opts.promptSuffix !== undefined ? { promptSuffix: opts.promptSuffix } : {}),
+  };
+  const defaultTest = withCommandLineDefaults(parsedDefault, cliVars, loadDefaults, yaml);
   const prompts = loadedPrompts ?? [defaultPrompt()];
   const refs: TestRefs = {
     prompts: promptsOk ? prompts : undefined,
