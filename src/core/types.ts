@@ -448,18 +448,7 @@ export interface RunDefaults {
   /** The grader provider id (as `--grader`). */
   grader?: string;
   /** Test filters (as the `--filter-*` flags). */
-  filters?: {
-    pattern?: string;
-    firstN?: number;
-    sample?: number;
-    seed?: number;
-    providers?: string;
-    prompts?: string;
-    metadata?: string[];
-    failing?: string;
-    failingOnly?: string;
-    errorsOnly?: string;
-  };
+  filters?: SuiteFilters;
   /** Environment files to read when `--env-file` is not given (relative to the suite's folder). */
   envFiles?: string[];
   /** Results files to write when `-o` is not given: absolute paths, each with an output format name (default: from the extension). */
@@ -473,6 +462,38 @@ export interface RunDefaults {
   passRatePercent?: number;
   /** The exit code of a complete run below `passRatePercent`. */
   failedExitCode?: number;
+}
+
+/** What the `--filter-*` flags ask for. Recorded in the run manifest: it decides what ran. */
+export interface SuiteFilters {
+  /** `key=value` conditions, all of which must hold; `value` may list alternatives `a,b` (`\,` is a comma). */
+  metadata?: string[];
+  /** Regular expression a case's description must match; cases without one are dropped. */
+  pattern?: string;
+  /** Keep the first N tests, counted as the suite wrote them (before list vars expanded them). */
+  firstN?: number;
+  /** Keep N tests drawn at random (with `seed`), counted like `firstN`. */
+  sample?: number;
+  /** Seed of the `sample` draw; the same seed draws the same tests from the same suite. */
+  seed?: number;
+  /** Regular expression a provider's id or label must match. */
+  providers?: string;
+  /** Regular expression a prompt's label or id must match. */
+  prompts?: string;
+  /** The earlier run (directory, or promptfoo results JSON) whose failed and errored tests to run again. */
+  failing?: string;
+  /** The earlier run whose assertion failures (not errors) to run again (`--filter-failing-only`). */
+  failingOnly?: string;
+  /** The earlier run whose errors to run again (`--filter-errors-only`). */
+  errorsOnly?: string;
+  /** Keep the tests at these zero-based positions, end excluded, counted like `firstN`. */
+  range?: TestRange;
+}
+
+/** `--filter-range START:END`: zero-based, END excluded; an absent END runs to the last test. */
+export interface TestRange {
+  start: number;
+  end?: number;
 }
 
 /** Provider id meaning "the provider under test" where a grader is expected (a model judging itself). */

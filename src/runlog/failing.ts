@@ -4,13 +4,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
-import {
-  canonicalJson,
-  checkFilters,
-  type FailingSelection,
-  hasFilters,
-  type SuiteFilters,
-} from '../engine/filter.js';
+import type { SuiteFilters } from '../core/types.js';
+import { canonicalJson, checkFilters, type FailingSelection, hasFilters } from '../engine/filter.js';
 import { readResults } from './reader.js';
 
 /** Which results of the earlier run select their cases: failures and errors, failures only, errors only. */

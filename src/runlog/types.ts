@@ -1,6 +1,5 @@
 import type { Counts } from '../core/scorecard.js';
-import type { SuiteScoring } from '../core/types.js';
-import type { SuiteFilters } from '../engine/filter.js';
+import type { SuiteFilters, SuiteScoring } from '../core/types.js';
 
 /** The part of a suite a run covers, as the command line chose it. */
 export interface Selection {
