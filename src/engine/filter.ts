@@ -136,8 +136,9 @@ function keptCases(
       (!re || (c.description !== undefined && c.description !== '' && re.test(c.description)));
     if (keep) {
       // The cases of one test as written are adjacent; a case of its own is an entry of its own.
-      if (c.expandedFrom === undefined || c.expandedFrom !== previous) entries++;
-      previous = c.expandedFrom;
+      const from = c.provenance?.expandedFrom;
+      if (from === undefined || from !== previous) entries++;
+      previous = from;
       entry[i] = entries - 1;
     } else entry[i] = -1;
     i++;

@@ -150,7 +150,7 @@ async function schedule(
   // A turn of a thread its prompt reads waits for the thread's turns before it, then sees them.
   const runJob = async (job: Job, testCase: Case): Promise<JobOutcome> => {
     let prompt = prompts.get(job.promptId)!;
-    if (testCase.varScripts || prompt.program) {
+    if (testCase.preparation?.varScripts || prompt.program) {
       // Vars computed for this job (they may read the provider), then a prompt made by a program,
       // before anything is rendered.
       const ctx = contexts.get(job.providerId)!;
@@ -177,7 +177,7 @@ async function schedule(
   };
   const runTurn = async (job: Job, testCase: Case, prompt: PromptTemplate): Promise<JobOutcome> => {
     const startedAt = new Date().toISOString();
-    const override = testCase.options?.provider;
+    const override = testCase.preparation?.options?.provider;
     try {
       const ctx = contexts.get(job.providerId)!;
       const caller = override ? callers.get(caseProviderKey(override)) : ctx;
@@ -219,7 +219,7 @@ async function schedule(
     const asserts = testCase.asserts;
     // Outputs that echo the test (promptfoo's testCase.assert) must list every assertion, even for
     // a job that never reached them.
-    if (result.verdicts.length < asserts.length) result.asserts = asserts.map(recordedSpec);
+    if (result.verdicts.length < asserts.length) result.case = { ...result.case, asserts: asserts.map(recordedSpec) };
     if (result.error && options.secrets?.length) {
       result.error = redactText(result.error, options.secrets);
       result.reason = redactText(result.reason, options.secrets);

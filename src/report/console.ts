@@ -309,7 +309,7 @@ export function renderResultLine(r: JobResult, style: ConsoleStyle): string {
           : 'SKIP ';
   const what = caseLabel(r, 40);
   const why = r.status === 'pass' ? '' : ` — ${oneLine(r.reason, 100)}`;
-  return `${mark} ${what} · ${oneLine(r.promptLabel, 24)} · ${oneLine(r.providerId, 30)} · ${r.score.toFixed(2)} · ${Math.round(r.latencyMs)}ms${why}\n`;
+  return `${mark} ${what} · ${oneLine(r.promptLabel, 24)} · ${oneLine(r.providerId, 30)} · ${r.score.toFixed(2)} · ${Math.round(r.answer.latencyMs)}ms${why}\n`;
 }
 
 /** The live progress line. */

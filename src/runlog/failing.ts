@@ -74,7 +74,7 @@ function promptfooRowIs(row: Record<string, unknown>, kind: FailingKind): boolea
 async function failingInRun(runDir: string, kind: FailingKind): Promise<FailingSelection> {
   const failing = new Map<string, { caseId: string; vars: string }>();
   for await (const r of readResults(runDir)) {
-    if (statusIs(r.status, kind)) failing.set(r.key, { caseId: r.caseId, vars: canonicalJson(r.vars) });
+    if (statusIs(r.status, kind)) failing.set(r.key, { caseId: r.caseId, vars: canonicalJson(r.case.vars) });
     else failing.delete(r.key);
   }
   const selection: FailingSelection = { caseIds: new Set(), vars: new Set() };

@@ -162,7 +162,7 @@ export async function loadApastraSuite(path: string, options: LoadOptions): Prom
     for (const spec of c.asserts) {
       const scorer = getScorer(spec.type);
       const problem = scorer?.validate?.(spec);
-      const w = (spec.source ?? c.source ?? { file: displayPath(t.file) }) as Where;
+      const w = (spec.source ?? c.provenance?.source ?? { file: displayPath(t.file) }) as Where;
       if (problem) bag.error(w.file, problem, w);
       const doubt = scorer?.lint?.(spec);
       if (doubt) bag.warn(w.file, doubt, w);
@@ -205,8 +205,8 @@ function toCase(
     conversations: [{ messages: [...messages, { role: 'assistant', content: null }] }],
     asserts: [],
     metadata: { ...c.metadata, case_id: c.caseId },
-    ...(params ? { options: { params } } : {}),
-    source: c.where,
+    ...(params ? { preparation: { options: { params } } } : {}),
+    provenance: { source: c.where },
   };
 }
 

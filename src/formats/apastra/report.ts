@@ -68,8 +68,8 @@ export async function gatherRun(runDir: string, manifest: RunManifest): Promise<
       };
       models.set(r.providerId, m);
     }
-    const caseId = String(r.metadata?.case_id ?? r.caseRef ?? r.caseId);
-    const ref = r.caseRef ?? caseId;
+    const caseId = String(r.case.metadata?.case_id ?? r.case.ref ?? r.caseId);
+    const ref = r.case.ref ?? caseId;
     let c = m.byCase.get(ref);
     if (!c) {
       c = {
@@ -89,8 +89,8 @@ export async function gatherRun(runDir: string, manifest: RunManifest): Promise<
     m.jobs.total++;
     if (r.status === 'pass') m.jobs.pass++;
     if (r.status === 'error') m.jobs.error++;
-    if (typeof r.cost === 'number') {
-      m.cost += r.cost;
+    if (typeof r.answer.cost === 'number') {
+      m.cost += r.answer.cost;
       m.hasCost = true;
     }
     c.total++;
@@ -113,8 +113,8 @@ export async function gatherRun(runDir: string, manifest: RunManifest): Promise<
     }
     // What apastra's scorecards compare models by (its comparison runtime reads latency_ms and cost_usd).
     if (r.status !== 'error' || r.output !== null) {
-      trialOutputs.push(new Map([['latency_ms', new PyFloat(r.latencyMs)]]));
-      if (typeof r.cost === 'number') trialOutputs.push(new Map([['cost_usd', new PyFloat(r.cost)]]));
+      trialOutputs.push(new Map([['latency_ms', new PyFloat(r.answer.latencyMs)]]));
+      if (typeof r.answer.cost === 'number') trialOutputs.push(new Map([['cost_usd', new PyFloat(r.answer.cost)]]));
     }
     c.outputs.push(...trialOutputs);
     const trial = new Map<string, PyValue>([

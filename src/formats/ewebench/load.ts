@@ -257,10 +257,11 @@ function toCase(
     conversations: [{ messages }],
     asserts: [{ ...assertionFor(test, mode), source: where }],
     metadata: { category, test_id: test.idValue, eval_method: method },
-    threshold: PASS_MARK,
-    thresholdDigits: 3,
-    options: { params: { temperature: test.temperature ?? DEFAULT_TEMPERATURE, max_tokens: MAX_TOKENS } },
-    source: where,
+    preparation: {
+      options: { params: { temperature: test.temperature ?? DEFAULT_TEMPERATURE, max_tokens: MAX_TOKENS } },
+    },
+    scoring: { threshold: PASS_MARK, thresholdDigits: 3 },
+    provenance: { source: where },
   };
 }
 

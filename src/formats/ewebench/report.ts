@@ -104,8 +104,8 @@ export async function eweBenchReport(runDir: string, scorecard: Scorecard): Prom
   const errors = new Map<string, { test_id: string | number; error: string }[]>();
   for await (const line of resultLinesInPlanOrder(runDir)) {
     const r = JSON.parse(line) as JobResult;
-    const category = String(r.metadata?.category ?? '');
-    const raw = r.metadata?.test_id;
+    const category = String(r.case.metadata?.category ?? '');
+    const raw = r.case.metadata?.test_id;
     const testId = typeof raw === 'number' || typeof raw === 'string' ? raw : r.caseId;
     if (exclude && unscored(r)) {
       const list = errors.get(category) ?? [];

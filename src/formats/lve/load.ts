@@ -210,7 +210,7 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
       const c = buildCase(ref, instance, newArgs !== undefined);
       if (c.error !== undefined)
         bag.warn(instance.file, `this instance cannot run: ${c.error}`, { line: instance.line });
-      else if (modelError && c.providerOutput === undefined) c.error = modelError;
+      else if (modelError && c.replay?.output === undefined) c.error = modelError;
       if (column) c.only = { providers: [column] };
       cases.push(c);
     }

@@ -60,7 +60,7 @@ function testResult(
       test_id: testId,
       output,
       assertion_result: { passed, details },
-      latency_ms: Math.round(r.latencyMs),
+      latency_ms: Math.round(r.answer.latencyMs),
       result_hash: pramanaResultHash(modelId, testId, output),
       score,
     },
@@ -84,8 +84,8 @@ async function writePramanaResults(runDir: string, out: WriteStream): Promise<vo
   const blocks = new Map<string, Block>();
   for await (const line of resultLinesInPlanOrder(runDir)) {
     const r = JSON.parse(line) as JobResult;
-    const tier = String(r.metadata?.tier ?? native.tiers[0]?.name);
-    const testId = String(r.metadata?.pramana_id ?? r.description ?? r.caseId);
+    const tier = String(r.case.metadata?.tier ?? native.tiers[0]?.name);
+    const testId = String(r.case.metadata?.pramana_id ?? r.case.description ?? r.caseId);
     const modelId = modelIdOf(manifest, r.providerId);
     const key = `${tier}\u0000${r.providerId}\u0000${r.trial}`;
     let block = blocks.get(key);

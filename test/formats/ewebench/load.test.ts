@@ -54,9 +54,9 @@ describe('ÈwéBench loading', () => {
       { role: 'user', content: "Ŋkɔ kae nye ŋutsu la tɔ? 'Kofi le afi sia.'" },
       { role: 'assistant', content: null },
     ]);
-    assert.deepEqual(first.options?.params, { temperature: 0.3, max_tokens: 1024 });
-    assert.equal(first.threshold, 0.7);
-    assert.equal(first.thresholdDigits, 3);
+    assert.deepEqual(first.preparation?.options?.params, { temperature: 0.3, max_tokens: 1024 });
+    assert.equal(first.scoring?.threshold, 0.7);
+    assert.equal(first.scoring?.thresholdDigits, 3);
     assert.deepEqual(first.metadata, {
       category: 'linguistic_comprehension',
       test_id: 'lc_01',

@@ -333,7 +333,7 @@ describe('pramana: fields, types and defaults (spec §1)', () => {
       `\n\u00a0\n${line({ id: 'x' })}\r  \t\r\n${line({ id: 'y', category: 'oops' }).replace('oops', 'factual')}\n\n`,
     );
     assert.deepEqual(
-      suite.cases.map((c) => [c.description, c.source?.line]),
+      suite.cases.map((c) => [c.description, c.provenance?.source?.line]),
       [
         ['x', 3],
         ['y', 5],
