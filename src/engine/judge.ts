@@ -1,7 +1,15 @@
 // The scoring stage: a Generation (fresh from the provider, or read back from a run log) judged
 // against a case's assertions into a JobResult. No provider is called here; graded assertions
 // call their graders.
-import type { AnswerRecord, AssertionSpec, Case, Job, JobResult, PromptTemplate, RunTranscript } from '../core/types.js';
+import type {
+  AnswerRecord,
+  AssertionSpec,
+  Case,
+  Job,
+  JobResult,
+  PromptTemplate,
+  RunTranscript,
+} from '../core/types.js';
 import type { Provider } from '../providers/types.js';
 import { TransformError } from '../scorers/code/transform.js';
 import type { Generation } from './generate.js';

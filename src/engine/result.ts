@@ -3,7 +3,15 @@
 // (see test/engine/result-shape.test.ts): no spread of a base followed by added properties, which
 // costs microseconds per added property on the per-job path.
 import { redactObject } from '../core/redact.js';
-import type { AnswerRecord, Case, CaseEcho, CaseOptions, Job, JobResult, PromptTemplate } from '../core/types.js';
+import type {
+  AnswerRecord,
+  Case,
+  CaseEcho,
+  CaseOptions,
+  Job,
+  JobResult,
+  PromptTemplate,
+} from '../core/types.js';
 
 const echoOf = new WeakMap<Case, CaseEcho>();
 
@@ -40,7 +48,9 @@ function makeEcho(testCase: Case, caseId: string, withMetadata: boolean): CaseEc
   if (withMetadata && Object.keys(testCase.metadata).length > 0) echo.metadata = testCase.metadata;
   if (threshold !== undefined) echo.threshold = threshold;
   if (options) echo.options = options;
-  if (source) echo.source = source.line !== undefined ? { file: source.file, line: source.line } : { file: source.file };
+  if (source)
+    echo.source =
+      source.line !== undefined ? { file: source.file, line: source.line } : { file: source.file };
   return echo;
 }
 

@@ -219,7 +219,8 @@ async function schedule(
     const asserts = testCase.asserts;
     // Outputs that echo the test (promptfoo's testCase.assert) must list every assertion, even for
     // a job that never reached them.
-    if (result.verdicts.length < asserts.length) result.case = { ...result.case, asserts: asserts.map(recordedSpec) };
+    if (result.verdicts.length < asserts.length)
+      result.case = { ...result.case, asserts: asserts.map(recordedSpec) };
     if (result.error && options.secrets?.length) {
       result.error = redactText(result.error, options.secrets);
       result.reason = redactText(result.reason, options.secrets);

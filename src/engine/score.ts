@@ -135,7 +135,9 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
     output = typeof outputValue === 'string' ? outputValue : JSON.stringify(outputValue);
   }
   // A group's children see the output as transformed for the group (promptfoo sets have no transform).
-  const children = scorer.group ? await scoreAll(spec.children ?? [], withOutput(ctx, output, outputValue)) : undefined;
+  const children = scorer.group
+    ? await scoreAll(spec.children ?? [], withOutput(ctx, output, outputValue))
+    : undefined;
   let value = spec.literal ? spec.value : renderAssertionValue(spec.value, ctx.vars, ctx.env);
   const grader = scorer.graded || scorer.usesGrader ? await ctx.grader?.(spec) : undefined;
   if (scorer.graded && !grader)
@@ -170,7 +172,8 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   }
   const result = await scorer.score(input);
   const weight = spec.weight ?? 1;
-  const named = result.namedScores && Object.keys(result.namedScores).length > 0 ? result.namedScores : undefined;
+  const named =
+    result.namedScores && Object.keys(result.namedScores).length > 0 ? result.namedScores : undefined;
   // Every field in place, in the order the log writes them (absent ones are left out of the JSON).
   const verdict: Verdict = {
     type: spec.negate ? `not-${spec.type}` : spec.type,

@@ -84,7 +84,9 @@ describe('filterCases', () => {
   });
 
   it('sample: N entries, the same for the same seed, kept in suite order', () => {
-    const many = Array.from({ length: 40 }, (_, i) => kase(`k${i}`, { provenance: { expandedFrom: Math.floor(i / 2) } }));
+    const many = Array.from({ length: 40 }, (_, i) =>
+      kase(`k${i}`, { provenance: { expandedFrom: Math.floor(i / 2) } }),
+    );
     const one = ids(filterCases(many, { sample: 5, seed: 7 }));
     const again = ids(filterCases(many, { sample: 5, seed: 7 }));
     assert.deepEqual(one, again);

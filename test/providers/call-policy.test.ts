@@ -426,7 +426,9 @@ describe('evaluate() with a non-HTTP provider', () => {
     });
     assert.equal(received.get('policy:counted')?.length, calls, 'no call reached the provider');
     assert.ok(readRun(first.runDir).results.every((r) => !r.answer.cached && r.answer.attempts === 1));
-    assert.ok(readRun(second.runDir).results.every((r) => r.answer.cached === true && r.answer.attempts === 0));
+    assert.ok(
+      readRun(second.runDir).results.every((r) => r.answer.cached === true && r.answer.attempts === 0),
+    );
     assert.equal(second.scorecard.counts.pass, 4);
   });
 });

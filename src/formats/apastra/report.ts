@@ -114,7 +114,8 @@ export async function gatherRun(runDir: string, manifest: RunManifest): Promise<
     // What apastra's scorecards compare models by (its comparison runtime reads latency_ms and cost_usd).
     if (r.status !== 'error' || r.output !== null) {
       trialOutputs.push(new Map([['latency_ms', new PyFloat(r.answer.latencyMs)]]));
-      if (typeof r.answer.cost === 'number') trialOutputs.push(new Map([['cost_usd', new PyFloat(r.answer.cost)]]));
+      if (typeof r.answer.cost === 'number')
+        trialOutputs.push(new Map([['cost_usd', new PyFloat(r.answer.cost)]]));
     }
     c.outputs.push(...trialOutputs);
     const trial = new Map<string, PyValue>([

@@ -200,10 +200,7 @@ function recordedAnswers(
 }
 
 /** LVE's dummy model: every hole answered with the `response` model arg, else "Hello world". */
-function dummyAnswers(
-  modelArgs: Map<string, PyValue>,
-  conversations: Conversation[],
-): CaseReplay {
+function dummyAnswers(modelArgs: Map<string, PyValue>, conversations: Conversation[]): CaseReplay {
   if (modelArgs.has('random_responses') && !modelArgs.has('response'))
     throw new CaseProblem(
       'the dummy/dummy model picks one of random_responses at random, which assay does not reproduce; give a "response" model arg',
@@ -293,7 +290,8 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
         source: { file: test.file, ...(test.lineOf('checker_args') ?? {}) },
       },
     ];
-    if (ref.replay) base.replay = recordedAnswers(instance.response, conversations, test.multiRun !== undefined);
+    if (ref.replay)
+      base.replay = recordedAnswers(instance.response, conversations, test.multiRun !== undefined);
     else if (ref.dummy) base.replay = dummyAnswers(modelArgs, conversations);
     // Nothing to ask the model: LVE's checker sees the prompt's own last message as the response.
     if (prefill.text !== undefined) base.replay = { output: prefill.text };

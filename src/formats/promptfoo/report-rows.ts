@@ -31,7 +31,13 @@ export function tokensOf(r: JobResult): TokenTotals {
   const prompt = r.answer.usage?.prompt ?? 0;
   const completion = r.answer.usage?.completion ?? 0;
   const total = r.answer.usage?.total ?? prompt + completion;
-  return { total, prompt, completion, cached: r.answer.cached ? total : 0, numRequests: r.answer.cached ? 0 : 1 };
+  return {
+    total,
+    prompt,
+    completion,
+    cached: r.answer.cached ? total : 0,
+    numRequests: r.answer.cached ? 0 : 1,
+  };
 }
 
 /** A result's grader tokens in promptfoo's shape (`gradingResult.tokensUsed`), or undefined. */
@@ -205,7 +211,9 @@ function testCaseOf(r: JobResult, threadVar: string | undefined): Record<string,
     const { [threadVar]: _turns, ...own } = vars;
     testCase.vars = own;
   } else testCase.vars = vars;
-  testCase.assert = r.case.asserts ? r.case.asserts.map(promptfooAssertion) : r.verdicts.map(verdictAssertion);
+  testCase.assert = r.case.asserts
+    ? r.case.asserts.map(promptfooAssertion)
+    : r.verdicts.map(verdictAssertion);
   testCase.options = testOptions(r.case.options);
   testCase.metadata = r.case.metadata ?? {};
   if (r.case.threshold !== undefined) testCase.threshold = r.case.threshold;

@@ -72,7 +72,11 @@ describe('loadPromptfooSuite: defaultTest merge (§1.6)', () => {
     ]);
     assert.equal(capital.scoring?.threshold, 0.5);
     assert.deepEqual(capital.metadata, { topic: 'geo' });
-    assert.deepEqual(capital.preparation?.options, { prefix: 'P: ', suffix: ' Thanks.', params: { temperature: 0.5 } });
+    assert.deepEqual(capital.preparation?.options, {
+      prefix: 'P: ',
+      suffix: ' Thanks.',
+      params: { temperature: 0.5 },
+    });
     assert.equal(capital.description, 'capital');
 
     // §11 #15: disableDefaultAsserts drops the default assertions; an empty prefix falls back.
