@@ -411,6 +411,9 @@ export interface SuiteScoring {
   derivedMetrics?: DerivedMetricSpec[];
 }
 
+/** A format's facts about a suite (Suite.native): JSON data of the format's own type, read through its view (core/view.ts). */
+export type NativeFacts = object;
+
 /** A whole suite, in assay's model. */
 export interface Suite {
   id: string;
@@ -442,8 +445,11 @@ export interface Suite {
   graderReason?: string;
   /** With no grader: what would have chosen one (the refusal of a graded assertion says it). */
   graderHint?: string;
-  /** Format-specific facts recorded in the run manifest for native outputs (e.g. a suite version). */
-  native?: Record<string, unknown>;
+  /**
+   * Format-specific facts recorded in the run manifest for native outputs (e.g. a suite version):
+   * plain JSON data the format reads back only through its own checked view (core/view.ts).
+   */
+  native?: NativeFacts;
   /** Environment overrides declared by the suite (visible to templates and providers). */
   env?: Record<string, string>;
   /** Run settings the suite declares for itself; each command-line flag overrides its own. */

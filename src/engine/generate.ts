@@ -265,8 +265,11 @@ async function generateRuns(
       if (response.error !== undefined || response.output === null) {
         // No answer to fill this hole with: the runs so far are kept, the job is an error (or, for
         // a null answer, scored as having no output).
-        const failed = fromResponse(lastPrompt, response);
-        return { ...failed, ...summary(totals), runs, transcripts, error: response.error };
+        const failed = Object.assign(fromResponse(lastPrompt, response), summary(totals));
+        failed.runs = runs;
+        failed.transcripts = transcripts;
+        failed.error = response.error;
+        return failed;
       }
       completions.push(response.output);
     }

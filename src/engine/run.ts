@@ -160,8 +160,7 @@ async function schedule(
         prompt = await programPrompt(prompt, testCase.vars, { id: ctx.providerInfo.id, label });
       } catch (err) {
         const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
-        const result = errorResult(job, testCase, prompt, new Date().toISOString(), message);
-        return { result: { ...result, errorStage: 'generation' } };
+        return { result: errorResult(job, testCase, prompt, new Date().toISOString(), message, 'generation') };
       }
     }
     const threadKey = threadKeyOf(job, testCase, prompt);
@@ -333,7 +332,7 @@ async function scoreRecorded(
   const startedAt = recorded?.startedAt ?? new Date().toISOString();
   if (testCase.error !== undefined || !recorded) {
     const reason = testCase.error ?? 'no recorded generation for this job';
-    return { result: { ...errorResult(job, testCase, prompt, startedAt, reason), errorStage: 'generation' } };
+    return { result: errorResult(job, testCase, prompt, startedAt, reason, 'generation') };
   }
   return judge(job, testCase, prompt, recorded.generation, ctx, startedAt);
 }

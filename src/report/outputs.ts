@@ -3,7 +3,7 @@ import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs
 import { dirname, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
-import type { JobResult } from '../core/types.js';
+import type { JobResult, NativeFacts } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import { removeDeadTemporaries, temporaryFor } from '../runlog/write-whole.js';
@@ -61,14 +61,14 @@ export interface OutputJudgement {
 /** What an output format may need to know of a run before it starts. */
 export interface RunShape {
   format: string;
-  native?: Record<string, unknown>;
+  native?: NativeFacts;
   providers: number;
   repeat: number;
 }
 
 /** The run shape recorded in a run directory's manifest. */
 export function runShapeOf(manifest: {
-  suite: { format: string; native?: Record<string, unknown> };
+  suite: { format: string; native?: NativeFacts };
   providers: unknown[];
   options: { repeat: number };
 }): RunShape {

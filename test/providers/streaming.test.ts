@@ -160,7 +160,7 @@ tests:
       .split('\n')
       .map((l) => JSON.parse(l));
     assert.equal(results.length, 2);
-    for (const result of results) assert.ok(result.stream.firstTokenMs >= 0, JSON.stringify(result));
+    for (const result of results) assert.ok(result.answer.stream.firstTokenMs >= 0, JSON.stringify(result));
     const card = JSON.parse(readFileSync(join(runDir, 'scorecard.json'), 'utf8'));
     assert.equal(card.cells[0].stream.answers, 2);
     assert.equal(card.stream.answers, 2);

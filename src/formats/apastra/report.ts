@@ -18,20 +18,18 @@ import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import type { RunManifest } from '../../runlog/types.js';
 import { assayVersion } from '../../version.js';
 import { gatePaths, judgeRun } from './judge.js';
-import type { ApastraNative, CaseEntry, ModelRun } from './native.js';
+import { type ApastraNative, apastraNative, type CaseEntry, type ModelRun } from './native.js';
 import { normalizeScorecard } from './normalize.js';
 import { type SchemaName, schemaProblems } from './schemas.js';
 
 function nativeOf(manifest: RunManifest): ApastraNative {
-  const native = manifest.suite.native as unknown as ApastraNative | undefined;
-  if (!native || (native.kind !== 'suite' && native.kind !== 'eval'))
-    throw new Error(`the run is not of an apastra suite (format ${manifest.suite.format})`);
+  const native = apastraNative.maybe(manifest.suite.native);
+  if (!native) throw new Error(`the run is not of an apastra suite (format ${manifest.suite.format})`);
   return native;
 }
 
 function checkRun(run: RunShape): string | undefined {
-  const native = run.native as unknown as ApastraNative | undefined;
-  if (!native || (native.kind !== 'suite' && native.kind !== 'eval'))
+  if (!apastraNative.maybe(run.native))
     return `the run is not of an apastra suite or quick eval (format ${run.format}); --output-format apastra needs one`;
   return undefined;
 }

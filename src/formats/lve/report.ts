@@ -11,7 +11,7 @@ import { registerOutputFormat } from '../../report/outputs.js';
 import { ensureDir } from '../../runlog/dirs.js';
 import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import { writeFileWhole } from '../../runlog/write-whole.js';
-import type { LveNative } from './load.js';
+import { lveNative } from './load.js';
 
 /** A value as pydantic-core writes JSON: compact, non-ASCII as is, floats with a short exponent. */
 export function pydanticJson(v: PyValue): string {
@@ -165,8 +165,8 @@ registerOutputFormat({
   description:
     "LVE's instances: a TestInstance line per result in each LVE's instances/ (as lve record writes)",
   check(run) {
-    const native = run.native as LveNative | undefined;
-    if (native?.kind !== 'lve')
+    const native = lveNative.maybe(run.native);
+    if (!native)
       return `the run is not of an LVE repository (format ${run.format}); --output-format lve needs one`;
     if (native.replay) return '--replay checks recorded instances again; there is nothing new to record';
     return undefined;
@@ -181,8 +181,8 @@ registerOutputFormat({
   },
   async writeTree(runDir, target) {
     const manifest = readManifest(runDir);
-    const native = manifest.suite.native as LveNative | undefined;
-    if (native?.kind !== 'lve') throw new Error('the run is not of an LVE repository');
+    const native = lveNative.maybe(manifest.suite.native);
+    if (!native) throw new Error('the run is not of an LVE repository');
     const byShort = new Map(native.lves.map((l) => [l.path.replace(/^repository\//, ''), l]));
     const version = assayVersion();
     // What earlier writes of this run appended (a resumed run writes its tree again): by file, the

@@ -10,7 +10,7 @@ import { type RunShape, registerOutputFormat, runShapeOf } from '../../report/ou
 import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import type { RunManifest } from '../../runlog/types.js';
 import { pramanaResultHash } from './hash.js';
-import type { PramanaNative } from './index.js';
+import { pramanaNative } from './index.js';
 
 interface Block {
   tier: string;
@@ -69,8 +69,7 @@ function testResult(
 }
 
 function checkPramanaRun(run: RunShape): string | undefined {
-  const native = run.native?.pramana as PramanaNative | undefined;
-  if (!native?.tiers)
+  if (!pramanaNative.maybe(run.native))
     return `--output-format pramana needs a pramana suite; this run is of ${aFormat(run.format)} suite`;
   return undefined;
 }
@@ -79,7 +78,7 @@ async function writePramanaResults(runDir: string, out: WriteStream): Promise<vo
   const manifest = readManifest(runDir);
   const problem = checkPramanaRun(runShapeOf(manifest));
   if (problem) throw new Error(problem);
-  const native = manifest.suite.native?.pramana as PramanaNative;
+  const native = pramanaNative.read(manifest.suite.native).pramana;
   // Bounded by the suite: pramana tiers hold tens of tests, times models and trials.
   const blocks = new Map<string, Block>();
   for await (const line of resultLinesInPlanOrder(runDir)) {
