@@ -160,7 +160,9 @@ async function schedule(
         prompt = await programPrompt(prompt, testCase.vars, { id: ctx.providerInfo.id, label });
       } catch (err) {
         const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
-        return { result: errorResult(job, testCase, prompt, new Date().toISOString(), message, 'generation') };
+        return {
+          result: errorResult(job, testCase, prompt, new Date().toISOString(), message, 'generation'),
+        };
       }
     }
     const threadKey = threadKeyOf(job, testCase, prompt);

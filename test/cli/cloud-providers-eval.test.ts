@@ -8,11 +8,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { JobResult } from '../../src/core/types.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { MOCK_ACCESS_TOKEN } from '../support/mock-cloud.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { tempDir } from '../support/tmp.js';
-import type { JobResult } from '../../src/core/types.js';
 
 const tmp = tempDir('assay-cloud-eval-');
 let mock: MockServer;

@@ -10,11 +10,11 @@ import type { JobResult } from '../../src/core/types.js';
 import { evaluate } from '../../src/evaluate.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
 import { readManifest, readResults, resultLinesInPlanOrder } from '../../src/runlog/reader.js';
+import { RUNLOG_VERSION } from '../../src/runlog/version.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { repoRoot } from '../support/paths.js';
 import { buildSuite, hole, user } from '../support/suite-builder.js';
 import { tempDir } from '../support/tmp.js';
-import { RUNLOG_VERSION } from '../../src/runlog/version.js';
 
 const tmp = tempDir('assay-contract-');
 let mock: MockServer;
