@@ -7,7 +7,7 @@ import type { WriteStream } from 'node:fs';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult, Verdict } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
-import { caseName, fullTitle } from './naming.js';
+import { caseName, fullTitle, resultCase } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
 import { reportColumns, sourceText } from './report-data.js';
 
@@ -52,7 +52,7 @@ function seconds(ms: number): string {
 }
 
 function testcase(r: JobResult, suiteName: string, cwd: string, repeat: number): string {
-  const name = caseName(r);
+  const name = caseName(resultCase(r));
   const trial = repeat > 1 ? ` · trial ${r.trial + 1}` : '';
   const src = sourceText(r.case.source, cwd);
   const where = r.case.source

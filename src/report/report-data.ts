@@ -4,7 +4,7 @@
 import type { Scorecard, ScorecardCell } from '../core/scorecard.js';
 import type { ContentPart, JobResult, Message, Verdict } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
-import { caseName } from './naming.js';
+import { caseName, resultCase } from './naming.js';
 
 /** Longest output kept per job; the rest is in results.jsonl (the page says how much was cut). */
 export const OUTPUT_CHARS = 8000;
@@ -173,7 +173,7 @@ function textRecord(
 
 /** The report's record of one job. */
 export function jobRow(r: JobResult, column: number, cwd: string): JobRow {
-  const name = caseName(r);
+  const name = caseName(resultCase(r));
   const output = r.output === null || r.output === undefined ? null : cut(r.output, OUTPUT_CHARS);
   const tokens = r.answer.usage?.total ?? (r.answer.usage?.prompt ?? 0) + (r.answer.usage?.completion ?? 0);
   const row: JobRow = {

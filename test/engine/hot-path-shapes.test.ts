@@ -36,7 +36,8 @@ describe('objects on the per-job path', () => {
       'const { x, ...rest } = value;', // destructuring
       'f(...args, last);', // call arguments
       'const d = [...list, item];', // an array
-      "const e = `${JSON.stringify({ ...t })} { ...x, y }`; // '{ ...base, z }'", // strings and comments
+      // strings, a template's text (its expression is code) and comments
+      `const e = \`$\{JSON.stringify({ ...t })} { ...x, y }\`; // '{ ...base, z }'`,
       'const g = /{ ...a, b }/.test(s);', // a regular expression
       'const h = { key, nested: { ...inner, extra: 1 } };', // line 9: the inner one is found
     ].join('\n');
