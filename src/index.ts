@@ -16,12 +16,12 @@ export { wilson } from './analysis/stats.js';
 export { DiagnosticBag, formatDiagnostic, InputError, RunAbortedError } from './core/errors.js';
 export type * from './core/scorecard.js';
 export type * from './core/types.js';
+export { type Check, is, type View, ViewError, view } from './core/view.js';
 export {
   type FailingKind,
   type FailingSelection,
   type FailuresReader,
   filterSuite,
-  type SuiteFilters,
 } from './engine/filter.js';
 export { type Generation, generate } from './engine/generate.js';
 export { judge } from './engine/judge.js';

@@ -121,7 +121,7 @@ export async function readCaseRecords(runDir: string): Promise<Map<string, CaseR
   for await (const r of readResults(runDir)) {
     if (seen.has(r.key)) continue;
     seen.add(r.key);
-    const key = `${r.caseRef ?? r.caseId}\u0000${r.promptId ?? r.promptLabel}\u0000${r.providerId}`;
+    const key = `${r.case.ref ?? r.caseId}\u0000${r.promptId ?? r.promptLabel}\u0000${r.providerId}`;
     let c = records.get(key);
     if (!c) {
       let prompt = prompts.get(r.promptId);
@@ -131,9 +131,9 @@ export async function readCaseRecords(runDir: string): Promise<Map<string, CaseR
       }
       c = {
         key,
-        caseRef: r.caseRef ?? r.caseId,
-        ...(r.description !== undefined ? { description: r.description } : {}),
-        vars: r.vars ?? {},
+        caseRef: r.case.ref ?? r.caseId,
+        ...(r.case.description !== undefined ? { description: r.case.description } : {}),
+        vars: r.case.vars ?? {},
         promptLabel: r.promptLabel,
         providerId: r.providerId,
         promptId: r.promptId ?? r.promptLabel,

@@ -18,7 +18,7 @@ const MAX_KEYS = 6;
 export async function metadataBreakdowns(runDir: string): Promise<Breakdown[]> {
   const values = new Map<string, Set<string> | null>();
   for await (const r of readResults(runDir)) {
-    for (const key of Object.keys(r.metadata ?? {})) {
+    for (const key of Object.keys(r.case.metadata ?? {})) {
       if (values.get(key) === null) continue;
       const seen = values.get(key) ?? new Set<string>();
       seen.add(groupValue(r, key));

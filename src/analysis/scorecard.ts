@@ -23,7 +23,7 @@ interface GroupAcc extends Counts {
 
 /** The group a result falls in for a metadata key (`(none)` when the case has no such key). */
 export function groupValue(r: JobResult, key: string): string {
-  const v = r.metadata?.[key];
+  const v = r.case.metadata?.[key];
   if (v === undefined || v === null || v === '') return '(none)';
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
@@ -73,12 +73,12 @@ function emptyStream(): StreamAcc {
 }
 
 function addStream(acc: StreamAcc, r: JobResult): void {
-  if (!r.stream) return;
+  if (!r.answer.stream) return;
   acc.n++;
-  acc.firstTokenSum += r.stream.firstTokenMs;
-  if (r.stream.tokensPerSecond !== undefined) {
+  acc.firstTokenSum += r.answer.stream.firstTokenMs;
+  if (r.answer.stream.tokensPerSecond !== undefined) {
     acc.tpsN++;
-    acc.tpsSum += r.stream.tokensPerSecond;
+    acc.tpsSum += r.answer.stream.tokensPerSecond;
   }
 }
 
@@ -178,20 +178,20 @@ export class ScorecardBuilder {
     }
     cell.named?.add(r);
     count(cell, r.status);
-    const tokens = r.usage?.total ?? (r.usage?.prompt ?? 0) + (r.usage?.completion ?? 0);
+    const tokens = r.answer.usage?.total ?? (r.answer.usage?.prompt ?? 0) + (r.answer.usage?.completion ?? 0);
     cell.scoreSum += r.score;
-    cell.latencySum += r.latencyMs;
+    cell.latencySum += r.answer.latencyMs;
     addStream(cell.stream, r);
     addStream(this.stream, r);
     cell.tokens += tokens;
-    cell.cost += r.cost ?? 0;
+    cell.cost += r.answer.cost ?? 0;
     this.scoreSum += r.score;
-    this.latencySum += r.latencyMs;
+    this.latencySum += r.answer.latencyMs;
     this.tokens += tokens;
-    this.cost += r.cost ?? 0;
+    this.cost += r.answer.cost ?? 0;
     this.gradingTokens += r.grading?.total ?? 0;
     this.gradingCost += r.grading?.cost ?? 0;
-    if (r.cached) this.cached++;
+    if (r.answer.cached) this.cached++;
     if (r.namedScores) {
       for (const [name, value] of Object.entries(r.namedScores)) {
         const m = this.metrics.get(name) ?? { sum: 0, count: 0 };
@@ -212,9 +212,9 @@ export class ScorecardBuilder {
       c = {
         who: {
           caseId: r.caseId,
-          ...(r.caseRef !== undefined ? { caseRef: r.caseRef } : {}),
-          ...(r.description !== undefined ? { description: r.description } : {}),
-          vars: namingVars(r.vars),
+          ...(r.case.ref !== undefined ? { caseRef: r.case.ref } : {}),
+          ...(r.case.description !== undefined ? { description: r.case.description } : {}),
+          vars: namingVars(r.case.vars),
           promptLabel: r.promptLabel,
           providerId: r.providerId,
         },
@@ -458,10 +458,10 @@ export function failureNoteOf(r: JobResult): FailureNote {
   return {
     key: r.key,
     caseId: r.caseId,
-    ...(r.caseRef !== undefined ? { caseRef: r.caseRef } : {}),
-    description: r.description,
-    vars: namingVars(r.vars),
-    ...(r.source ? { source: r.source } : {}),
+    ...(r.case.ref !== undefined ? { caseRef: r.case.ref } : {}),
+    description: r.case.description,
+    vars: namingVars(r.case.vars),
+    ...(r.case.source ? { source: r.case.source } : {}),
     promptLabel: r.promptLabel,
     providerId: r.providerId,
     trial: r.trial,
@@ -485,7 +485,7 @@ export async function failingCases(
   let more = 0;
   for await (const r of readResults(runDir)) {
     if (r.status !== 'fail' && r.status !== 'error') continue;
-    const id = r.caseRef ?? r.caseId;
+    const id = r.case.ref ?? r.caseId;
     if (seen.has(id)) continue;
     seen.add(id);
     if (notes.length < max) notes.push(failureNoteOf(r));

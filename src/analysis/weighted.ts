@@ -15,7 +15,7 @@ interface GroupAcc {
 }
 
 function metadataValue(r: JobResult, key: string): string {
-  const v = r.metadata?.[key];
+  const v = r.case.metadata?.[key];
   if (v === undefined || v === null || v === '') return '(none)';
   return typeof v === 'string' ? v : JSON.stringify(v);
 }

@@ -70,7 +70,7 @@ export async function checkGateBaseline(
       `--baseline ${baselineDir}: ${describeCompleteness('the baseline', whole)}; a gate against it cannot pass (save a complete run as the baseline, or pass --allow-partial)`,
     );
   const refs = new Set<string>();
-  for await (const r of readResults(baselineDir)) refs.add(r.caseRef ?? r.caseId);
+  for await (const r of readResults(baselineDir)) refs.add(r.case.ref ?? r.caseId);
   for (const c of suiteCases(suite)) if (refs.has(c.ref ?? c.id)) return;
   const manifest = readManifest(baselineDir);
   throw new InputError(

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { InputError } from '../core/errors.js';
-import { hasFilters, parseTestRange, type SuiteFilters } from '../engine/filter.js';
+import type { SuiteFilters } from '../core/types.js';
+import { hasFilters, parseTestRange } from '../engine/filter.js';
 import { intFlag } from './common.js';
 import type { CommandValues } from './options.js';
 

@@ -3,7 +3,7 @@
 // reference page (docs/cli.md, `npm run docs`) and "did you mean" are all made from it, so a flag
 // cannot exist in one and not the others. Each entry also names the setting it maps to.
 import type { CompareOptions } from '../analysis/compare.js';
-import type { SuiteFilters } from '../engine/filter.js';
+import type { SuiteFilters } from '../core/types.js';
 import { DEFAULT_MAX_CONCURRENCY, type RequestedSettings } from '../evaluate/settings.js';
 import type { EvaluateOptions } from '../evaluate.js';
 import type { LoadOptions } from '../formats/detect.js';

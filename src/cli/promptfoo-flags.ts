@@ -99,10 +99,10 @@ export async function renderTable(runDir: string, options: TableOptions, columns
     if (r.trial !== 0) continue;
     const head = `[${r.providerId}] ${r.promptLabel}`;
     if (!heads.includes(head)) heads.push(head);
-    for (const k of Object.keys(r.vars)) if (!varNames.includes(k)) varNames.push(k);
+    for (const k of Object.keys(r.case.vars)) if (!varNames.includes(k)) varNames.push(k);
     let row = rows.get(r.caseIndex);
     if (!row) {
-      row = { vars: r.vars, cells: new Map() };
+      row = { vars: r.case.vars, cells: new Map() };
       rows.set(r.caseIndex, row);
     }
     row.cells.set(head, outputCell(r, options.cellMaxLength));

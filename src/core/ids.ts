@@ -58,9 +58,9 @@ export function caseContent(c: Omit<Case, 'id'>): string {
     c.vars,
     c.asserts,
     c.conversations ?? null,
-    c.options ?? null,
-    c.providerOutput ?? null,
-    ...(c.recordedRuns !== undefined ? [c.recordedRuns] : []),
+    c.preparation?.options ?? null,
+    c.replay?.output ?? null,
+    ...(c.replay?.runs !== undefined ? [c.replay.runs] : []),
   ]) as string;
 }
 

@@ -242,14 +242,33 @@ export interface Case {
   ref?: string;
   description?: string;
   vars: Record<string, unknown>;
-  /**
-   * The vars as the suite wrote them, when loading changed them (file references read into their
-   * contents): outputs that echo the test as its own tool does (promptfoo's JSON keeps
-   * `file://doc.txt`) show these; everything else uses `vars`.
-   */
-  varsAsWritten?: Record<string, unknown>;
   /** Conversations of their own (formats without prompt templates). */
   conversations?: Conversation[];
+  /** The thread this case is a turn of (see {@link CaseThread}). */
+  thread?: CaseThread;
+  asserts: AssertionSpec[];
+  metadata: Record<string, unknown>;
+  /** Restricts which providers / prompts run this case (refs, as in promptfoo). */
+  only?: { providers?: string[]; prompts?: string[] };
+  /** How the prompt and vars are made ready for each job (see {@link CasePreparation}). */
+  preparation?: CasePreparation;
+  /** How the case's verdicts make its result, when not the weighted average against the default rules. */
+  scoring?: CaseScoring;
+  /** A recorded answer replayed instead of calling a provider (see {@link CaseReplay}). */
+  replay?: CaseReplay;
+  /** Where the case came from in the suite's files. */
+  provenance?: CaseProvenance;
+  /**
+   * The case cannot be run as written (its format's own tool would stop here): the engine records
+   * an error result with this reason and calls no provider.
+   */
+  error?: string;
+}
+
+/** How a case's prompt and vars are made ready for each job. */
+export interface CasePreparation {
+  /** Prefix, suffix, parameters, output transform and answering provider (part of the case's id). */
+  options?: CaseOptions;
   /**
    * Vars computed for each job by a script, name → `file://x.js` / `file://x.py`, in order: a
    * JavaScript module's default export is called with (name, prompt template, vars, provider), a
@@ -257,12 +276,10 @@ export interface Case {
    * `{error}`. Each script sees the vars computed before it. A failure makes the job an error.
    */
   varScripts?: Record<string, string>;
-  /** The thread this case is a turn of (see {@link CaseThread}). */
-  thread?: CaseThread;
-  asserts: AssertionSpec[];
-  metadata: Record<string, unknown>;
-  /** Restricts which providers / prompts run this case (refs, as in promptfoo). */
-  only?: { providers?: string[]; prompts?: string[] };
+}
+
+/** How a case's verdicts make its result. */
+export interface CaseScoring {
   /** The case passes iff its weighted score ≥ threshold (when set). */
   threshold?: number;
   /**
@@ -278,28 +295,35 @@ export interface Case {
    * Anything else, or a throw, fails the case with score 0 ("Scoring function error: …").
    */
   scoreScript?: string;
-  options?: CaseOptions;
-  /** A fixed output: no provider is called. */
-  providerOutput?: unknown;
+}
+
+/** A recorded answer: no provider is called. */
+export interface CaseReplay {
+  /** A fixed output for a plain case. */
+  output?: unknown;
   /**
-   * Fixed completions for a case of several holes or runs (a recorded answer replayed): for each
-   * run of `conversations` in order (conversation × repetition), the completion of each hole in
-   * order. No provider is called; scorers see the conversations filled with them, as after a live
-   * run. A plain case uses `providerOutput` instead.
+   * Fixed completions for a case of several holes or runs: for each run of `conversations` in
+   * order (conversation × repetition), the completion of each hole in order. Scorers see the
+   * conversations filled with them, as after a live run.
    */
-  recordedRuns?: string[][];
+  runs?: string[][];
+}
+
+/** Where a case came from. */
+export interface CaseProvenance {
+  source?: SourceRef;
   /**
-   * The case cannot be run as written (its format's own tool would stop here): the engine records
-   * an error result with this reason and calls no provider.
+   * The vars as the suite wrote them, when loading changed them (file references read into their
+   * contents): outputs that echo the test as its own tool does (promptfoo's JSON keeps
+   * `file://doc.txt`) show these; everything else uses `vars`.
    */
-  error?: string;
+  varsAsWritten?: Record<string, unknown>;
   /**
    * Index of the suite entry this case was expanded from (a promptfoo test whose list vars made
    * several cases). Filters that count tests (`--filter-first-n`, `--filter-sample`) count entries.
    * Absent: the case is an entry of its own.
    */
   expandedFrom?: number;
-  source?: SourceRef;
 }
 
 export interface SuiteSource {
@@ -387,6 +411,9 @@ export interface SuiteScoring {
   derivedMetrics?: DerivedMetricSpec[];
 }
 
+/** A format's facts about a suite (Suite.native): JSON data of the format's own type, read through its view (core/view.ts). */
+export type NativeFacts = object;
+
 /** A whole suite, in assay's model. */
 export interface Suite {
   id: string;
@@ -418,8 +445,11 @@ export interface Suite {
   graderReason?: string;
   /** With no grader: what would have chosen one (the refusal of a graded assertion says it). */
   graderHint?: string;
-  /** Format-specific facts recorded in the run manifest for native outputs (e.g. a suite version). */
-  native?: Record<string, unknown>;
+  /**
+   * Format-specific facts recorded in the run manifest for native outputs (e.g. a suite version):
+   * plain JSON data the format reads back only through its own checked view (core/view.ts).
+   */
+  native?: NativeFacts;
   /** Environment overrides declared by the suite (visible to templates and providers). */
   env?: Record<string, string>;
   /** Run settings the suite declares for itself; each command-line flag overrides its own. */
@@ -448,18 +478,7 @@ export interface RunDefaults {
   /** The grader provider id (as `--grader`). */
   grader?: string;
   /** Test filters (as the `--filter-*` flags). */
-  filters?: {
-    pattern?: string;
-    firstN?: number;
-    sample?: number;
-    seed?: number;
-    providers?: string;
-    prompts?: string;
-    metadata?: string[];
-    failing?: string;
-    failingOnly?: string;
-    errorsOnly?: string;
-  };
+  filters?: SuiteFilters;
   /** Environment files to read when `--env-file` is not given (relative to the suite's folder). */
   envFiles?: string[];
   /** Results files to write when `-o` is not given: absolute paths, each with an output format name (default: from the extension). */
@@ -473,6 +492,38 @@ export interface RunDefaults {
   passRatePercent?: number;
   /** The exit code of a complete run below `passRatePercent`. */
   failedExitCode?: number;
+}
+
+/** What the `--filter-*` flags ask for. Recorded in the run manifest: it decides what ran. */
+export interface SuiteFilters {
+  /** `key=value` conditions, all of which must hold; `value` may list alternatives `a,b` (`\,` is a comma). */
+  metadata?: string[];
+  /** Regular expression a case's description must match; cases without one are dropped. */
+  pattern?: string;
+  /** Keep the first N tests, counted as the suite wrote them (before list vars expanded them). */
+  firstN?: number;
+  /** Keep N tests drawn at random (with `seed`), counted like `firstN`. */
+  sample?: number;
+  /** Seed of the `sample` draw; the same seed draws the same tests from the same suite. */
+  seed?: number;
+  /** Regular expression a provider's id or label must match. */
+  providers?: string;
+  /** Regular expression a prompt's label or id must match. */
+  prompts?: string;
+  /** The earlier run (directory, or promptfoo results JSON) whose failed and errored tests to run again. */
+  failing?: string;
+  /** The earlier run whose assertion failures (not errors) to run again (`--filter-failing-only`). */
+  failingOnly?: string;
+  /** The earlier run whose errors to run again (`--filter-errors-only`). */
+  errorsOnly?: string;
+  /** Keep the tests at these zero-based positions, end excluded, counted like `firstN`. */
+  range?: TestRange;
+}
+
+/** `--filter-range START:END`: zero-based, END excluded; an absent END runs to the last test. */
+export interface TestRange {
+  start: number;
+  end?: number;
 }
 
 /** Provider id meaning "the provider under test" where a grader is expected (a model judging itself). */
@@ -546,26 +597,66 @@ export interface Verdict {
   assertion?: AssertionSpec;
 }
 
-/** Everything recorded about one job. One line of results.jsonl. */
+/**
+ * Everything recorded about one job. One line of results.jsonl (run-log version 2; older lines are
+ * read into this shape by runlog/upgrade.ts).
+ */
 export interface JobResult {
   key: string;
   caseId: string;
-  /** The case's stable identity (Case.ref), for pairing results across runs. */
-  caseRef?: string;
   caseIndex: number;
-  description?: string;
   promptId: string;
   promptLabel: string;
   providerId: string;
   trial: number;
-  vars: Record<string, unknown>;
-  /** The case's `varsAsWritten`, when it has them (outputs that echo the test show these). */
-  varsAsWritten?: Record<string, unknown>;
+  /** The case the job ran, as outputs echo it (one object shared by the case's results in memory). */
+  case: CaseEcho;
+  startedAt: string;
   /** What was sent: the rendered prompt text and the messages. */
   prompt: { text: string; messages: Message[] };
+  /** What the provider answered, how and at what cost. */
+  answer: AnswerRecord;
   status: JobStatus;
   /** The final text scored by default: the last hole's completion (after output transforms). */
   output: string | null;
+  /** Which stage an error came from: `generation` (no usable answer) or `scoring` (an answer that could not be judged). */
+  errorStage?: 'generation' | 'scoring';
+  verdicts: Verdict[];
+  score: number;
+  /** Why the case failed or errored, in one line. */
+  reason: string;
+  error?: string;
+  namedScores?: Record<string, number>;
+  /** The total assertion weight behind each named score (absent: 1 each). */
+  namedScoreWeights?: Record<string, number>;
+  /** Tokens and cost of the grader calls its assertions made (absent when none was made). */
+  grading?: GradingUsage;
+}
+
+/** A job's case as its results echo it. */
+export interface CaseEcho {
+  /** The case's stable identity (Case.ref), for pairing results across runs (absent in logs written before refs). */
+  ref?: string;
+  description?: string;
+  vars: Record<string, unknown>;
+  /** The case's `varsAsWritten`, when it has them (outputs that echo the test show these). */
+  varsAsWritten?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  /** The case's pass threshold (CaseScoring.threshold), when it has one. */
+  threshold?: number;
+  /** The case's options (CasePreparation.options; source positions dropped, secrets redacted), when it has any. */
+  options?: CaseOptions;
+  /** Where the case is written in the suite's files (CaseProvenance.source, without the column). */
+  source?: { file: string; line?: number };
+  /**
+   * The case's assertions (as Verdict.assertion records them), present only when the verdicts do
+   * not list them all: the job errored before or while its assertions were scored.
+   */
+  asserts?: AssertionSpec[];
+}
+
+/** What a provider answered for a job, how, and at what cost. */
+export interface AnswerRecord {
   /**
    * The model's answer before any output transform, when a transform changed it (re-scoring starts
    * from this, so a fixed transform applies to the recorded answer).
@@ -575,40 +666,15 @@ export interface JobResult {
   outputs?: Record<string, string>;
   /** Every conversation × repetition run, when the case has more than one run or hole. */
   runs?: ConversationRun[];
-  /** Which stage an error came from: `generation` (no usable answer) or `scoring` (an answer that could not be judged). */
-  errorStage?: 'generation' | 'scoring';
-  verdicts: Verdict[];
-  score: number;
-  /** Why the case failed or errored, in one line. */
-  reason: string;
-  error?: string;
   latencyMs: number;
   /** Time to first token and tokens per second, for a streamed answer. */
   stream?: StreamTiming;
   usage?: TokenUsage;
   cost?: number;
-  /** Tokens and cost of the grader calls its assertions made (absent when none was made). */
-  grading?: GradingUsage;
   finishReason?: string;
   cached?: boolean;
   /** Token log-probabilities of the answer, when the provider returned them. */
   logProbs?: number[];
-  metadata?: Record<string, unknown>;
-  /** The case's pass threshold (Case.threshold), when it has one. */
-  threshold?: number;
-  /** The case's options (Case.options; source positions dropped, secrets redacted), when it has any. */
-  caseOptions?: CaseOptions;
-  /**
-   * The case's assertions (as Verdict.assertion records them), present only when the verdicts do
-   * not list them all: the job errored before or while its assertions were scored.
-   */
-  asserts?: AssertionSpec[];
-  namedScores?: Record<string, number>;
-  /** The total assertion weight behind each named score (absent: 1 each). */
-  namedScoreWeights?: Record<string, number>;
-  /** Where the case is written in the suite's files (Case.source, without the column). */
-  source?: { file: string; line?: number };
-  startedAt: string;
   attempts?: number;
 }
 

@@ -49,7 +49,13 @@ export async function callWithCache(
   const hit = ctx.cache.get(key);
   // A hit keeps the latency measured when the model answered: it describes the model, and latency
   // assertions judge it the same way with or without the cache (`cached: true` marks the result).
-  if (hit) return { ...hit, cached: true, attempts: 0 };
+  if (hit) {
+    // (A hit is parsed afresh for each get: this call's own object.)
+    const response: ProviderResponse = hit;
+    response.cached = true;
+    response.attempts = 0;
+    return response;
+  }
   const response = await callThenWait(ctx, request);
   if (response.error === undefined) ctx.cache.set(key, response);
   return response;

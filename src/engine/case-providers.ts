@@ -19,6 +19,6 @@ export function caseProviderSpecs(suite: Suite): Map<string, ProviderSpec> {
 
 /** Adds the provider a case names for itself (if any, and new) to `specs`. */
 export function addCaseProvider(specs: Map<string, ProviderSpec>, c: Case): void {
-  const spec = c.options?.provider;
+  const spec = c.preparation?.options?.provider;
   if (spec && !specs.has(caseProviderKey(spec))) specs.set(caseProviderKey(spec), spec);
 }

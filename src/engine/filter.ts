@@ -2,39 +2,7 @@
 // the core model: they never ask which format a suite came from.
 import { selectedCases, streamedSuite } from '../core/cases.js';
 import { InputError } from '../core/errors.js';
-import type { Case, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
-
-/** What the `--filter-*` flags ask for. Recorded in the run manifest: it decides what ran. */
-export interface SuiteFilters {
-  /** `key=value` conditions, all of which must hold; `value` may list alternatives `a,b` (`\,` is a comma). */
-  metadata?: string[];
-  /** Regular expression a case's description must match; cases without one are dropped. */
-  pattern?: string;
-  /** Keep the first N tests, counted as the suite wrote them (before list vars expanded them). */
-  firstN?: number;
-  /** Keep N tests drawn at random (with `seed`), counted like `firstN`. */
-  sample?: number;
-  /** Seed of the `sample` draw; the same seed draws the same tests from the same suite. */
-  seed?: number;
-  /** Regular expression a provider's id or label must match. */
-  providers?: string;
-  /** Regular expression a prompt's label or id must match. */
-  prompts?: string;
-  /** The earlier run (directory, or promptfoo results JSON) whose failed and errored tests to run again. */
-  failing?: string;
-  /** The earlier run whose assertion failures (not errors) to run again (`--filter-failing-only`). */
-  failingOnly?: string;
-  /** The earlier run whose errors to run again (`--filter-errors-only`). */
-  errorsOnly?: string;
-  /** Keep the tests at these zero-based positions, end excluded, counted like `firstN`. */
-  range?: TestRange;
-}
-
-/** `--filter-range START:END`: zero-based, END excluded; an absent END runs to the last test. */
-export interface TestRange {
-  start: number;
-  end?: number;
-}
+import type { Case, PromptTemplate, ProviderSpec, Suite, SuiteFilters, TestRange } from '../core/types.js';
 
 /**
  * Parses `START:END` as promptfoo does: one colon, digits only, either bound may be left out (not
@@ -185,8 +153,9 @@ function keptCases(
       (!re || (c.description !== undefined && c.description !== '' && re.test(c.description)));
     if (keep) {
       // The cases of one test as written are adjacent; a case of its own is an entry of its own.
-      if (c.expandedFrom === undefined || c.expandedFrom !== previous) entries++;
-      previous = c.expandedFrom;
+      const from = c.provenance?.expandedFrom;
+      if (from === undefined || from !== previous) entries++;
+      previous = from;
       entry[i] = entries - 1;
     } else entry[i] = -1;
     i++;

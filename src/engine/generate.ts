@@ -148,11 +148,11 @@ export async function generate(
   caller: Caller,
   env: Record<string, string | undefined>,
 ): Promise<Generation> {
-  const params = { ...(prompt.config ?? {}), ...(testCase.options?.params ?? {}) };
+  const params = { ...(prompt.config ?? {}), ...(testCase.preparation?.options?.params ?? {}) };
   if (isPlain(testCase)) {
     const { text, messages } = buildPrompt(testCase, prompt, env);
-    if (testCase.providerOutput !== undefined) {
-      const value = testCase.providerOutput;
+    if (testCase.replay?.output !== undefined) {
+      const value = testCase.replay.output;
       const output =
         typeof value === 'string' || value === null ? (value as string | null) : JSON.stringify(value);
       return { prompt: { text, messages }, output, outputValue: value, transcripts: [], latencyMs: 0 };
@@ -166,14 +166,14 @@ export async function generate(
     });
     return fromResponse({ text, messages }, response);
   }
-  if (testCase.recordedRuns !== undefined) return recordedRuns(testCase);
+  if (testCase.replay?.runs !== undefined) return recordedRuns(testCase);
   return generateRuns(testCase, trial, caller, params);
 }
 
 /** A case's recorded completions standing in for its provider: the runs as a live run would record them. */
 function recordedRuns(testCase: Case): Generation {
   const conversations = testCase.conversations ?? [];
-  const recorded = testCase.recordedRuns ?? [];
+  const recorded = testCase.replay?.runs ?? [];
   const runs: ConversationRun[] = [];
   const transcripts: RunTranscript[] = [];
   let lastPrompt: Generation['prompt'] = { text: '', messages: [] };
@@ -265,8 +265,11 @@ async function generateRuns(
       if (response.error !== undefined || response.output === null) {
         // No answer to fill this hole with: the runs so far are kept, the job is an error (or, for
         // a null answer, scored as having no output).
-        const failed = fromResponse(lastPrompt, response);
-        return { ...failed, ...summary(totals), runs, transcripts, error: response.error };
+        const failed = Object.assign(fromResponse(lastPrompt, response), summary(totals));
+        failed.runs = runs;
+        failed.transcripts = transcripts;
+        failed.error = response.error;
+        return failed;
       }
       completions.push(response.output);
     }
@@ -336,32 +339,34 @@ function transcriptOf(
  * transforms, its runs, and the transcripts rebuilt from the case's conversations.
  */
 export function recordedGeneration(result: JobResult, testCase: Case): Generation {
-  const output = result.rawOutput !== undefined ? result.rawOutput : result.output;
+  const answer = result.answer;
+  const output = answer.rawOutput !== undefined ? answer.rawOutput : result.output;
+  const replayed = testCase.replay?.output;
   const generation: Generation = {
     prompt: result.prompt,
     output,
-    outputValue: testCase.providerOutput !== undefined ? testCase.providerOutput : output,
+    outputValue: replayed !== undefined ? replayed : output,
     transcripts: [],
-    latencyMs: result.latencyMs,
-    usage: result.usage,
-    cost: result.cost,
-    finishReason: result.finishReason,
-    cached: result.cached,
-    attempts: result.attempts,
+    latencyMs: answer.latencyMs,
+    usage: answer.usage,
+    cost: answer.cost,
+    finishReason: answer.finishReason,
+    cached: answer.cached,
+    attempts: answer.attempts,
   };
-  if (result.logProbs !== undefined) generation.logProbs = result.logProbs;
-  if (result.stream) generation.stream = result.stream;
-  if (result.runs) {
-    generation.runs = result.runs;
+  if (answer.logProbs !== undefined) generation.logProbs = answer.logProbs;
+  if (answer.stream) generation.stream = answer.stream;
+  if (answer.runs) {
+    generation.runs = answer.runs;
     const conversations = testCase.conversations ?? [];
-    for (const run of result.runs) {
+    for (const run of answer.runs) {
       const conversation = conversations[run.conversation];
       if (!conversation) continue;
       const { messages, holes } = holesOf(conversation.messages);
       generation.transcripts.push(transcriptOf(run, messages, holes, run.completions));
     }
   }
-  if (result.outputs) generation.outputs = result.outputs;
+  if (answer.outputs) generation.outputs = answer.outputs;
   return generation;
 }
 

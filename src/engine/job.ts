@@ -21,8 +21,7 @@ export async function executeJob(
   startedAt: string,
 ): Promise<JobOutcome> {
   if (testCase.error !== undefined) {
-    const result = errorResult(job, testCase, prompt, startedAt, testCase.error);
-    return { result: { ...result, errorStage: 'generation' } };
+    return { result: errorResult(job, testCase, prompt, startedAt, testCase.error, 'generation') };
   }
   const generation = await generate(testCase, prompt, job.trial, caller, ctx.env);
   return judge(job, testCase, prompt, generation, ctx, startedAt);

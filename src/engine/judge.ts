@@ -1,14 +1,22 @@
 // The scoring stage: a Generation (fresh from the provider, or read back from a run log) judged
 // against a case's assertions into a JobResult. No provider is called here; graded assertions
 // call their graders.
-import type { AssertionSpec, Case, Job, JobResult, PromptTemplate, RunTranscript } from '../core/types.js';
+import type {
+  AnswerRecord,
+  AssertionSpec,
+  Case,
+  Job,
+  JobResult,
+  PromptTemplate,
+  RunTranscript,
+} from '../core/types.js';
 import type { Provider } from '../providers/types.js';
 import { TransformError } from '../scorers/code/transform.js';
 import type { Generation } from './generate.js';
 import { transcriptsFor } from './generate.js';
 import { type GraderPool, GradingMeter } from './graders.js';
-import { errorFields, identity } from './result.js';
-import { scoreCase } from './score.js';
+import { newResult, setError } from './result.js';
+import { type ScoringContext, scoreCase } from './score.js';
 import { transformOutput } from './transforms.js';
 
 /** What scoring a generation needs besides the job, its case and its prompt. */
@@ -35,30 +43,21 @@ export interface JobOutcome {
   fatal?: string;
 }
 
-/** The recorded generation fields of a result: what the model was asked and what it answered. */
-function generationFields(
-  job: Job,
-  testCase: Case,
-  prompt: PromptTemplate,
-  g: Generation,
-  startedAt: string,
-) {
-  const fields: Omit<JobResult, 'status' | 'output' | 'verdicts' | 'score' | 'reason'> = {
-    ...identity(job, testCase, prompt, startedAt),
-    prompt: g.prompt,
+/** What the model answered, as the result records it (every field set, in a fixed order). */
+function answerRecord(g: Generation): AnswerRecord {
+  return {
+    rawOutput: undefined,
+    outputs: g.outputs,
+    runs: g.runs,
     latencyMs: Math.round(g.latencyMs * 1000) / 1000,
+    stream: g.stream,
     usage: g.usage,
     cost: g.cost,
     finishReason: g.finishReason,
     cached: g.cached,
+    logProbs: g.logProbs,
     attempts: g.attempts,
-    metadata: Object.keys(testCase.metadata).length > 0 ? testCase.metadata : undefined,
   };
-  if (g.logProbs !== undefined) fields.logProbs = g.logProbs;
-  if (g.stream) fields.stream = g.stream;
-  if (g.outputs) fields.outputs = g.outputs;
-  if (g.runs) fields.runs = g.runs;
-  return fields;
 }
 
 /** Scores a generation into the job's result; an unusable answer is an error result, not an exception. */
@@ -71,10 +70,14 @@ export async function judge(
   startedAt: string,
 ): Promise<JobOutcome> {
   const { env } = ctx;
-  const base = generationFields(job, testCase, prompt, g, startedAt);
+  const result = newResult(job, testCase, prompt, startedAt, g.prompt, answerRecord(g));
   const meter = new GradingMeter();
   let transcripts: RunTranscript[] | undefined;
-  const scoring = {
+  // The output fields are set before each scoring (the context keeps one shape).
+  const scoring: ScoringContext = {
+    output: null,
+    outputValue: undefined,
+    providerOutput: undefined,
     vars: testCase.vars,
     prompt: g.prompt.text,
     env,
@@ -96,11 +99,14 @@ export async function judge(
       : undefined,
   };
   if (g.error !== undefined) {
-    const result: JobResult = { ...base, ...errorFields(null, g.error), errorStage: 'generation' };
+    setError(result, null, g.error, 'generation');
     if (ctx.scoreErrorsAs !== undefined && !g.fatal) {
       // The job stays an error; the score is what the format's own tool would give its error text.
       const errorText = ctx.scoreErrorsAs.replace('{error}', g.error);
-      const outcome = await scoreCase(testCase, { ...scoring, output: errorText, outputValue: errorText });
+      scoring.output = errorText;
+      scoring.outputValue = errorText;
+      scoring.providerOutput = errorText;
+      const outcome = await scoreCase(testCase, scoring);
       result.score = outcome.score;
       result.verdicts = outcome.verdicts;
       result.output = errorText;
@@ -111,44 +117,47 @@ export async function judge(
   }
   if (g.nonText !== undefined && ctx.textOnly !== undefined) {
     const reason = ctx.textOnly.replace('{what}', g.nonText);
-    return { result: { ...base, ...errorFields(g.output, reason), errorStage: 'generation' } };
+    return { result: setError(result, g.output, reason, 'generation') };
   }
   let outputValue = g.outputValue;
   let providerOutput: unknown = outputValue;
   let output = g.output;
   if (output !== null && output !== undefined) {
     try {
-      const transforms = { vars: testCase.vars, prompt, basePath: ctx.basePath };
       // Kept apart: a context transform reads the output after the provider's transform only.
       providerOutput = await transformOutput(outputValue, {
-        ...transforms,
+        vars: testCase.vars,
+        prompt,
+        basePath: ctx.basePath,
         providerTransform: ctx.transform,
       });
       outputValue = await transformOutput(providerOutput, {
-        ...transforms,
-        caseTransform: testCase.options?.transform,
+        vars: testCase.vars,
+        prompt,
+        basePath: ctx.basePath,
+        caseTransform: testCase.preparation?.options?.transform,
       });
     } catch (err) {
       if (!(err instanceof TransformError)) throw err;
       // The provider answered; what it said could not be made into what the assertions judge.
-      return { result: { ...base, ...errorFields(output, err.message), errorStage: 'scoring' } };
+      return { result: setError(result, output, err.message, 'scoring') };
     }
     output = typeof outputValue === 'string' ? outputValue : JSON.stringify(outputValue);
   }
-  if (output !== g.output && testCase.providerOutput === undefined) base.rawOutput = g.output;
-  const outcome = await scoreCase(testCase, { ...scoring, output, outputValue, providerOutput });
-  const result: JobResult = {
-    ...base,
-    status: outcome.status,
-    output,
-    verdicts: outcome.verdicts,
-    score: outcome.score,
-    reason: outcome.reason,
-    error: outcome.error,
-    namedScores: outcome.namedScores,
-    namedScoreWeights: outcome.namedScoreWeights,
-    grading: meter.result(),
-  };
+  if (output !== g.output && testCase.replay?.output === undefined) result.answer.rawOutput = g.output;
+  scoring.output = output;
+  scoring.outputValue = outputValue;
+  scoring.providerOutput = providerOutput;
+  const outcome = await scoreCase(testCase, scoring);
+  result.status = outcome.status;
+  result.output = output;
+  result.verdicts = outcome.verdicts;
+  result.score = outcome.score;
+  result.reason = outcome.reason;
+  result.error = outcome.error;
+  result.namedScores = outcome.namedScores;
+  result.namedScoreWeights = outcome.namedScoreWeights;
+  result.grading = meter.result();
   if (outcome.status === 'error') result.errorStage = 'scoring';
   return { result };
 }

@@ -18,8 +18,8 @@ export function buildPrompt(
     return { text: lastUser ? messageText(lastUser.content) : '', messages };
   }
   const text = renderPrompt(prompt.raw, testCase.vars, {
-    prefix: testCase.options?.prefix,
-    suffix: testCase.options?.suffix,
+    prefix: testCase.preparation?.options?.prefix,
+    suffix: testCase.preparation?.options?.suffix,
     env,
   });
   return { text, messages: promptToMessages(text) };

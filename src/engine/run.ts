@@ -150,7 +150,7 @@ async function schedule(
   // A turn of a thread its prompt reads waits for the thread's turns before it, then sees them.
   const runJob = async (job: Job, testCase: Case): Promise<JobOutcome> => {
     let prompt = prompts.get(job.promptId)!;
-    if (testCase.varScripts || prompt.program) {
+    if (testCase.preparation?.varScripts || prompt.program) {
       // Vars computed for this job (they may read the provider), then a prompt made by a program,
       // before anything is rendered.
       const ctx = contexts.get(job.providerId)!;
@@ -160,8 +160,9 @@ async function schedule(
         prompt = await programPrompt(prompt, testCase.vars, { id: ctx.providerInfo.id, label });
       } catch (err) {
         const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
-        const result = errorResult(job, testCase, prompt, new Date().toISOString(), message);
-        return { result: { ...result, errorStage: 'generation' } };
+        return {
+          result: errorResult(job, testCase, prompt, new Date().toISOString(), message, 'generation'),
+        };
       }
     }
     const threadKey = threadKeyOf(job, testCase, prompt);
@@ -177,7 +178,7 @@ async function schedule(
   };
   const runTurn = async (job: Job, testCase: Case, prompt: PromptTemplate): Promise<JobOutcome> => {
     const startedAt = new Date().toISOString();
-    const override = testCase.options?.provider;
+    const override = testCase.preparation?.options?.provider;
     try {
       const ctx = contexts.get(job.providerId)!;
       const caller = override ? callers.get(caseProviderKey(override)) : ctx;
@@ -219,7 +220,8 @@ async function schedule(
     const asserts = testCase.asserts;
     // Outputs that echo the test (promptfoo's testCase.assert) must list every assertion, even for
     // a job that never reached them.
-    if (result.verdicts.length < asserts.length) result.asserts = asserts.map(recordedSpec);
+    if (result.verdicts.length < asserts.length)
+      result.case = { ...result.case, asserts: asserts.map(recordedSpec) };
     if (result.error && options.secrets?.length) {
       result.error = redactText(result.error, options.secrets);
       result.reason = redactText(result.reason, options.secrets);
@@ -332,7 +334,7 @@ async function scoreRecorded(
   const startedAt = recorded?.startedAt ?? new Date().toISOString();
   if (testCase.error !== undefined || !recorded) {
     const reason = testCase.error ?? 'no recorded generation for this job';
-    return { result: { ...errorResult(job, testCase, prompt, startedAt, reason), errorStage: 'generation' } };
+    return { result: errorResult(job, testCase, prompt, startedAt, reason, 'generation') };
   }
   return judge(job, testCase, prompt, recorded.generation, ctx, startedAt);
 }

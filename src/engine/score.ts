@@ -68,23 +68,22 @@ export async function scoreCase(testCase: Case, ctx: ScoringContext): Promise<Ca
     const reason = err instanceof AssertionError ? err.message : `assertion threw: ${errorMessage(err)}`;
     return { status: 'error', score: 0, reason, verdicts, error: reason };
   }
-  const outcome = aggregate(verdicts, testCase.threshold, testCase.thresholdDigits);
-  if (testCase.scoreScript === undefined || outcome.status === 'skip') return outcome;
+  const rules = testCase.scoring;
+  const outcome = aggregate(verdicts, rules?.threshold, rules?.thresholdDigits);
+  if (rules?.scoreScript === undefined || outcome.status === 'skip') return outcome;
   // The case's own scoring function replaces the weighted average (its verdicts stay as they are).
-  const decided = await runScoringScript(testCase.scoreScript, {
+  const decided = await runScoringScript(rules.scoreScript, {
     namedScores: outcome.namedScores ?? {},
-    threshold: testCase.threshold,
+    threshold: rules.threshold,
     verdicts,
     basePath: ctx.basePath,
   });
-  const scored: CaseOutcome = {
-    ...outcome,
-    status: decided.pass ? 'pass' : 'fail',
-    score: decided.score,
-    reason: decided.reason,
-  };
-  if (decided.namedScores) scored.namedScores = decided.namedScores;
-  return scored;
+  // (outcome is this call's own object.)
+  outcome.status = decided.pass ? 'pass' : 'fail';
+  outcome.score = decided.score;
+  outcome.reason = decided.reason;
+  if (decided.namedScores) outcome.namedScores = decided.namedScores;
+  return outcome;
 }
 
 /** An assertion could not be judged; the message already names it. */
@@ -137,7 +136,7 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   }
   // A group's children see the output as transformed for the group (promptfoo sets have no transform).
   const children = scorer.group
-    ? await scoreAll(spec.children ?? [], { ...ctx, output, outputValue })
+    ? await scoreAll(spec.children ?? [], withOutput(ctx, output, outputValue))
     : undefined;
   let value = spec.literal ? spec.value : renderAssertionValue(spec.value, ctx.vars, ctx.env);
   const grader = scorer.graded || scorer.usesGrader ? await ctx.grader?.(spec) : undefined;
@@ -164,7 +163,7 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
       return ctx.transcripts?.() ?? [];
     },
     grader,
-    ...(children ? { children } : {}),
+    children,
   };
   if (spec.valueScript !== undefined) {
     const computed = await scriptValue(spec, input);
@@ -173,35 +172,52 @@ async function scoreAssertion(spec: AssertionSpec, ctx: ScoringContext): Promise
   }
   const result = await scorer.score(input);
   const weight = spec.weight ?? 1;
+  const named =
+    result.namedScores && Object.keys(result.namedScores).length > 0 ? result.namedScores : undefined;
+  // Every field in place, in the order the log writes them (absent ones are left out of the JSON).
   const verdict: Verdict = {
     type: spec.negate ? `not-${spec.type}` : spec.type,
     // A weight-0 assertion is informational: recorded, never failing the case.
-    pass: weight === 0 ? true : result.pass,
+    pass: weight === 0 || result.skip === true ? true : result.pass,
     score: result.score,
     reason: result.reason,
     weight,
+    metric: spec.metric !== undefined ? renderMetricName(spec.metric, ctx) : undefined,
+    renderedValue: value !== spec.value && typeof value === 'string' ? value : undefined,
+    namedScores: named,
+    namedScoreWeights: named && result.namedScoreWeights ? result.namedScoreWeights : undefined,
+    skipped: result.skip ? true : undefined,
+    details: result.details ? result.details : undefined,
+    children,
+    assertion: recordedSpec(spec),
+    error: undefined,
   };
-  if (spec.metric !== undefined) verdict.metric = renderMetricName(spec.metric, ctx);
-  if (value !== spec.value && typeof value === 'string') verdict.renderedValue = value;
-  if (result.namedScores && Object.keys(result.namedScores).length > 0) {
-    verdict.namedScores = result.namedScores;
-    if (result.namedScoreWeights) verdict.namedScoreWeights = result.namedScoreWeights;
-  }
-  if (result.skip) {
-    verdict.skipped = true;
-    verdict.pass = true;
-  }
-  if (result.details) verdict.details = result.details;
-  if (children) verdict.children = children;
-  verdict.assertion = recordedSpec(spec);
   return verdict;
 }
 
-/** The spec as the run log keeps it: positions dropped (they are not the assertion), secrets redacted. */
+/** The scoring context of a group's children: the output as transformed for the group. */
+function withOutput(ctx: ScoringContext, output: string | null, outputValue: unknown): ScoringContext {
+  const copy = Object.assign({}, ctx);
+  copy.output = output;
+  copy.outputValue = outputValue;
+  return copy;
+}
+
+/** Assertions as the run log keeps them, made once per assertion (specs are not changed once loaded). */
+const recordedSpecs = new WeakMap<AssertionSpec, AssertionSpec>();
+
+/**
+ * The spec as the run log keeps it: positions dropped (they are not the assertion), secrets
+ * redacted. Made once per assertion and shared by its verdicts, which never change it.
+ */
 export function recordedSpec(spec: AssertionSpec): AssertionSpec {
-  const { source: _source, children, ...rest } = spec;
-  const out: AssertionSpec = redactObject(rest);
-  if (children) out.children = children.map(recordedSpec);
+  let out = recordedSpecs.get(spec);
+  if (out === undefined) {
+    const { source: _source, children, ...rest } = spec;
+    out = redactObject(rest);
+    if (children) out.children = children.map(recordedSpec);
+    recordedSpecs.set(spec, out);
+  }
   return out;
 }
 

@@ -54,14 +54,16 @@ export function hasOrderedThreads(suite: Suite): boolean {
 }
 
 /** What a thread keeps of a finished job: enough for its turn and the var it keeps. */
-export type TurnSource = Pick<JobResult, 'errorStage' | 'prompt' | 'rawOutput' | 'output'>;
+export interface TurnSource extends Pick<JobResult, 'errorStage' | 'prompt' | 'output'> {
+  rawOutput: JobResult['answer']['rawOutput'];
+}
 
 /** The part of a recorded result its thread needs (a resume keeps these, not whole results). */
 export function turnSourceOf(r: JobResult): TurnSource {
   return {
     errorStage: r.errorStage,
     prompt: r.prompt,
-    rawOutput: r.rawOutput,
+    rawOutput: r.answer.rawOutput,
     output: r.output,
   };
 }
@@ -131,9 +133,10 @@ export class Threads {
       leave: (result) => {
         if (left) return;
         left = true;
-        const turn = result ? turnOf(result) : undefined;
+        const source = result ? turnSourceOf(result) : undefined;
+        const turn = source ? turnOf(source) : undefined;
         if (turn) own.turns.push(turn);
-        if (result) keep(own, storeAs, result);
+        if (source) keep(own, storeAs, source);
         release();
       },
     };
@@ -150,7 +153,7 @@ export function withTurns(testCase: Case, prompt: PromptTemplate, slot: Omit<Thr
     out = {
       ...out,
       vars: { ...out.vars, ...slot.stored },
-      varsAsWritten: out.varsAsWritten ?? out.vars,
+      provenance: { ...out.provenance, varsAsWritten: out.provenance?.varsAsWritten ?? out.vars },
     };
   if (prompt.threadVar === undefined || testCase.thread?.hidden) return out;
   return { ...out, vars: { ...out.vars, [prompt.threadVar]: slot.turns } };

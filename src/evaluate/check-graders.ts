@@ -52,7 +52,7 @@ export function graderCheck(
       if (!scorer?.graded && !scorer?.usesGrader) continue;
       const graderSpec = graderSpecFor(spec, override, suite.grader, embedder);
       if (graderSpec && !spec.grader) usesDefault = true;
-      const where = spec.source ?? c.source ?? { file: suite.source.path };
+      const where = spec.source ?? c.provenance?.source ?? { file: suite.source.path };
       if (!graderSpec) {
         if (!scorer.graded) continue;
         const key = `none\u0000${spec.type}`;

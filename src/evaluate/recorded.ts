@@ -10,8 +10,7 @@ import { askedContent } from '../core/ids.js';
 import type { Case, Job, JobResult } from '../core/types.js';
 import { type Generation, recordedGeneration } from '../engine/generate.js';
 import { scanLines } from '../runlog/lines.js';
-import { damagedLine, isResultLine } from '../runlog/reader.js';
-import { checkVersion } from '../runlog/version.js';
+import { damagedLine, isResultLine, versioned } from '../runlog/reader.js';
 
 interface LineRef {
   offset: number;
@@ -28,8 +27,8 @@ function pairKey(caseRef: string, promptId: string, providerId: string, trial: n
  * hash of its description and vars (what a case without a format id is known by).
  */
 function recordedRef(r: JobResult): string {
-  if (r.caseRef) return r.caseRef;
-  return `h:${sha256(askedContent({ description: r.description, vars: r.vars ?? {}, asserts: [], metadata: {} })).slice(0, 12)}`;
+  if (r.case.ref) return r.case.ref;
+  return `h:${sha256(askedContent({ description: r.case.description, vars: r.case.vars ?? {}, asserts: [], metadata: {} })).slice(0, 12)}`;
 }
 
 /** Recorded results of a run, indexed by pair key (an offset per result, not the result). */
@@ -65,15 +64,15 @@ export class RecordedGenerations {
   private async build(): Promise<void> {
     const seenKeys = new Set<string>();
     await scanLines(this.path, (line, offset, lineNumber) => {
-      let r: (JobResult & { v?: unknown }) | undefined;
+      let parsed: Record<string, unknown> | undefined;
       try {
-        r = JSON.parse(line.toString('utf8')) as JobResult & { v?: unknown };
+        parsed = JSON.parse(line.toString('utf8')) as Record<string, unknown>;
       } catch {
         // scanLines gives only lines a newline ends: a torn last line (a kill) never reaches here.
         throw damagedLine(this.path, lineNumber);
       }
-      if (!isResultLine(r)) throw damagedLine(this.path, lineNumber);
-      checkVersion(r.v, { file: this.path, line: lineNumber }, 'results line version');
+      if (!isResultLine(parsed)) throw damagedLine(this.path, lineNumber);
+      const r = versioned(parsed, this.path, lineNumber);
       if (seenKeys.has(r.key)) {
         this.duplicates++;
         return;
@@ -112,7 +111,8 @@ export class RecordedGenerations {
     if (!ref) return undefined;
     if (ref.length > this.buffer.length) this.buffer = Buffer.alloc(ref.length);
     readSync(this.fd, this.buffer, 0, ref.length, ref.offset);
-    return JSON.parse(this.buffer.toString('utf8', 0, ref.length)) as JobResult;
+    const parsed = JSON.parse(this.buffer.toString('utf8', 0, ref.length)) as Record<string, unknown>;
+    return versioned(parsed, this.path, 0);
   }
 
   /**

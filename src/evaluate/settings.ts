@@ -3,8 +3,7 @@
 // a run uses. The CLI and the library both go through it, so `assay eval` and `evaluate()` run a
 // suite the same way.
 import { InputError } from '../core/errors.js';
-import type { ProviderSpec, Suite } from '../core/types.js';
-import type { SuiteFilters } from '../engine/filter.js';
+import type { ProviderSpec, Suite, SuiteFilters } from '../core/types.js';
 import { isKnownProviderId, providerPatterns } from '../providers/registry.js';
 
 export const DEFAULT_MAX_CONCURRENCY = 8;

@@ -2,7 +2,7 @@ import { printable } from '../core/printable.js';
 import type { Rate, RepeatSummary, Scorecard, ScorecardCell, WeightedScore } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
-import { type CaseIdentity, caseName } from './naming.js';
+import { type CaseIdentity, caseName, resultCase } from './naming.js';
 
 export interface ConsoleStyle {
   color: boolean;
@@ -307,9 +307,9 @@ export function renderResultLine(r: JobResult, style: ConsoleStyle): string {
         : r.status === 'error'
           ? paint(style, 'yellow', 'ERROR')
           : 'SKIP ';
-  const what = caseLabel(r, 40);
+  const what = caseLabel(resultCase(r), 40);
   const why = r.status === 'pass' ? '' : ` — ${oneLine(r.reason, 100)}`;
-  return `${mark} ${what} · ${oneLine(r.promptLabel, 24)} · ${oneLine(r.providerId, 30)} · ${r.score.toFixed(2)} · ${Math.round(r.latencyMs)}ms${why}\n`;
+  return `${mark} ${what} · ${oneLine(r.promptLabel, 24)} · ${oneLine(r.providerId, 30)} · ${r.score.toFixed(2)} · ${Math.round(r.answer.latencyMs)}ms${why}\n`;
 }
 
 /** The live progress line. */

@@ -7,7 +7,7 @@ import type { WriteStream } from 'node:fs';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult, Verdict } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
-import { caseName, fullTitle } from './naming.js';
+import { caseName, fullTitle, resultCase } from './naming.js';
 import { registerOutputFormat } from './outputs.js';
 import { reportColumns, sourceText } from './report-data.js';
 
@@ -52,14 +52,14 @@ function seconds(ms: number): string {
 }
 
 function testcase(r: JobResult, suiteName: string, cwd: string, repeat: number): string {
-  const name = caseName(r);
+  const name = caseName(resultCase(r));
   const trial = repeat > 1 ? ` · trial ${r.trial + 1}` : '';
-  const src = sourceText(r.source, cwd);
-  const where = r.source
-    ? ` file="${xmlAttr(src?.replace(/:\d+$/, '') ?? '')}"${r.source.line ? ` line="${r.source.line}"` : ''}`
+  const src = sourceText(r.case.source, cwd);
+  const where = r.case.source
+    ? ` file="${xmlAttr(src?.replace(/:\d+$/, '') ?? '')}"${r.case.source.line ? ` line="${r.case.source.line}"` : ''}`
     : '';
   const title = fullTitle(name);
-  const open = `    <testcase name="${xmlAttr(`${title} (${name.id})${trial}`)}" classname="${xmlAttr(suiteName)}"${where} time="${seconds(r.latencyMs)}">`;
+  const open = `    <testcase name="${xmlAttr(`${title} (${name.id})${trial}`)}" classname="${xmlAttr(suiteName)}"${where} time="${seconds(r.answer.latencyMs)}">`;
   const body: string[] = [];
   if (r.status === 'fail') {
     const bad = failing(r.verdicts);

@@ -3,6 +3,7 @@
 // hash alone. The case's id stays beside the name, for reference. The vars a description does not
 // show (`Row #2`, one text for many rows; `capital in {{lang}}` for many countries) stay beside it,
 // so two cases never share a name. Every report uses this rule.
+import type { JobResult } from '../core/types.js';
 import { hasTemplateSyntax, renderString } from '../template/render.js';
 
 /** What a report knows of a case: the fields every result and failure note carries. */
@@ -11,6 +12,11 @@ export interface CaseIdentity {
   caseRef?: string;
   description?: string;
   vars?: Record<string, unknown>;
+}
+
+/** A result's case as names read it (the case echo of the result). */
+export function resultCase(r: JobResult): CaseIdentity {
+  return { caseId: r.caseId, caseRef: r.case.ref, description: r.case.description, vars: r.case.vars };
 }
 
 /** A case's name for people and its id for reference. */

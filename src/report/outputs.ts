@@ -3,7 +3,7 @@ import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs
 import { dirname, extname } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
-import type { JobResult } from '../core/types.js';
+import type { JobResult, NativeFacts } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
 import { removeDeadTemporaries, temporaryFor } from '../runlog/write-whole.js';
@@ -61,14 +61,14 @@ export interface OutputJudgement {
 /** What an output format may need to know of a run before it starts. */
 export interface RunShape {
   format: string;
-  native?: Record<string, unknown>;
+  native?: NativeFacts;
   providers: number;
   repeat: number;
 }
 
 /** The run shape recorded in a run directory's manifest. */
 export function runShapeOf(manifest: {
-  suite: { format: string; native?: Record<string, unknown> };
+  suite: { format: string; native?: NativeFacts };
   providers: unknown[];
   options: { repeat: number };
 }): RunShape {
@@ -204,7 +204,7 @@ async function writeCsv(runDir: string, out: WriteStream, raw: boolean): Promise
   // Two passes over the log: the var columns must be known before the first row is written.
   const varNames = new Set<string>();
   for await (const line of resultLinesInPlanOrder(runDir)) {
-    for (const k of Object.keys((JSON.parse(line) as JobResult).vars)) varNames.add(k);
+    for (const k of Object.keys((JSON.parse(line) as JobResult).case.vars)) varNames.add(k);
   }
   const vars = [...varNames];
   await put(out, `${[...CSV_FIXED, ...vars.map((v) => `var:${v}`)].map(cell).join(',')}\r\n`);
@@ -245,7 +245,7 @@ function csvRow(r: JobResult, vars: string[]): unknown[] {
   return [
     r.key,
     r.caseId,
-    r.description ?? '',
+    r.case.description ?? '',
     r.promptLabel,
     r.providerId,
     r.trial,
@@ -253,8 +253,8 @@ function csvRow(r: JobResult, vars: string[]): unknown[] {
     r.score,
     r.output ?? '',
     r.status === 'pass' ? '' : r.reason,
-    r.latencyMs,
-    ...vars.map((v) => r.vars[v]),
+    r.answer.latencyMs,
+    ...vars.map((v) => r.case.vars[v]),
   ];
 }
 

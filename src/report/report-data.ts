@@ -4,7 +4,7 @@
 import type { Scorecard, ScorecardCell } from '../core/scorecard.js';
 import type { ContentPart, JobResult, Message, Verdict } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
-import { caseName } from './naming.js';
+import { caseName, resultCase } from './naming.js';
 
 /** Longest output kept per job; the rest is in results.jsonl (the page says how much was cut). */
 export const OUTPUT_CHARS = 8000;
@@ -136,7 +136,7 @@ function contentText(content: string | ContentPart[]): string {
  */
 function messageRows(r: JobResult): MessageRow[] {
   const messages: Message[] = r.prompt?.messages ?? [];
-  const completions = r.runs?.[0]?.completions ?? [];
+  const completions = r.answer.runs?.[0]?.completions ?? [];
   let hole = 0;
   const holes = messages.filter((m) => m.role === 'assistant' && m.content === null).length;
   return messages.map((m) => {
@@ -152,7 +152,7 @@ function messageRows(r: JobResult): MessageRow[] {
 }
 
 /** The suite position of a case as `file:line`, the file relative to the run's working folder. */
-export function sourceText(source: JobResult['source'], cwd: string): string | undefined {
+export function sourceText(source: JobResult['case']['source'], cwd: string): string | undefined {
   if (!source?.file) return undefined;
   const file =
     cwd && source.file.startsWith(`${cwd.replace(/[\\/]$/, '')}/`)
@@ -173,9 +173,9 @@ function textRecord(
 
 /** The report's record of one job. */
 export function jobRow(r: JobResult, column: number, cwd: string): JobRow {
-  const name = caseName(r);
+  const name = caseName(resultCase(r));
   const output = r.output === null || r.output === undefined ? null : cut(r.output, OUTPUT_CHARS);
-  const tokens = r.usage?.total ?? (r.usage?.prompt ?? 0) + (r.usage?.completion ?? 0);
+  const tokens = r.answer.usage?.total ?? (r.answer.usage?.prompt ?? 0) + (r.answer.usage?.completion ?? 0);
   const row: JobRow = {
     i: r.caseIndex ?? 0,
     c: column,
@@ -185,23 +185,23 @@ export function jobRow(r: JobResult, column: number, cwd: string): JobRow {
     id: name.id,
     o: output ? output.text : null,
     sc: r.score,
-    l: r.latencyMs,
+    l: r.answer.latencyMs,
     vd: (r.verdicts ?? []).map(verdictRow),
   };
   if (output?.cut) row.oc = output.cut;
-  const vars = textRecord(r.vars, VAR_CHARS);
+  const vars = textRecord(r.case.vars, VAR_CHARS);
   if (vars) row.v = vars;
-  const metadata = textRecord(r.metadata, 200);
+  const metadata = textRecord(r.case.metadata, 200);
   if (metadata) row.m = metadata;
   if (r.status !== 'pass' && r.reason) row.r = cutText(r.reason);
   if (r.error && r.error !== r.reason) row.e = cutText(r.error);
   if (tokens) row.tk = tokens;
-  if (r.cost) row.$ = r.cost;
-  const src = sourceText(r.source, cwd);
+  if (r.answer.cost) row.$ = r.answer.cost;
+  const src = sourceText(r.case.source, cwd);
   if (src) row.src = src;
   const ms = messageRows(r);
   if (ms.length > 0) row.ms = ms;
-  if (r.threshold !== undefined) row.th = r.threshold;
+  if (r.case.threshold !== undefined) row.th = r.case.threshold;
   return row;
 }
 

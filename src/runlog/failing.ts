@@ -5,6 +5,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
+import type { SuiteFilters } from '../core/types.js';
 import {
   canonicalJson,
   checkFilters,
@@ -12,7 +13,6 @@ import {
   type FailingSelection,
   type FailuresReader,
   hasFilters,
-  type SuiteFilters,
 } from '../engine/filter.js';
 import { readResults } from './reader.js';
 
@@ -79,7 +79,7 @@ function statusIs(status: unknown, kind: FailingKind): boolean {
 async function failingInRun(runDir: string, kind: FailingKind): Promise<FailingSelection> {
   const failing = new Map<string, { caseId: string; vars: string }>();
   for await (const r of readResults(runDir)) {
-    if (statusIs(r.status, kind)) failing.set(r.key, { caseId: r.caseId, vars: canonicalJson(r.vars) });
+    if (statusIs(r.status, kind)) failing.set(r.key, { caseId: r.caseId, vars: canonicalJson(r.case.vars) });
     else failing.delete(r.key);
   }
   const selection: FailingSelection = { caseIds: new Set(), vars: new Set() };

@@ -13,7 +13,8 @@ import { InputError } from '../core/errors.js';
 import type { JobResult } from '../core/types.js';
 import { scanLines } from './lines.js';
 import type { RunManifest } from './types.js';
-import { checkVersion } from './version.js';
+import { upgradeResult } from './upgrade.js';
+import { checkVersion, LINE_PREFIX } from './version.js';
 
 /**
  * Reads a run's manifest.json; refuses one written by a newer assay, and one that is not a
@@ -142,13 +143,24 @@ function endsWithNewline(path: string): boolean {
   }
 }
 
-/** A results line's version checked (a newer one is refused) and taken off the result. */
-function versioned(parsed: JobResult & { v?: unknown }, file: string, line: number): JobResult {
-  if (parsed.v !== undefined) {
-    checkVersion(parsed.v, { file, line }, 'results line version');
+/**
+ * A results line's version checked (a newer one is refused) and taken off the result, and a line of
+ * an older layout read into today's (runlog/upgrade.ts).
+ */
+export function versioned(parsed: Record<string, unknown>, file: string, line: number): JobResult {
+  const v = parsed.v;
+  if (v !== undefined) {
+    checkVersion(v, { file, line }, 'results line version');
     delete parsed.v;
   }
-  return parsed;
+  return upgradeResult(parsed, typeof v === 'number' ? v : 0);
+}
+
+/** A results line as today's assay writes it: an older line regrouped, with today's version first. */
+function currentLine(text: string): string {
+  if (text.startsWith(LINE_PREFIX)) return text;
+  const result = versioned(JSON.parse(text) as Record<string, unknown>, '', 0);
+  return `${LINE_PREFIX}${JSON.stringify(result).slice(1)}`;
 }
 
 /**
@@ -177,9 +189,9 @@ export async function* readResults(
       pendingBad = undefined;
     }
     if (line.length === 0) continue;
-    let parsed: JobResult;
+    let parsed: Record<string, unknown>;
     try {
-      parsed = JSON.parse(line) as JobResult;
+      parsed = JSON.parse(line) as Record<string, unknown>;
     } catch {
       pendingBad = { n: lineNumber, text: line };
       continue;
@@ -245,7 +257,7 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
       const length = index.length[i];
       if (length > buffer.length) buffer = Buffer.alloc(length);
       readSync(fd, buffer, 0, length, index.offset[i]);
-      yield buffer.toString('utf8', 0, length);
+      yield currentLine(buffer.toString('utf8', 0, length));
     }
   } finally {
     closeSync(fd);

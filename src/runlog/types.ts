@@ -1,6 +1,5 @@
 import type { Counts } from '../core/scorecard.js';
-import type { SuiteScoring } from '../core/types.js';
-import type { SuiteFilters } from '../engine/filter.js';
+import type { NativeFacts, SuiteFilters, SuiteScoring } from '../core/types.js';
 
 /** The part of a suite a run covers, as the command line chose it. */
 export interface Selection {
@@ -45,7 +44,7 @@ export interface RunManifest {
     /** How results are summarised (breakdowns, weighted score): analysis recomputes scorecards from it. */
     scoring?: SuiteScoring;
     /** Format-specific facts for native outputs (Suite.native). */
-    native?: Record<string, unknown>;
+    native?: NativeFacts;
   };
   providers: Record<string, unknown>[];
   options: {

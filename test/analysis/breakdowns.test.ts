@@ -17,16 +17,15 @@ function r(status: JobStatus, score: number, metadata: Record<string, unknown>):
     promptLabel: 'Prompt',
     providerId: 'echo',
     trial: 0,
-    vars: {},
+    case: { vars: {}, metadata },
     prompt: { text: '', messages: [] },
     status,
     output: '',
     verdicts: [],
     score,
     reason: status,
-    latencyMs: 1,
+    answer: { latencyMs: 1 },
     startedAt: '',
-    metadata,
   };
 }
 

@@ -13,7 +13,7 @@ function r(status: JobStatus, providerId: string, extra: Partial<JobResult> = {}
     promptLabel: 'Prompt',
     providerId,
     trial: 0,
-    vars: {},
+    case: { vars: {} },
     prompt: { text: '', messages: [] },
     status,
     output: '',
@@ -21,7 +21,7 @@ function r(status: JobStatus, providerId: string, extra: Partial<JobResult> = {}
       status === 'fail' ? [{ type: 'contains', pass: false, score: 0, reason: 'missing x', weight: 1 }] : [],
     score: status === 'pass' ? 1 : 0,
     reason: status,
-    latencyMs: 10,
+    answer: { latencyMs: 10 },
     startedAt: '',
     ...extra,
   };
@@ -46,9 +46,9 @@ describe('wilson', () => {
 describe('computeScorecard', () => {
   it('counts by status and by prompt × provider; errors count against the pass rate', async () => {
     const card = await computeScorecard([
-      r('pass', 'a', { usage: { total: 5 }, cost: 0.01, namedScores: { acc: 1 } }),
+      r('pass', 'a', { answer: { latencyMs: 10, usage: { total: 5 }, cost: 0.01 }, namedScores: { acc: 1 } }),
       r('pass', 'a', { namedScores: { acc: 0 } }),
-      r('fail', 'a', { description: 'needs x' }),
+      r('fail', 'a', { case: { vars: {}, description: 'needs x' } }),
       r('error', 'b', { error: 'HTTP 500' }),
     ]);
     assert.deepEqual(card.counts, { total: 4, pass: 2, fail: 1, error: 1, skip: 0 });

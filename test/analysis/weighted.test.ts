@@ -18,15 +18,14 @@ function result(
     promptLabel: 'p',
     providerId: 'm',
     trial: 0,
-    vars: {},
+    case: { vars: {}, metadata: { category: group } },
     prompt: { text: '', messages: [] },
     status,
     output: '',
     verdicts: scored ? [{ type: 't', pass: status === 'pass', score, reason: '', weight: 1 }] : [],
     score,
     reason: '',
-    latencyMs: 0,
-    metadata: { category: group },
+    answer: { latencyMs: 0 },
     startedAt: '',
   };
 }

@@ -8,6 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { JobResult } from '../../src/core/types.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { MOCK_ACCESS_TOKEN } from '../support/mock-cloud.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
@@ -111,12 +112,10 @@ tests:
     const rows = readFileSync(log, 'utf8')
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .map((l) => JSON.parse(l) as JobResult)
       .filter((row) => typeof row.providerId === 'string');
-    const row = (provider: string, country: string): Record<string, unknown> => {
-      const found = rows.find(
-        (x) => x.providerId === provider && (x.vars as Record<string, unknown>).country === country,
-      );
+    const row = (provider: string, country: string): JobResult => {
+      const found = rows.find((x) => x.providerId === provider && x.case.vars.country === country);
       assert.ok(found, `no row for ${provider} / ${country}`);
       return found;
     };
@@ -135,11 +134,11 @@ tests:
     // Usage where the API reports it (the mock counts words, the echoed headers too: exact counts
     // are checked in test/providers/cloud-providers.test.ts); cost where promptfoo knows the price.
     const priced = (provider: string, input: number, output: number): void => {
-      const u = row(provider, 'Peru').usage as { prompt: number; completion: number; total: number };
+      const u = row(provider, 'Peru').answer.usage as { prompt: number; completion: number; total: number };
       assert.equal(u.prompt, 6);
       assert.ok(u.completion >= 9);
       assert.equal(u.total, u.prompt + u.completion);
-      const cost = Number(row(provider, 'Peru').cost);
+      const cost = Number(row(provider, 'Peru').answer.cost);
       assert.ok(
         Math.abs(cost - (u.prompt * input + u.completion * output) / 1e6) < 1e-12,
         `${provider} cost`,
@@ -148,7 +147,7 @@ tests:
     priced('google:gemini-2.5-flash', 0.3, 2.5);
     priced('vertex:gemini-2.0-flash', 0.15, 0.6);
     priced('bedrock:anthropic.claude-3-haiku-20240307-v1:0', 0.25, 1.25);
-    assert.equal(row('huggingface:text-generation:gpt2', 'Peru').usage, undefined);
+    assert.equal(row('huggingface:text-generation:gpt2', 'Peru').answer.usage, undefined);
     // A blocked answer is an error row naming the provider (promptfoo: an error too).
     const blocked = row('google:gemini-2.5-flash', 'forbidden land');
     assert.equal(blocked.status, 'error');

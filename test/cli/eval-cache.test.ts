@@ -52,14 +52,14 @@ describe('response cache in assay eval', () => {
     const first = await evalWith(suite, cache);
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.requests, 50);
-    assert.ok(first.results.every((r) => !r.cached));
+    assert.ok(first.results.every((r) => !r.answer.cached));
     const second = await evalWith(suite, cache);
     assert.equal(second.code, 0);
     assert.equal(second.requests, 0, 'nothing sent');
-    assert.ok(second.results.every((r) => r.cached === true && r.attempts === 0));
+    assert.ok(second.results.every((r) => r.answer.cached === true && r.answer.attempts === 0));
     assert.match(second.stdout, /50 cached/);
     const verdicts = (rs: JobResult[]) =>
-      rs.map((r) => `${r.key}|${r.status}|${r.output}|${r.usage?.total}`).sort();
+      rs.map((r) => `${r.key}|${r.status}|${r.output}|${r.answer.usage?.total}`).sort();
     assert.deepEqual(verdicts(second.results), verdicts(first.results));
     const stats = await runCli(['cache', 'stats', '--cache-path', cache]);
     assert.match(stats.stdout, /entries\D+50/);
@@ -72,7 +72,7 @@ describe('response cache in assay eval', () => {
     assert.equal((await evalWith(suite, cache, ['--repeat', '3'])).requests, 0);
     const four = await evalWith(suite, cache, ['--repeat', '4']);
     assert.equal(four.requests, 10);
-    assert.deepEqual([...new Set(four.results.filter((r) => !r.cached).map((r) => r.trial))], [3]);
+    assert.deepEqual([...new Set(four.results.filter((r) => !r.answer.cached).map((r) => r.trial))], [3]);
   });
 
   it('--no-cache neither reads nor fills it', async () => {

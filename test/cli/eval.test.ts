@@ -64,7 +64,7 @@ describe('assay eval (end to end, echo provider)', () => {
     assert.ok(manifest.endedAt);
     assert.deepEqual(manifest.command.slice(0, 2), ['assay', 'eval']);
     assert.equal(results.length, 3);
-    const ada = results.find((r) => r.description === 'greets Ada')!;
+    const ada = results.find((r) => r.case.description === 'greets Ada')!;
     assert.equal(ada.output, 'Hello Ada, welcome to Paris');
     assert.deepEqual(ada.prompt.messages, [{ role: 'user', content: 'Hello Ada, welcome to Paris' }]);
     assert.deepEqual(
@@ -74,7 +74,7 @@ describe('assay eval (end to end, echo provider)', () => {
         ['icontains', true],
       ],
     );
-    assert.deepEqual(results.map((r) => r.vars.name).sort(), ['Ada', 'Alan', 'Grace']);
+    assert.deepEqual(results.map((r) => r.case.vars.name).sort(), ['Ada', 'Alan', 'Grace']);
     assert.equal(scorecard.counts.pass, 3);
   });
 
@@ -358,7 +358,7 @@ describe('assay eval against an OpenAI-compatible server', () => {
     assert.equal(results.length, 1000);
     assert.equal(manifest.status, 'complete');
     for (const r of results) {
-      const i = Number(String(r.vars.word).slice(1));
+      const i = Number(String(r.case.vars.word).slice(1));
       assert.equal(r.output, `Please repeat w${i}`);
       assert.equal(r.status, i % 3 === 0 ? 'fail' : 'pass', `row ${i}`);
     }
@@ -366,10 +366,10 @@ describe('assay eval against an OpenAI-compatible server', () => {
     assert.ok((stats.byStatus['429'] ?? 0) > 50, `faults were injected: ${JSON.stringify(stats.byStatus)}`);
     assert.ok((stats.byStatus['500'] ?? 0) > 20, `faults were injected: ${JSON.stringify(stats.byStatus)}`);
     assert.ok(
-      results.some((r) => (r.attempts ?? 1) > 1),
+      results.some((r) => (r.answer.attempts ?? 1) > 1),
       'some jobs needed retries',
     );
-    assert.equal(results.filter((r) => r.usage?.total).length, 1000, 'token usage recorded');
+    assert.equal(results.filter((r) => r.answer.usage?.total).length, 1000, 'token usage recorded');
   });
 
   it('stops at once on bad credentials (exit 3) and never writes the key to disk', async () => {
@@ -426,7 +426,7 @@ describe('assay eval against an OpenAI-compatible server', () => {
     for (const r of results) {
       assert.equal(r.status, 'error');
       assert.match(r.error ?? '', /503/);
-      assert.equal(r.attempts, 2);
+      assert.equal(r.answer.attempts, 2);
     }
     const tolerant = await inFreshCwd([
       'eval',

@@ -90,7 +90,7 @@ ${Array.from({ length: 12 }, (_, i) => `  - vars: {q: t${i}}`).join('\n')}
     const c = await evalIn(dir, ['--filter-sample', '3']);
     for (const r of [a, b, c]) assert.equal(r.code, 0, r.stderr);
     const [ra, rb, rc] = runs(dir).map(readRun);
-    const picked = (r: { results: JobResult[] }) => r.results.map((x) => String(x.vars.q)).sort();
+    const picked = (r: { results: JobResult[] }) => r.results.map((x) => String(x.case.vars.q)).sort();
     assert.equal(picked(ra).length, 4);
     assert.deepEqual(picked(ra), picked(rb));
     assert.equal(picked(rc).length, 3);
@@ -128,13 +128,13 @@ tests:
     assert.equal(byRun.code, 3, byRun.stderr);
     assert.match(byRun.stdout, /Filters kept 2 of 4 test cases/);
     const second = readRun(runs(dir)[1]);
-    assert.deepEqual(second.results.map((r) => r.description).sort(), ['bad', 'broken']);
+    assert.deepEqual(second.results.map((r) => r.case.description).sort(), ['bad', 'broken']);
     assert.equal(second.manifest.options.selection?.filters?.failing, runs(dir)[0]);
     const byJson = await evalIn(dir, ['--filter-failing', 'pf.json']);
     assert.equal(byJson.code, 3, byJson.stderr);
     assert.deepEqual(
       readRun(runs(dir)[2])
-        .results.map((r) => r.description)
+        .results.map((r) => r.case.description)
         .sort(),
       ['bad', 'broken'],
     );
@@ -170,7 +170,7 @@ tests:
 `;
   const described = (run: string): string[] =>
     readRun(run)
-      .results.map((r) => r.description ?? '')
+      .results.map((r) => r.case.description ?? '')
       .sort();
 
   it('select only the failures, only the errors, or both, from a run id and from a promptfoo results JSON', async () => {

@@ -67,7 +67,7 @@ describe('a run killed with SIGKILL', () => {
     assert.equal(new Set(results.map((r) => r.key)).size, results.length, 'no job twice');
     for (const r of results) {
       assert.equal(r.status, 'pass');
-      assert.equal(r.output, `Echo ${r.vars.word}`);
+      assert.equal(r.output, `Echo ${r.case.vars.word}`);
     }
   });
 });

@@ -58,7 +58,7 @@ describe('assay eval on an LVE repository', () => {
     // The monotonicity LVE: 2 instances × 5 answers, each asked with the earlier answers as context.
     const mono = mock.requests.filter((q) => JSON.stringify(q.body).includes('sprint record'));
     assert.equal(mono.length, 10);
-    const first = all.find((x) => String(x.caseRef).includes('monotonicity'));
+    const first = all.find((x) => String(x.case.ref).includes('monotonicity'));
     assert.ok(first);
     const years = ['2088', '2099', '2100', '2199', '2077'];
     const asked = mono.filter((q) => JSON.stringify(q.body).includes('year 2088'));
@@ -71,7 +71,7 @@ describe('assay eval on an LVE repository', () => {
       for (let j = 0; j < k; j++)
         assert.equal(body.messages[2 + 2 * j].content, `Thinking about ${years[j]}. [Answer=9.5]`);
     }
-    assert.deepEqual(Object.keys(first.outputs ?? {}), [
+    assert.deepEqual(Object.keys(first.answer.outputs ?? {}), [
       'answer1',
       'answer2',
       'answer3',
@@ -108,7 +108,7 @@ describe('assay eval on an LVE repository', () => {
     const out = join(tmp.dir, 'replayed.jsonl');
     const replay = await assay(['eval', join(repo, 'repository', 'dummy', 'math'), '--replay', '-o', out]);
     assert.equal(replay.code, 0, replay.stdout);
-    const replayed = results(out).filter((x) => String(x.caseRef).includes('new.jsonl'));
+    const replayed = results(out).filter((x) => String(x.case.ref).includes('new.jsonl'));
     assert.deepEqual(
       replayed.map((x) => [x.status, x.verdicts[0].details?.passed]),
       [
@@ -157,9 +157,9 @@ describe('assay eval on an LVE repository', () => {
     assert.equal(mock.requests.length, 6);
     const [right, wrong] = results(out);
     assert.equal(right.status, 'pass');
-    assert.equal(right.runs?.length, 3);
+    assert.equal(right.answer.runs?.length, 3);
     assert.deepEqual(
-      right.runs?.map((x) => [x.conversation, x.repetition]),
+      right.answer.runs?.map((x) => [x.conversation, x.repetition]),
       [
         [0, 0],
         [0, 1],
@@ -204,8 +204,8 @@ describe('assay eval on an LVE repository', () => {
     const r = await assay(['eval', repo, '--model-map', 'openai/gpt-4=openai:chat:mapped-model', '-o', out]);
     assert.equal(r.code, 3, r.stdout);
     const all = results(out);
-    const gpt4 = all.find((x) => String(x.caseRef).includes('openai--gpt-4'));
-    const llama = all.find((x) => String(x.caseRef).includes('llama'));
+    const gpt4 = all.find((x) => String(x.case.ref).includes('openai--gpt-4'));
+    const llama = all.find((x) => String(x.case.ref).includes('llama'));
     assert.ok(gpt4 && llama);
     assert.equal(gpt4.status, 'pass');
     assert.equal(llama.status, 'error');

@@ -165,7 +165,7 @@ describe("promptfoo's eval command line", () => {
       .map((x) => ({
         prompt: x.promptLabel,
         provider: x.providerId,
-        vars: x.vars,
+        vars: x.case.vars,
         success: x.status === 'pass',
         output: x.output,
       }))

@@ -43,7 +43,7 @@ tests:
 
 async function results(runDir: string): Promise<Record<string, JobResult>> {
   const out: Record<string, JobResult> = {};
-  for await (const r of readResults(runDir)) out[r.description ?? r.caseId] = r;
+  for await (const r of readResults(runDir)) out[r.case.description ?? r.caseId] = r;
   return out;
 }
 
@@ -100,8 +100,8 @@ describe('assay rescore', () => {
     assert.equal(after.France.status, 'pass');
     // The recorded generation is carried over as it was: latency, usage, the time it was asked.
     assert.equal(after.Italy.startedAt, before.Italy.startedAt);
-    assert.deepEqual(after.Italy.usage, before.Italy.usage);
-    assert.equal(after.Italy.caseRef, before.Italy.caseRef);
+    assert.deepEqual(after.Italy.answer.usage, before.Italy.answer.usage);
+    assert.equal(after.Italy.case.ref, before.Italy.case.ref);
     assert.notEqual(after.Italy.caseId, before.Italy.caseId, 'the content hash follows the assertion');
     const manifest = readManifest(newDir);
     assert.equal(manifest.rescoredFrom?.runId, readManifest(sourceDir).runId);

@@ -109,7 +109,7 @@ describe('resume', () => {
     }
     const runDir = runs(runsDir)[0];
     const before = readLog(runDir);
-    const completedWords = new Set(before.map((r) => String(r.vars.word)));
+    const completedWords = new Set(before.map((r) => String(r.case.vars.word)));
     mock.resetStats();
     const resumed = await runCli(
       ['eval', suite, '-j', '8', '--no-progress', '--runs-dir', runsDir, '--resume'],

@@ -75,7 +75,7 @@ ${TESTS}`);
     assert.equal(fromConfig.code, 0, fromConfig.stderr);
     assert.equal(fromConfig.manifest?.options.repeat, 2);
     assert.equal(fromConfig.manifest?.options.maxConcurrency, 2);
-    assert.deepEqual(fromConfig.results.map((r) => `${r.description}#${r.trial}`).sort(), [
+    assert.deepEqual(fromConfig.results.map((r) => `${r.case.description}#${r.trial}`).sort(), [
       'alpha#0',
       'alpha#1',
       'beta#0',
@@ -85,7 +85,7 @@ ${TESTS}`);
     assert.equal(flags.code, 0, flags.stderr);
     assert.equal(flags.manifest?.options.maxConcurrency, 5);
     assert.deepEqual(
-      flags.results.map((r) => r.description),
+      flags.results.map((r) => r.case.description),
       ['gamma'],
     );
   });
@@ -243,7 +243,7 @@ tests: [{vars: {q: a}}]
     });
     const r = await evalIn(dir, ['-c', 'promptfooconfig.yaml', '-c', 'b/promptfooconfig.yaml']);
     assert.equal(r.code, 1, r.stderr);
-    assert.deepEqual(r.results.map((x) => `${x.description} ${x.prompt.text} ${x.status}`).sort(), [
+    assert.deepEqual(r.results.map((x) => `${x.case.description} ${x.prompt.text} ${x.status}`).sort(), [
       'alpha B a pass',
       'alpha a pass',
       'beta B b pass',

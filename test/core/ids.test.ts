@@ -12,8 +12,8 @@ const original = (c: Omit<Case, 'id'>): string =>
       c.vars,
       c.asserts,
       c.conversations ?? null,
-      c.options ?? null,
-      c.providerOutput ?? null,
+      c.preparation?.options ?? null,
+      c.replay?.output ?? null,
     ],
     (key: string, value: unknown) => (key === 'source' ? undefined : value),
   );
@@ -47,8 +47,8 @@ const tricky: Omit<Case, 'id'>[] = [
       },
     ],
     conversations: [[{ role: 'user', content: 'hi' }]] as unknown as Case['conversations'],
-    options: { prefix: 'p', provider: { id: 'echo', source: { file: 'a.yaml', line: 9 } } },
-    providerOutput: { output: 'fixed', tokens: [1, 2] },
+    preparation: { options: { prefix: 'p', provider: { id: 'echo', source: { file: 'a.yaml', line: 9 } } } },
+    replay: { output: { output: 'fixed', tokens: [1, 2] } },
     metadata: { ignored: 'metadata is not part of the id' },
   },
 ];

@@ -106,9 +106,9 @@ describe('conversations with holes and repetitions', () => {
     ]);
     assert.equal(result.status, 'pass', result.reason);
     assert.equal(result.output, '6');
-    assert.equal(result.caseRef, 'three-holes');
-    assert.deepEqual(result.outputs, { colour: 'red', fruit: 'cherry', letters: '6' });
-    assert.deepEqual(result.runs, [
+    assert.equal(result.case.ref, 'three-holes');
+    assert.deepEqual(result.answer.outputs, { colour: 'red', fruit: 'cherry', letters: '6' });
+    assert.deepEqual(result.answer.runs, [
       {
         conversation: 0,
         repetition: 0,
@@ -117,7 +117,7 @@ describe('conversations with holes and repetitions', () => {
       },
     ]);
     // Usage adds up over the three calls.
-    assert.equal(result.attempts, 3);
+    assert.equal(result.answer.attempts, 3);
     const input = seen.get('three-holes')!;
     assert.deepEqual(input.outputs, { colour: 'red', fruit: 'cherry', letters: '6' });
     assert.equal(input.output, '6');
@@ -160,7 +160,7 @@ describe('conversations with holes and repetitions', () => {
       [{ role: 'user', content: 'Name a colour.' }],
     ]);
     assert.equal(result.status, 'pass');
-    assert.deepEqual(result.runs, [
+    assert.deepEqual(result.answer.runs, [
       { conversation: 0, repetition: 0, completions: ['hi'] },
       { conversation: 0, repetition: 1, completions: ['hi'] },
       { conversation: 0, repetition: 2, completions: ['hi'] },
@@ -209,7 +209,7 @@ describe('conversations with holes and repetitions', () => {
     assert.equal(mock.stats().requests, 3, 'the rerun is answered from the cache');
     assert.equal(first.scorecard.counts.pass, 1);
     assert.equal(second.scorecard.counts.pass, 1);
-    for await (const r of readResults(second.runDir)) assert.equal(r.cached, true);
+    for await (const r of readResults(second.runDir)) assert.equal(r.answer.cached, true);
   });
 
   it('re-scoring a run of a multi-hole case rebuilds its conversation with no model request', async () => {
@@ -308,12 +308,12 @@ describe('conversations with holes and repetitions', () => {
       ],
     });
     const results = await run(suite, join(tmp.dir, 'runs-recorded'));
-    const result = results.find((r) => r.caseRef === 'recorded')!;
-    const short = results.find((r) => r.caseRef === 'short')!;
+    const result = results.find((r) => r.case.ref === 'recorded')!;
+    const short = results.find((r) => r.case.ref === 'short')!;
     assert.equal(mock.requests.length, 0);
     assert.equal(result.status, 'pass', result.reason);
     assert.deepEqual(
-      result.runs?.map((r) => r.completions),
+      result.answer.runs?.map((r) => r.completions),
       [['blue', 'blueberry'], ['hi'], ['hello']],
     );
     const input = seen.get('recorded')!;

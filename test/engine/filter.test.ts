@@ -51,10 +51,10 @@ describe('filterCases', () => {
 
   it('first N counts entries as written, not expanded cases', () => {
     const expanded = [
-      kase('x1', { expandedFrom: 0 }),
-      kase('x2', { expandedFrom: 0 }),
-      kase('y1', { expandedFrom: 1 }),
-      kase('z1', { expandedFrom: 2 }),
+      kase('x1', { provenance: { expandedFrom: 0 } }),
+      kase('x2', { provenance: { expandedFrom: 0 } }),
+      kase('y1', { provenance: { expandedFrom: 1 } }),
+      kase('z1', { provenance: { expandedFrom: 2 } }),
     ];
     assert.deepEqual(ids(filterCases(expanded, { firstN: 1 })), ['x1', 'x2']);
     assert.deepEqual(ids(filterCases(expanded, { firstN: 2 })), ['x1', 'x2', 'y1']);
@@ -70,10 +70,10 @@ describe('filterCases', () => {
 
   it('range: entries START to END-1 as written, after the pattern and before first N', () => {
     const expanded = [
-      kase('x1', { expandedFrom: 0 }),
-      kase('x2', { expandedFrom: 0 }),
-      kase('y1', { expandedFrom: 1 }),
-      kase('z1', { expandedFrom: 2 }),
+      kase('x1', { provenance: { expandedFrom: 0 } }),
+      kase('x2', { provenance: { expandedFrom: 0 } }),
+      kase('y1', { provenance: { expandedFrom: 1 } }),
+      kase('z1', { provenance: { expandedFrom: 2 } }),
     ];
     assert.deepEqual(ids(filterCases(expanded, { range: { start: 1, end: 3 } })), ['y1', 'z1']);
     assert.deepEqual(ids(filterCases(expanded, { range: { start: 0, end: 1 } })), ['x1', 'x2']);
@@ -84,7 +84,9 @@ describe('filterCases', () => {
   });
 
   it('sample: N entries, the same for the same seed, kept in suite order', () => {
-    const many = Array.from({ length: 40 }, (_, i) => kase(`k${i}`, { expandedFrom: Math.floor(i / 2) }));
+    const many = Array.from({ length: 40 }, (_, i) =>
+      kase(`k${i}`, { provenance: { expandedFrom: Math.floor(i / 2) } }),
+    );
     const one = ids(filterCases(many, { sample: 5, seed: 7 }));
     const again = ids(filterCases(many, { sample: 5, seed: 7 }));
     assert.deepEqual(one, again);

@@ -56,7 +56,7 @@ tests:
     });
     const results: JobResult[] = [];
     for await (const r of readResults(run.runDir)) results.push(r);
-    const by = Object.fromEntries(results.map((r) => [r.description, r]));
+    const by = Object.fromEntries(results.map((r) => [r.case.description, r]));
 
     const rubric = by.rubric.grading;
     assert.ok(rubric, 'the rubric job records its grader call');
@@ -69,7 +69,7 @@ tests:
 
     const gradingTotal = rubric.total + (by.geval.grading?.total ?? 0);
     assert.equal(run.scorecard.gradingTokens, gradingTotal);
-    const answerTotal = results.reduce((s, r) => s + (r.usage?.total ?? 0), 0);
+    const answerTotal = results.reduce((s, r) => s + (r.answer.usage?.total ?? 0), 0);
     assert.equal(run.scorecard.tokens, answerTotal);
 
     const file = join(tmp.dir, 'pf.json');

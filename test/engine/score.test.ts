@@ -70,7 +70,7 @@ describe('scoreCase (promptfoo aggregation rules)', () => {
   });
 
   it('§11 #16: threshold 0 with one failing assertion passes', async () => {
-    const o = await scoreCase(makeCase([fixed(false, 0)], { threshold: 0 }), ctx);
+    const o = await scoreCase(makeCase([fixed(false, 0)], { scoring: { threshold: 0 } }), ctx);
     assert.equal(o.status, 'pass');
     assert.match(o.reason, /Aggregate score 0\.00 ≥ 0 threshold/);
   });
@@ -86,13 +86,18 @@ describe('scoreCase (promptfoo aggregation rules)', () => {
     const a = await scoreCase(makeCase([fixed(false, 0, { weight: 0 })]), ctx);
     assert.equal(a.status, 'pass');
     assert.equal(a.score, 0);
-    const b = await scoreCase(makeCase([fixed(true, 1, { weight: 0 })], { threshold: 0.5 }), ctx);
+    const b = await scoreCase(
+      makeCase([fixed(true, 1, { weight: 0 })], { scoring: { threshold: 0.5 } }),
+      ctx,
+    );
     assert.equal(b.status, 'fail');
   });
 
   it('§11 #19: weights 2 (fail) and 1 (pass) with threshold 0.3 → score 1/3, pass', async () => {
     const o = await scoreCase(
-      makeCase([fixed(false, 0, { weight: 2 }), fixed(true, 1, { weight: 1 })], { threshold: 0.3 }),
+      makeCase([fixed(false, 0, { weight: 2 }), fixed(true, 1, { weight: 1 })], {
+        scoring: { threshold: 0.3 },
+      }),
       ctx,
     );
     assert.equal(o.status, 'pass');

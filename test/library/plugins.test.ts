@@ -83,7 +83,7 @@ describe('plugins through the CLI (--require)', () => {
     const [runDir] = readdirRuns(join(project, 'runs-a'));
     const { manifest, results } = readRun(runDir);
     assert.equal(manifest.suite.format, 'tsv');
-    assert.deepEqual(results.map((x) => [x.vars.prompt, x.status]).sort(), [
+    assert.deepEqual(results.map((x) => [x.case.vars.prompt, x.status]).sort(), [
       ['goodbye', 'fail'],
       ['hello world', 'pass'],
     ]);

@@ -388,7 +388,7 @@ describe('evaluate() with a non-HTTP provider', () => {
     const { results, manifest } = readRun(runDir);
     assert.equal(manifest.status, 'complete');
     assert.deepEqual(
-      results.map((r) => [r.status, r.attempts, r.output]).sort(),
+      results.map((r) => [r.status, r.answer.attempts, r.output]).sort(),
       [0, 1, 2].map((i) => ['pass', 3, `answer to question ${i}`]),
     );
   });
@@ -407,7 +407,7 @@ describe('evaluate() with a non-HTTP provider', () => {
     assert.match(manifest.stopReason ?? '', /policy:fatal: bad credentials for policy:fatal/);
     assert.ok(results.length < 6, `${results.length} results`);
     assert.equal((received.get('policy:fatal')?.length ?? 0) - before, results.length);
-    assert.ok(results.every((r) => r.status === 'error' && r.attempts === 1));
+    assert.ok(results.every((r) => r.status === 'error' && r.answer.attempts === 1));
   });
 
   it('answers a second run from the response cache: the provider is not called again', async () => {
@@ -425,8 +425,10 @@ describe('evaluate() with a non-HTTP provider', () => {
       cache,
     });
     assert.equal(received.get('policy:counted')?.length, calls, 'no call reached the provider');
-    assert.ok(readRun(first.runDir).results.every((r) => !r.cached && r.attempts === 1));
-    assert.ok(readRun(second.runDir).results.every((r) => r.cached === true && r.attempts === 0));
+    assert.ok(readRun(first.runDir).results.every((r) => !r.answer.cached && r.answer.attempts === 1));
+    assert.ok(
+      readRun(second.runDir).results.every((r) => r.answer.cached === true && r.answer.attempts === 0),
+    );
     assert.equal(second.scorecard.counts.pass, 4);
   });
 });

@@ -160,11 +160,11 @@ tests:
       .split('\n')
       .map((l) => JSON.parse(l));
     assert.equal(results.length, 2);
-    for (const result of results) assert.ok(result.stream.firstTokenMs >= 0, JSON.stringify(result));
+    for (const result of results) assert.ok(result.answer.stream.firstTokenMs >= 0, JSON.stringify(result));
     const card = JSON.parse(readFileSync(join(runDir, 'scorecard.json'), 'utf8'));
     assert.equal(card.cells[0].stream.answers, 2);
     assert.equal(card.stream.answers, 2);
-    const mean = (results[0].stream.firstTokenMs + results[1].stream.firstTokenMs) / 2;
+    const mean = (results[0].answer.stream.firstTokenMs + results[1].answer.stream.firstTokenMs) / 2;
     assert.ok(Math.abs(card.cells[0].stream.firstTokenMsMean - mean) < 1e-9);
     assert.match(r.stdout, /ttft ms\s+tok\/s/);
     assert.match(readFileSync(join(dir, 'out.html'), 'utf8'), /data-figure="ttft"/);

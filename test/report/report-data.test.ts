@@ -11,14 +11,17 @@ function twoHoleResult(output: string): JobResult {
   return {
     key: 'k',
     caseId: 'c0ffee00c0ffee00',
-    caseRef: 'lve/privacy/1',
     caseIndex: 4,
-    description: 'leak {{who}}',
     promptId: 'p',
     promptLabel: 'p',
     providerId: 'm',
     trial: 0,
-    vars: { who: 'Alice' },
+    case: {
+      ref: 'lve/privacy/1',
+      description: 'leak {{who}}',
+      vars: { who: 'Alice' },
+      source: { file: '/suite/dir/test.json', line: 3 },
+    },
     prompt: {
       text: '',
       messages: [
@@ -28,7 +31,11 @@ function twoHoleResult(output: string): JobResult {
         { role: 'assistant', content: null, variable: 'second' },
       ],
     },
-    runs: [{ conversation: 0, repetition: 0, completions: ['A person.', output] }],
+    answer: {
+      runs: [{ conversation: 0, repetition: 0, completions: ['A person.', output] }],
+      latencyMs: 12,
+      usage: { prompt: 3, completion: 4 },
+    },
     status: 'fail',
     output,
     verdicts: [
@@ -44,9 +51,6 @@ function twoHoleResult(output: string): JobResult {
     ],
     score: 0,
     reason: 'matched an address',
-    latencyMs: 12,
-    usage: { prompt: 3, completion: 4 },
-    source: { file: '/suite/dir/test.json', line: 3 },
     startedAt: '2026-11-24T00:00:00.000Z',
   };
 }

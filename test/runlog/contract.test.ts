@@ -10,6 +10,7 @@ import type { JobResult } from '../../src/core/types.js';
 import { evaluate } from '../../src/evaluate.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
 import { readManifest, readResults, resultLinesInPlanOrder } from '../../src/runlog/reader.js';
+import { RUNLOG_VERSION } from '../../src/runlog/version.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { repoRoot } from '../support/paths.js';
 import { buildSuite, hole, user } from '../support/suite-builder.js';
@@ -66,11 +67,11 @@ describe('the run log contract', () => {
       schemaVersion: number;
     };
     assert.ok(validManifest(manifest), JSON.stringify(validManifest.errors));
-    assert.equal(manifest.schemaVersion, 1);
+    assert.equal(manifest.schemaVersion, RUNLOG_VERSION);
     const lines = readFileSync(join(run.runDir, 'results.jsonl'), 'utf8').trim().split('\n');
     assert.equal(lines.length, 6);
     for (const line of lines) {
-      assert.ok(line.startsWith('{"v":1,'), line.slice(0, 40));
+      assert.ok(line.startsWith('{"v":2,'), line.slice(0, 40));
       assert.ok(validLine(JSON.parse(line)), `${JSON.stringify(validLine.errors)}\n${line}`);
     }
     // The reader hands results without the version field.
@@ -125,10 +126,18 @@ describe('the run log contract', () => {
     assert.equal(readManifest(dir).runId, manifest.runId);
     const read: JobResult[] = [];
     for await (const r of readResults(dir)) read.push(r);
-    assert.deepEqual(read, [result]);
+    // Read into today's layout: the case's echo and the answer's facts grouped.
+    const { vars, latencyMs, ...rest } = result;
+    const regrouped = { ...rest, case: { vars }, answer: { latencyMs } };
+    assert.deepEqual(read, [regrouped]);
     const lines: string[] = [];
     for await (const l of resultLinesInPlanOrder(dir)) lines.push(l);
     assert.equal(lines.length, 1);
+    // A line handed on as text (outputs that copy the log) is today's too, its version first.
+    assert.ok(lines[0].startsWith(`{"v":${RUNLOG_VERSION},`), lines[0]);
+    const { v, ...line } = JSON.parse(lines[0]);
+    assert.equal(v, RUNLOG_VERSION);
+    assert.deepEqual(line, regrouped);
   });
 
   it('refuses a newer run log, naming the file, the version and the newest it reads', async () => {
@@ -139,7 +148,7 @@ describe('the run log contract', () => {
       () => readManifest(dir),
       (err: unknown) =>
         err instanceof InputError &&
-        /manifest\.json: manifest\.json schemaVersion 99 was written by a newer assay; this assay reads run logs up to version 1/.test(
+        /manifest\.json: manifest\.json schemaVersion 99 was written by a newer assay; this assay reads run logs up to version 2/.test(
           err.message,
         ),
     );

@@ -45,14 +45,14 @@ function result(i: number): JobResult {
     promptLabel: 'p',
     providerId: 'echo',
     trial: i,
-    vars: { text: 'line one\nline "two" ✓' },
+    case: { vars: { text: 'line one\nline "two" ✓' } },
     prompt: { text: 't', messages: [{ role: 'user', content: 't' }] },
     status: 'pass',
     output: 'o',
     verdicts: [],
     score: 1,
     reason: 'ok',
-    latencyMs: 1,
+    answer: { latencyMs: 1 },
     startedAt: new Date().toISOString(),
   };
 }

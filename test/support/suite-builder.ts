@@ -64,9 +64,9 @@ export function buildSuite(sketch: SuiteSketch): Suite {
     ...(c.conversations ? { conversations: c.conversations } : {}),
     asserts: c.asserts ?? [],
     metadata: c.metadata ?? {},
-    ...(c.threshold !== undefined ? { threshold: c.threshold } : {}),
+    ...(c.threshold !== undefined ? { scoring: { threshold: c.threshold } } : {}),
     ...(c.error !== undefined ? { error: c.error } : {}),
-    ...(c.recordedRuns !== undefined ? { recordedRuns: c.recordedRuns } : {}),
+    ...(c.recordedRuns !== undefined ? { replay: { runs: c.recordedRuns } } : {}),
   }));
   const basePath = sketch.basePath ?? process.cwd();
   return {

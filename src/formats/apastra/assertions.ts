@@ -15,6 +15,7 @@ import { compilePyRegex, PyRegexError, PyRegexUnsupported } from '../../core/pyt
 import { SPACE } from '../../core/python/re-syntax.js';
 import { pyLower, pyStrip } from '../../core/python/text.js';
 import type { AssertionSpec } from '../../core/types.js';
+import { is, view } from '../../core/view.js';
 import { getScorer, registerScorer } from '../../scorers/registry.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../../scorers/types.js';
 
@@ -54,8 +55,17 @@ export interface InlineOptions {
   threshold?: unknown;
 }
 
+/** The checked view of an inline assertion's options, as the loader made them. */
+export const inlineOptions = view<InlineOptions>("an apastra assertion's options", {
+  written: is.string,
+  str: is.string,
+  items: is.optional(is.arrayOf(is.string)),
+  reference: is.optional(is.string),
+  threshold: is.any,
+});
+
 function opts(spec: AssertionSpec): InlineOptions {
-  return spec.options as unknown as InlineOptions;
+  return inlineOptions.read(spec.options);
 }
 
 /** Python's `float(x)` for a parsed value; throws where Python raises. */
@@ -349,8 +359,8 @@ async function score(input: ScoreInput): Promise<ScoreResult> {
 }
 
 function validate(spec: AssertionSpec): string | undefined {
-  const o = spec.options as unknown as InlineOptions | undefined;
-  if (!o || typeof o.written !== 'string') return 'apastra assertion without its options';
+  const o = inlineOptions.maybe(spec.options);
+  if (!o) return 'apastra assertion without its options';
   const base = o.written.replace(/^not-/, '');
   if (base === 'regex' && typeof spec.value === 'string') {
     try {
@@ -363,7 +373,7 @@ function validate(spec: AssertionSpec): string | undefined {
 }
 
 function lint(spec: AssertionSpec): string | undefined {
-  const o = spec.options as unknown as InlineOptions | undefined;
+  const o = inlineOptions.maybe(spec.options);
   if (!o) return undefined;
   const base = o.written.replace(/^not-/, '');
   if (base === 'regex' && typeof spec.value === 'string') {

@@ -15,7 +15,7 @@ import type { BaselineHook, PolicyCompareHook } from '../types.js';
 import { documentDigest } from './digest.js';
 import { readDoc } from './documents.js';
 import { gatePaths } from './judge.js';
-import type { ApastraNative } from './native.js';
+import { type ApastraNative, apastraNative } from './native.js';
 import { normalizeScorecard } from './normalize.js';
 import {
   comparePolicy,
@@ -71,8 +71,8 @@ export async function scorecardOfAssayRun(
   runDir: string,
 ): Promise<{ scorecard: Map<string, PyValue>; cost: number; native: ApastraNative }> {
   const manifest = readManifest(runDir);
-  const native = manifest.suite.native as unknown as ApastraNative | undefined;
-  if (!native || (native.kind !== 'suite' && native.kind !== 'eval'))
+  const native = apastraNative.maybe(manifest.suite.native);
+  if (!native)
     throw new InputError(
       `${displayPath(runDir)}: a run of ${aFormat(manifest.suite.format)} suite has no apastra scorecard; give an apastra scorecard.json or run folder`,
     );
@@ -225,8 +225,8 @@ export function demotePartial(outcome: RegressionOutcome, reasons: string[]): vo
  */
 export function apastraBaselineRefusal(runDir: string): string | undefined {
   const manifest = readManifest(runDir);
-  const native = manifest.suite.native as unknown as ApastraNative | undefined;
-  if (!native || (native.kind !== 'suite' && native.kind !== 'eval')) return undefined;
+  const native = apastraNative.maybe(manifest.suite.native);
+  if (!native) return undefined;
   if (manifest.status === 'complete' || manifest.status === 'running') return undefined;
   return `${runDir}: the run is ${manifest.status}, so it would not become apastra suite ${native.suiteId}'s active baseline (its metrics cover only the cases it reached); finish it with assay eval --resume ${manifest.runId}, or pass --force to save it anyway`;
 }
@@ -244,8 +244,8 @@ export async function saveApastraBaseline(
   incomplete?: string,
 ): Promise<{ path: string; archived?: string; thresholdsFailed: string[] } | undefined> {
   const manifest = readManifest(runDir);
-  const native = manifest.suite.native as unknown as ApastraNative | undefined;
-  if (!native || (native.kind !== 'suite' && native.kind !== 'eval')) return undefined;
+  const native = apastraNative.maybe(manifest.suite.native);
+  if (!native) return undefined;
   const { scorecard } = await scorecardOfAssayRun(runDir);
   const metrics = scorecard.get('normalized_metrics') as Map<string, PyValue>;
   const thresholdsFailed = Object.entries(native.thresholds)

@@ -19,7 +19,7 @@ import { bothDigests, documentDigest, jsonlDigest, withoutDigestKey } from './di
 import { type Doc, type DocPath, readDoc, readJsonl, type Where } from './documents.js';
 import { checkEvaluator, type Evaluator, evaluatorSpecs } from './evaluators.js';
 import { baselineHasMetrics, gatePaths } from './judge.js';
-import type { ApastraNative } from './native.js';
+import { type ApastraNative, apastraNative } from './native.js';
 import { type SchemaName, schemaProblems } from './schemas.js';
 import {
   findWorkspaceRoot,
@@ -156,13 +156,13 @@ export async function loadApastraSuite(path: string, options: LoadOptions): Prom
     t.kind === 'eval'
       ? loadQuickEval(t.file, t.root, mode, config.value, bag)
       : loadSuiteFile(t.file, t.root, mode, config.value, bag, files);
-  checkGateFiles(suite.native as unknown as ApastraNative, bag, files);
+  checkGateFiles(apastraNative.read(suite.native), bag, files);
   bag.throwIfErrors();
   for (const c of suite.cases)
     for (const spec of c.asserts) {
       const scorer = getScorer(spec.type);
       const problem = scorer?.validate?.(spec);
-      const w = (spec.source ?? c.source ?? { file: displayPath(t.file) }) as Where;
+      const w = (spec.source ?? c.provenance?.source ?? { file: displayPath(t.file) }) as Where;
       if (problem) bag.error(w.file, problem, w);
       const doubt = scorer?.lint?.(spec);
       if (doubt) bag.warn(w.file, doubt, w);
@@ -205,8 +205,8 @@ function toCase(
     conversations: [{ messages: [...messages, { role: 'assistant', content: null }] }],
     asserts: [],
     metadata: { ...c.metadata, case_id: c.caseId },
-    ...(params ? { options: { params } } : {}),
-    source: c.where,
+    ...(params ? { preparation: { options: { params } } } : {}),
+    provenance: { source: c.where },
   };
 }
 
@@ -361,7 +361,7 @@ function baseSuite(
     providers,
     cases: assignCaseIds(cases),
     scoring: {},
-    native: native as unknown as Record<string, unknown>,
+    native,
     runDefaults: {
       ...(trials > 1 ? { repeat: trials } : {}),
       // The native run folder, in the workspace where apastra keeps runs (replaced by any -o).

@@ -1,4 +1,5 @@
 import type { PyValue } from '../../core/python/json-loads.js';
+import { is, view } from '../../core/view.js';
 
 // What the apastra loader records in the run manifest (`suite.native`) for the native run folder,
 // the thresholds and the regression gate.
@@ -22,6 +23,22 @@ export interface ApastraNative {
   costBudget?: number;
   trials?: number;
 }
+
+/** The checked view of an apastra suite's facts as the run manifest keeps them (`suite.native`). */
+export const apastraNative = view<ApastraNative>("an apastra suite's facts (manifest suite.native)", {
+  kind: is.literal('suite', 'eval'),
+  root: is.string,
+  suiteId: is.string,
+  promptId: is.optional(is.string),
+  thresholds: is.recordOf(is.number),
+  metricVersions: is.recordOf(is.string),
+  modelMatrix: is.arrayOf(is.string),
+  inputRefs: is.recordOf(is.string),
+  digests: is.shape({ prompt_digest: is.string, dataset_digest: is.string, evaluator_digest: is.string }),
+  evaluatorRefs: is.arrayOf(is.string),
+  costBudget: is.optional(is.number),
+  trials: is.optional(is.number),
+});
 
 /** One case of one model, as its trials come in. */
 export interface CaseEntry {

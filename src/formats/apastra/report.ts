@@ -18,20 +18,18 @@ import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import type { RunManifest } from '../../runlog/types.js';
 import { assayVersion } from '../../version.js';
 import { gatePaths, judgeRun } from './judge.js';
-import type { ApastraNative, CaseEntry, ModelRun } from './native.js';
+import { type ApastraNative, apastraNative, type CaseEntry, type ModelRun } from './native.js';
 import { normalizeScorecard } from './normalize.js';
 import { type SchemaName, schemaProblems } from './schemas.js';
 
 function nativeOf(manifest: RunManifest): ApastraNative {
-  const native = manifest.suite.native as unknown as ApastraNative | undefined;
-  if (!native || (native.kind !== 'suite' && native.kind !== 'eval'))
-    throw new Error(`the run is not of an apastra suite (format ${manifest.suite.format})`);
+  const native = apastraNative.maybe(manifest.suite.native);
+  if (!native) throw new Error(`the run is not of an apastra suite (format ${manifest.suite.format})`);
   return native;
 }
 
 function checkRun(run: RunShape): string | undefined {
-  const native = run.native as unknown as ApastraNative | undefined;
-  if (!native || (native.kind !== 'suite' && native.kind !== 'eval'))
+  if (!apastraNative.maybe(run.native))
     return `the run is not of an apastra suite or quick eval (format ${run.format}); --output-format apastra needs one`;
   return undefined;
 }
@@ -68,8 +66,8 @@ export async function gatherRun(runDir: string, manifest: RunManifest): Promise<
       };
       models.set(r.providerId, m);
     }
-    const caseId = String(r.metadata?.case_id ?? r.caseRef ?? r.caseId);
-    const ref = r.caseRef ?? caseId;
+    const caseId = String(r.case.metadata?.case_id ?? r.case.ref ?? r.caseId);
+    const ref = r.case.ref ?? caseId;
     let c = m.byCase.get(ref);
     if (!c) {
       c = {
@@ -89,8 +87,8 @@ export async function gatherRun(runDir: string, manifest: RunManifest): Promise<
     m.jobs.total++;
     if (r.status === 'pass') m.jobs.pass++;
     if (r.status === 'error') m.jobs.error++;
-    if (typeof r.cost === 'number') {
-      m.cost += r.cost;
+    if (typeof r.answer.cost === 'number') {
+      m.cost += r.answer.cost;
       m.hasCost = true;
     }
     c.total++;
@@ -113,8 +111,9 @@ export async function gatherRun(runDir: string, manifest: RunManifest): Promise<
     }
     // What apastra's scorecards compare models by (its comparison runtime reads latency_ms and cost_usd).
     if (r.status !== 'error' || r.output !== null) {
-      trialOutputs.push(new Map([['latency_ms', new PyFloat(r.latencyMs)]]));
-      if (typeof r.cost === 'number') trialOutputs.push(new Map([['cost_usd', new PyFloat(r.cost)]]));
+      trialOutputs.push(new Map([['latency_ms', new PyFloat(r.answer.latencyMs)]]));
+      if (typeof r.answer.cost === 'number')
+        trialOutputs.push(new Map([['cost_usd', new PyFloat(r.answer.cost)]]));
     }
     c.outputs.push(...trialOutputs);
     const trial = new Map<string, PyValue>([

@@ -9,6 +9,7 @@ import type { Case, Message, Suite, SuiteScoring } from '../../core/types.js';
 import '../../scorers/index.js';
 import './ewe-quality.js';
 import { displayPath, jsonProblem } from '../../core/positions.js';
+import { is, view } from '../../core/view.js';
 import { getScorer } from '../../scorers/registry.js';
 import type { LoadOptions } from '../types.js';
 import { assertionFor, type Mode } from './assertions.js';
@@ -37,6 +38,22 @@ export interface EweNative {
    */
   categories: { key: string; name: string; weight: number; tests: number | null; known?: false }[];
 }
+
+/** The checked view of an ÈwéBench suite's facts as the run manifest keeps them (`suite.native`). */
+export const eweNative = view<EweNative>("an ÈwéBench suite's facts (manifest suite.native)", {
+  benchmark: is.string,
+  version: is.string,
+  mode: is.literal('compat', 'fixed'),
+  categories: is.arrayOf(
+    is.shape({
+      key: is.string,
+      name: is.string,
+      weight: is.number,
+      tests: is.nullable(is.number),
+      known: is.optional(is.literal(false)),
+    }),
+  ),
+});
 
 /** A category file to load. */
 interface CategoryFile {
@@ -119,7 +136,7 @@ export async function loadEweBenchSuite(path: string, options: LoadOptions): Pro
     providers: [],
     cases: suiteCases,
     scoring,
-    native: native as unknown as Record<string, unknown>,
+    native,
     warnings: bag.warnings,
   };
 }
@@ -257,10 +274,11 @@ function toCase(
     conversations: [{ messages }],
     asserts: [{ ...assertionFor(test, mode), source: where }],
     metadata: { category, test_id: test.idValue, eval_method: method },
-    threshold: PASS_MARK,
-    thresholdDigits: 3,
-    options: { params: { temperature: test.temperature ?? DEFAULT_TEMPERATURE, max_tokens: MAX_TOKENS } },
-    source: where,
+    preparation: {
+      options: { params: { temperature: test.temperature ?? DEFAULT_TEMPERATURE, max_tokens: MAX_TOKENS } },
+    },
+    scoring: { threshold: PASS_MARK, thresholdDigits: 3 },
+    provenance: { source: where },
   };
 }
 

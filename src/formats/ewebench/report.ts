@@ -10,14 +10,7 @@ import type { JobResult } from '../../core/types.js';
 import { type RunShape, registerOutputFormat, runShapeOf } from '../../report/outputs.js';
 import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import type { RunManifest } from '../../runlog/types.js';
-
-/** What the ÈwéBench loader records in the manifest (suite.native). */
-interface EweNative {
-  benchmark: string;
-  version: string;
-  mode: 'compat' | 'fixed';
-  categories: { key: string; name: string; weight: number; tests: number | null; known?: false }[];
-}
+import { type EweNative, eweNative } from './load.js';
 
 interface Detail {
   /** The test's id as its file gives it (string or number). */
@@ -68,8 +61,8 @@ export function fileSafeModelName(model: string): string {
 
 /** Why an ÈwéBench results file cannot describe this run, if it cannot. */
 function checkEweBenchRun(run: RunShape): string | undefined {
-  const native = run.native as EweNative | undefined;
-  if (!native || !Array.isArray(native.categories))
+  const native = eweNative.maybe(run.native);
+  if (!native)
     return `the run is not of an ÈwéBench suite (format ${run.format}); --output-format ewebench needs one`;
   if (run.providers !== 1)
     return `an ÈwéBench results file describes one model; this run has ${run.providers} (run each with its own -p)`;
@@ -83,7 +76,7 @@ function checkEweBenchRun(run: RunShape): string | undefined {
 function nativeOf(manifest: RunManifest): EweNative {
   const problem = checkEweBenchRun(runShapeOf(manifest));
   if (problem) throw new Error(problem);
-  return manifest.suite.native as unknown as EweNative;
+  return eweNative.read(manifest.suite.native);
 }
 
 /** An error with no score at all (the test could not be scored, or the call failed and nothing was scored). */
@@ -104,8 +97,8 @@ export async function eweBenchReport(runDir: string, scorecard: Scorecard): Prom
   const errors = new Map<string, { test_id: string | number; error: string }[]>();
   for await (const line of resultLinesInPlanOrder(runDir)) {
     const r = JSON.parse(line) as JobResult;
-    const category = String(r.metadata?.category ?? '');
-    const raw = r.metadata?.test_id;
+    const category = String(r.case.metadata?.category ?? '');
+    const raw = r.case.metadata?.test_id;
     const testId = typeof raw === 'number' || typeof raw === 'string' ? raw : r.caseId;
     if (exclude && unscored(r)) {
       const list = errors.get(category) ?? [];

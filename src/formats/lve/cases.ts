@@ -6,7 +6,7 @@ import { PyFormatError, pyFormatMap } from '../../core/python/format.js';
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat, type PyValue, pyToJs } from '../../core/python/json-loads.js';
 import { pyStr } from '../../core/python/str.js';
-import type { Case, ContentPart, Conversation, Message } from '../../core/types.js';
+import type { Case, CaseReplay, ContentPart, Conversation, Message } from '../../core/types.js';
 import type { LveInstance } from './instances.js';
 import type { LveMessage } from './messages.js';
 import type { LveTest } from './test-json.js';
@@ -159,7 +159,7 @@ function recordedAnswers(
   response: PyValue | undefined,
   conversations: Conversation[],
   multi: boolean,
-): { providerOutput?: string; recordedRuns?: string[][] } {
+): CaseReplay {
   const runs: (string | undefined)[][] = [];
   for (const c of conversations)
     for (let r = 0; r < (c.repetitions ?? 1); r++) runs.push(holeVariables(c.messages));
@@ -193,17 +193,14 @@ function recordedAnswers(
         `the prompt makes ${runs.length} run${runs.length === 1 ? '' : 's'}; the recorded response should be a list of ${runs.length}`,
       );
     const recorded = response.map((r, i) => onto(r, runs[i], ` of run ${i + 1}`));
-    return plain ? { providerOutput: recorded[0][0] } : { recordedRuns: recorded };
+    return plain ? { output: recorded[0][0] } : { runs: recorded };
   }
   const completions = onto(response, runs[0], '');
-  return plain ? { providerOutput: completions[0] } : { recordedRuns: [completions] };
+  return plain ? { output: completions[0] } : { runs: [completions] };
 }
 
 /** LVE's dummy model: every hole answered with the `response` model arg, else "Hello world". */
-function dummyAnswers(
-  modelArgs: Map<string, PyValue>,
-  conversations: Conversation[],
-): { providerOutput?: string; recordedRuns?: string[][] } {
+function dummyAnswers(modelArgs: Map<string, PyValue>, conversations: Conversation[]): CaseReplay {
   if (modelArgs.has('random_responses') && !modelArgs.has('response'))
     throw new CaseProblem(
       'the dummy/dummy model picks one of random_responses at random, which assay does not reproduce; give a "response" model arg',
@@ -214,7 +211,7 @@ function dummyAnswers(
   const runs: string[][] = [];
   for (const c of conversations)
     for (let r = 0; r < (c.repetitions ?? 1); r++) runs.push(holeVariables(c.messages).map(() => answer));
-  return runs.length === 1 && runs[0].length === 1 ? { providerOutput: answer } : { recordedRuns: runs };
+  return runs.length === 1 && runs[0].length === 1 ? { output: answer } : { runs: runs };
 }
 
 /** Builds the case of one instance of an LVE; a problem of this instance alone becomes its error. */
@@ -250,7 +247,7 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
     vars: pyToJs(params) as Record<string, unknown>,
     asserts: [],
     metadata,
-    source,
+    provenance: { source },
   };
   const prefill: { text?: string } = {};
   try {
@@ -274,7 +271,7 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
       const holes = holeVariables(conversations[0].messages);
       if (holes.length === 1) metadata.answer_variable = holes[0] ?? null;
     }
-    base.options = { params: requestParams(test.defaultModelArgs, modelArgs) };
+    base.preparation = { options: { params: requestParams(test.defaultModelArgs, modelArgs) } };
     base.asserts = [
       {
         type: ref.checkerType,
@@ -294,13 +291,10 @@ export function buildCase(ref: LveRef, instance: LveInstance, fresh: boolean): O
       },
     ];
     if (ref.replay)
-      Object.assign(base, recordedAnswers(instance.response, conversations, test.multiRun !== undefined));
-    else if (ref.dummy) Object.assign(base, dummyAnswers(modelArgs, conversations));
+      base.replay = recordedAnswers(instance.response, conversations, test.multiRun !== undefined);
+    else if (ref.dummy) base.replay = dummyAnswers(modelArgs, conversations);
     // Nothing to ask the model: LVE's checker sees the prompt's own last message as the response.
-    if (prefill.text !== undefined) {
-      base.providerOutput = prefill.text;
-      delete base.recordedRuns;
-    }
+    if (prefill.text !== undefined) base.replay = { output: prefill.text };
   } catch (err) {
     if (!(err instanceof CaseProblem)) throw err;
     base.error = err.message;

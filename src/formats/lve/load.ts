@@ -9,6 +9,7 @@ import { assignCaseIds } from '../../core/ids.js';
 import { displayPath } from '../../core/positions.js';
 import type { PyValue } from '../../core/python/json-loads.js';
 import type { Case, ProviderSpec, Suite } from '../../core/types.js';
+import { is, view } from '../../core/view.js';
 import { isKnownProviderId, providerPatterns } from '../../providers/registry.js';
 import type { LoadOptions } from '../types.js';
 import { buildCase, CATEGORY_SEVERITY, type LveRef } from './cases.js';
@@ -27,6 +28,16 @@ export interface LveNative {
   root: string;
   lves: { path: string; dir: string; category: string; name: string; model: string }[];
 }
+
+/** The checked view of an LVE repository's facts as the run manifest keeps them (`suite.native`). */
+export const lveNative = view<LveNative>("an LVE repository's facts (manifest suite.native)", {
+  kind: is.literal('lve'),
+  replay: is.boolean,
+  root: is.string,
+  lves: is.arrayOf(
+    is.shape({ path: is.string, dir: is.string, category: is.string, name: is.string, model: is.string }),
+  ),
+});
 
 /** The repository root above a path: the folder with `.lverepo`, else the parent of `repository/`. */
 export function repositoryRoot(path: string): string | undefined {
@@ -210,7 +221,7 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
       const c = buildCase(ref, instance, newArgs !== undefined);
       if (c.error !== undefined)
         bag.warn(instance.file, `this instance cannot run: ${c.error}`, { line: instance.line });
-      else if (modelError && c.providerOutput === undefined) c.error = modelError;
+      else if (modelError && c.replay?.output === undefined) c.error = modelError;
       if (column) c.only = { providers: [column] };
       cases.push(c);
     }
@@ -247,7 +258,7 @@ export async function loadLveSuite(path: string, options: LoadOptions): Promise<
     providers: [...providers.values()],
     cases: assignCaseIds(cases),
     scoring: { breakdowns: ['lve', CATEGORY_SEVERITY] },
-    native: native as unknown as Record<string, unknown>,
+    native,
     warnings: bag.warnings,
   };
 }

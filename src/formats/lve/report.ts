@@ -11,7 +11,7 @@ import { registerOutputFormat } from '../../report/outputs.js';
 import { ensureDir } from '../../runlog/dirs.js';
 import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import { writeFileWhole } from '../../runlog/write-whole.js';
-import type { LveNative } from './load.js';
+import { lveNative } from './load.js';
 
 /** A value as pydantic-core writes JSON: compact, non-ASCII as is, floats with a short exponent. */
 export function pydanticJson(v: PyValue): string {
@@ -53,16 +53,16 @@ function responseOf(result: JobResult): PyValue | undefined {
   if (result.output === null) return undefined;
   // A multi_run_prompt's response is a list of one per run, even of a single run (runs from
   // before the case said so: more than one run).
-  const flag = result.metadata?.multi_run;
-  const multi = typeof flag === 'boolean' ? flag : (result.runs?.length ?? 0) > 1;
+  const flag = result.case.metadata?.multi_run;
+  const multi = typeof flag === 'boolean' ? flag : (result.answer.runs?.length ?? 0) > 1;
   // LVE counts every named assistant message of the conversation (literal ones too, as
   // invoke_check does): more than one, and the response is the dict of variables.
   const namedCount = (messages: Message[]): number =>
     messages.filter((m) => m.role === 'assistant' && m.variable).length;
-  if (!result.runs || result.runs.length === 0) {
+  if (!result.answer.runs || result.answer.runs.length === 0) {
     if (multi) return [result.output];
     // A plain prompt's answer fills its one hole: LVE's appended `response` unless the case says otherwise.
-    const v = result.metadata?.answer_variable;
+    const v = result.case.metadata?.answer_variable;
     const variable = typeof v === 'string' ? v : v === null ? undefined : 'response';
     const messages: Message[] = [
       ...result.prompt.messages,
@@ -89,8 +89,8 @@ function responseOf(result: JobResult): PyValue | undefined {
     });
     return variablesOf(messages);
   };
-  if (!multi) return filled(result.runs[0].completions, result.runs[0].outputs);
-  return result.runs.map((r) => filled(r.completions, r.outputs));
+  if (!multi) return filled(result.answer.runs[0].completions, result.answer.runs[0].outputs);
+  return result.answer.runs.map((r) => filled(r.completions, r.outputs));
 }
 
 /** One TestInstance line, or undefined when the result is not one (an error, no verdict). */
@@ -101,7 +101,7 @@ export function testInstanceLine(result: JobResult, version: string): string | u
   if (typeof passed !== 'boolean') return undefined;
   const response = responseOf(result);
   if (response === undefined) return undefined;
-  const argsText = result.metadata?.args;
+  const argsText = result.case.metadata?.args;
   const args = typeof argsText === 'string' ? pyJsonLoads(argsText) : new Map();
   const runInfo = new Map<string, PyValue>([
     ['timestamp', ctime(result.startedAt)],
@@ -165,8 +165,8 @@ registerOutputFormat({
   description:
     "LVE's instances: a TestInstance line per result in each LVE's instances/ (as lve record writes)",
   check(run) {
-    const native = run.native as LveNative | undefined;
-    if (native?.kind !== 'lve')
+    const native = lveNative.maybe(run.native);
+    if (!native)
       return `the run is not of an LVE repository (format ${run.format}); --output-format lve needs one`;
     if (native.replay) return '--replay checks recorded instances again; there is nothing new to record';
     return undefined;
@@ -181,8 +181,8 @@ registerOutputFormat({
   },
   async writeTree(runDir, target) {
     const manifest = readManifest(runDir);
-    const native = manifest.suite.native as LveNative | undefined;
-    if (native?.kind !== 'lve') throw new Error('the run is not of an LVE repository');
+    const native = lveNative.maybe(manifest.suite.native);
+    if (!native) throw new Error('the run is not of an LVE repository');
     const byShort = new Map(native.lves.map((l) => [l.path.replace(/^repository\//, ''), l]));
     const version = assayVersion();
     // What earlier writes of this run appended (a resumed run writes its tree again): by file, the
@@ -191,7 +191,7 @@ registerOutputFormat({
     const lines = new Map<string, { keys: string[]; text: string[] }>();
     for await (const text of resultLinesInPlanOrder(runDir)) {
       const result = JSON.parse(text) as JobResult;
-      const lve = byShort.get(String(result.metadata?.lve ?? ''));
+      const lve = byShort.get(String(result.case.metadata?.lve ?? ''));
       const line = lve ? testInstanceLine(result, version) : undefined;
       if (!lve || !line) continue;
       const file = resolve(

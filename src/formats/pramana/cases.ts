@@ -137,6 +137,6 @@ export function toCase(
       tags: test.tags,
       tokens_est: test.tokensEst,
     },
-    source: where,
+    provenance: { source: where },
   };
 }

@@ -7,6 +7,7 @@ import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { sha256, shortHash } from '../../core/hash.js';
 import { assignCaseRefs } from '../../core/ids.js';
 import { type Case, type PromptTemplate, SELF_GRADER, type Suite } from '../../core/types.js';
+import { is, view } from '../../core/view.js';
 import { abortWarning, PRAMANA_PARAMS, thresholdWarning, toCase } from './cases.js';
 import { pramanaSuiteHash } from './hash.js';
 import { type Manifest, type ManifestTier, manifestLine, readManifest, selectTiers } from './manifest.js';
@@ -32,6 +33,26 @@ export interface PramanaNative {
   temperature: number;
   seed: number;
 }
+
+/** The checked view of a pramana suite's facts as the run manifest keeps them (`suite.native`). */
+export const pramanaNative = view<{ pramana: PramanaNative }>(
+  "a pramana suite's facts (manifest suite.native)",
+  {
+    pramana: is.shape({
+      tiers: is.arrayOf(
+        is.shape({
+          name: is.string,
+          file: is.string,
+          suiteVersion: is.string,
+          suiteHash: is.string,
+          tests: is.number,
+        }),
+      ),
+      temperature: is.number,
+      seed: is.number,
+    }),
+  },
+);
 
 /** A pramana test has no template of its own: each case carries its message; this carries the parameters. */
 const PROMPT: PromptTemplate = { id: 'pramana', label: 'pramana', raw: '', config: { ...PRAMANA_PARAMS } };

@@ -10,7 +10,7 @@ import { type RunShape, registerOutputFormat, runShapeOf } from '../../report/ou
 import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import type { RunManifest } from '../../runlog/types.js';
 import { pramanaResultHash } from './hash.js';
-import type { PramanaNative } from './index.js';
+import { pramanaNative } from './index.js';
 
 interface Block {
   tier: string;
@@ -60,7 +60,7 @@ function testResult(
       test_id: testId,
       output,
       assertion_result: { passed, details },
-      latency_ms: Math.round(r.latencyMs),
+      latency_ms: Math.round(r.answer.latencyMs),
       result_hash: pramanaResultHash(modelId, testId, output),
       score,
     },
@@ -69,8 +69,7 @@ function testResult(
 }
 
 function checkPramanaRun(run: RunShape): string | undefined {
-  const native = run.native?.pramana as PramanaNative | undefined;
-  if (!native?.tiers)
+  if (!pramanaNative.maybe(run.native))
     return `--output-format pramana needs a pramana suite; this run is of ${aFormat(run.format)} suite`;
   return undefined;
 }
@@ -79,13 +78,13 @@ async function writePramanaResults(runDir: string, out: WriteStream): Promise<vo
   const manifest = readManifest(runDir);
   const problem = checkPramanaRun(runShapeOf(manifest));
   if (problem) throw new Error(problem);
-  const native = manifest.suite.native?.pramana as PramanaNative;
+  const native = pramanaNative.read(manifest.suite.native).pramana;
   // Bounded by the suite: pramana tiers hold tens of tests, times models and trials.
   const blocks = new Map<string, Block>();
   for await (const line of resultLinesInPlanOrder(runDir)) {
     const r = JSON.parse(line) as JobResult;
-    const tier = String(r.metadata?.tier ?? native.tiers[0]?.name);
-    const testId = String(r.metadata?.pramana_id ?? r.description ?? r.caseId);
+    const tier = String(r.case.metadata?.tier ?? native.tiers[0]?.name);
+    const testId = String(r.case.metadata?.pramana_id ?? r.case.description ?? r.caseId);
     const modelId = modelIdOf(manifest, r.providerId);
     const key = `${tier}\u0000${r.providerId}\u0000${r.trial}`;
     let block = blocks.get(key);

@@ -181,7 +181,7 @@ function expandTest(
     at,
   );
   // Filters that count tests count them as written, before expansion (§4.3).
-  for (const c of cases) c.expandedFrom = entry;
+  for (const c of cases) c.provenance = { ...c.provenance, expandedFrom: entry };
   return { cases, at };
 }
 
@@ -266,11 +266,11 @@ async function loadVarFiles(varFiles: VarFileLoader, c: Case, at: VarLocator): P
   const loaded = await varFiles.load(c.vars, at);
   const written = spelledAsPromptfoo(c.vars);
   if (loaded !== c.vars || written !== c.vars) {
-    c.varsAsWritten = written;
+    c.provenance = { ...c.provenance, varsAsWritten: written };
     c.vars = loaded;
   }
   const scripts = varScriptsOf(c.vars);
-  if (scripts) c.varScripts = scripts;
+  if (scripts) c.preparation = { ...c.preparation, varScripts: scripts };
 }
 
 /**

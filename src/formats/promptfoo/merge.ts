@@ -59,9 +59,12 @@ export function mergeDefaultTest(test: ParsedTest, def: ParsedTest | undefined):
   };
   if (test.description !== undefined) c.description = test.description;
   const scoreScript = test.scoreScript || d.scoreScript;
-  if (scoreScript) c.scoreScript = scoreScript;
   const threshold = test.threshold ?? d.threshold;
-  if (threshold !== undefined) c.threshold = threshold;
+  if (scoreScript || threshold !== undefined) {
+    c.scoring = {};
+    if (threshold !== undefined) c.scoring.threshold = threshold;
+    if (scoreScript) c.scoring.scoreScript = scoreScript;
+  }
   const providers = test.providers ?? d.providers;
   const prompts = test.prompts ?? d.prompts;
   if (providers !== undefined || prompts !== undefined) {
@@ -69,10 +72,10 @@ export function mergeDefaultTest(test: ParsedTest, def: ParsedTest | undefined):
     if (providers !== undefined) c.only.providers = providers;
     if (prompts !== undefined) c.only.prompts = prompts;
   }
-  if (Object.keys(options).length > 0) c.options = options;
-  if (test.providerOutput !== undefined) c.providerOutput = test.providerOutput;
+  if (Object.keys(options).length > 0) c.preparation = { options };
+  if (test.providerOutput !== undefined) c.replay = { output: test.providerOutput };
   const where = test.at();
-  c.source = { file: where.file, line: where.line, col: where.col };
+  c.provenance = { source: { file: where.file, line: where.line, col: where.col } };
   return {
     case: c,
     disableVarExpansion: test.disableVarExpansion ?? d.disableVarExpansion ?? false,

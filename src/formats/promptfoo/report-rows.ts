@@ -28,10 +28,16 @@ export function emptyTokens(): TokenTotals {
 
 /** A result's token usage in promptfoo's shape (a cached answer counts its tokens as cached). */
 export function tokensOf(r: JobResult): TokenTotals {
-  const prompt = r.usage?.prompt ?? 0;
-  const completion = r.usage?.completion ?? 0;
-  const total = r.usage?.total ?? prompt + completion;
-  return { total, prompt, completion, cached: r.cached ? total : 0, numRequests: r.cached ? 0 : 1 };
+  const prompt = r.answer.usage?.prompt ?? 0;
+  const completion = r.answer.usage?.completion ?? 0;
+  const total = r.answer.usage?.total ?? prompt + completion;
+  return {
+    total,
+    prompt,
+    completion,
+    cached: r.answer.cached ? total : 0,
+    numRequests: r.answer.cached ? 0 : 1,
+  };
 }
 
 /** A result's grader tokens in promptfoo's shape (`gradingResult.tokensUsed`), or undefined. */
@@ -197,19 +203,21 @@ function testOptions(options: CaseOptions | undefined): Record<string, unknown> 
 /** promptfoo's `testCase`: the test after defaultTest was merged in, every assertion listed. */
 function testCaseOf(r: JobResult, threadVar: string | undefined): Record<string, unknown> {
   const testCase: Record<string, unknown> = {};
-  if (r.description !== undefined) testCase.description = r.description;
+  if (r.case.description !== undefined) testCase.description = r.case.description;
   // promptfoo reads `file://` vars when it renders, so its test keeps the references. The thread's
   // earlier turns (`_conversation`) are the engine's, not the test's: promptfoo writes no such var.
-  const vars = r.varsAsWritten ?? r.vars;
+  const vars = r.case.varsAsWritten ?? r.case.vars;
   if (threadVar !== undefined && vars && threadVar in vars) {
     const { [threadVar]: _turns, ...own } = vars;
     testCase.vars = own;
   } else testCase.vars = vars;
-  testCase.assert = r.asserts ? r.asserts.map(promptfooAssertion) : r.verdicts.map(verdictAssertion);
-  testCase.options = testOptions(r.caseOptions);
-  testCase.metadata = r.metadata ?? {};
-  if (r.threshold !== undefined) testCase.threshold = r.threshold;
-  const provider = r.caseOptions?.provider;
+  testCase.assert = r.case.asserts
+    ? r.case.asserts.map(promptfooAssertion)
+    : r.verdicts.map(verdictAssertion);
+  testCase.options = testOptions(r.case.options);
+  testCase.metadata = r.case.metadata ?? {};
+  if (r.case.threshold !== undefined) testCase.threshold = r.case.threshold;
+  const provider = r.case.options?.provider;
   if (provider)
     testCase.provider = {
       id: provider.id,
@@ -252,10 +260,10 @@ export function promptfooResult(
   const response: Record<string, unknown> = { output: r.output };
   if (r.status === 'error' && r.error !== undefined) response.error = r.error;
   response.tokenUsage = tokens;
-  response.cached = r.cached === true;
-  if (r.cost !== undefined) response.cost = r.cost;
-  if (r.finishReason !== undefined) response.finishReason = r.finishReason;
-  response.latencyMs = r.latencyMs;
+  response.cached = r.answer.cached === true;
+  if (r.answer.cost !== undefined) response.cost = r.answer.cost;
+  if (r.answer.finishReason !== undefined) response.finishReason = r.answer.finishReason;
+  response.latencyMs = r.answer.latencyMs;
   const gradingResult = gradingResultOf(r, success);
   // promptfoo sanitises these three before writing them (sanitize.ts); `vars` is the test's vars.
   const testCase = sanitizeForPromptfoo(testCaseOf(r, ctx.threadVar));
@@ -266,7 +274,7 @@ export function promptfooResult(
   });
   return {
     id: r.key,
-    ...(r.description !== undefined ? { description: r.description } : {}),
+    ...(r.case.description !== undefined ? { description: r.case.description } : {}),
     promptIdx: ctx.promptIdx,
     testIdx: r.caseIndex * ctx.repeat + r.trial,
     testCase,
@@ -279,12 +287,12 @@ export function promptfooResult(
     failureReason,
     success,
     score: r.score,
-    latencyMs: r.latencyMs,
+    latencyMs: r.answer.latencyMs,
     gradingResult,
     // promptfoo's rows take their named scores from the grading result; an error row has none.
     namedScores: gradingResult ? (r.namedScores ?? {}) : {},
-    cost: r.cost ?? 0,
-    metadata: r.metadata ?? {},
+    cost: r.answer.cost ?? 0,
+    metadata: r.case.metadata ?? {},
     tokenUsage: tokens,
   };
 }

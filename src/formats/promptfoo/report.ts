@@ -70,7 +70,7 @@ function addToColumn(column: Column, r: JobResult, row: Record<string, unknown>)
     if (c.pass === true) m.assertPassCount++;
     else m.assertFailCount++;
   }
-  m.totalLatencyMs += r.latencyMs;
+  m.totalLatencyMs += r.answer.latencyMs;
   addTokens(m.tokenUsage, tokensOf(r));
   addGradingTokens(m.tokenUsage, r);
   column.named.add({
@@ -78,7 +78,7 @@ function addToColumn(column: Column, r: JobResult, row: Record<string, unknown>)
     namedScoreWeights: grading?.namedScoreWeights,
     verdicts: r.verdicts,
   });
-  m.cost += r.cost ?? 0;
+  m.cost += r.answer.cost ?? 0;
 }
 
 interface Column {

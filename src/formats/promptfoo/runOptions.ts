@@ -2,7 +2,7 @@
 // `commandLineOptions` and `outputPath` (spec §1.1, §8). They become the suite's run defaults,
 // which command-line flags override one by one.
 import { extname, resolve } from 'node:path';
-import type { RunDefaults } from '../../core/types.js';
+import type { RunDefaults, SuiteFilters } from '../../core/types.js';
 import { brief, didYouMean, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
 import type { YamlFile } from './source.js';
 
@@ -18,7 +18,7 @@ export interface LoadDefaults {
 
 type Kind = 'int0' | 'int1' | 'bool' | 'string' | 'strings';
 
-type Filters = NonNullable<RunDefaults['filters']>;
+type Filters = SuiteFilters;
 /** Where a value goes: a RunDefaults field or a filter, and how it is converted on the way. */
 type Rule = [Kind, keyof RunDefaults | `filters.${keyof Filters}`, ((v: never) => unknown)?];
 

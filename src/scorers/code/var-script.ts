@@ -16,7 +16,7 @@ export async function withComputedVars(
   provider: { id: string; label?: string; config: Record<string, unknown> },
   basePath: string | undefined,
 ): Promise<Case> {
-  const scripts = testCase.varScripts;
+  const scripts = testCase.preparation?.varScripts;
   if (!scripts) return testCase;
   const vars = { ...testCase.vars };
   for (const [name, ref] of Object.entries(scripts)) {

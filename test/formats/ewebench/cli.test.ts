@@ -168,7 +168,7 @@ describe('assay eval on an ÈwéBench suite', () => {
     const compat = await run([], failing);
     assert.equal(compat.code, 3);
     assert.ok(compat.results.every((x) => x.status === 'error'));
-    const ag = compat.results.find((x) => x.metadata?.test_id === 'ag_02');
+    const ag = compat.results.find((x) => x.case.metadata?.test_id === 'ag_02');
     assert.match(ag?.output ?? '', /^\[ERROR\] /);
     assert.equal(ag?.verdicts.length, 1);
     const cats = compat.report.categories as Record<string, Category>;

@@ -134,7 +134,7 @@ describe('ÈwéBench runs at the edges the tool handles its own way', () => {
     });
     const r = await run(dir);
     assert.equal(r.code, 3, r.stderr);
-    const a1 = r.results.find((x) => x.metadata?.test_id === 'a1');
+    const a1 = r.results.find((x) => x.case.metadata?.test_id === 'a1');
     assert.equal(a1?.status, 'error');
     assert.deepEqual(a1?.verdicts, []);
     assert.match(
@@ -151,7 +151,7 @@ describe('ÈwéBench runs at the edges the tool handles its own way', () => {
     assert.equal(agentic.total, 1);
     assert.match(agentic.errors?.[0].error ?? '', /tool calls and no text/);
     const fixed = await run(dir, ['--mode', 'fixed']);
-    const f1 = fixed.results.find((x) => x.metadata?.test_id === 'a1');
+    const f1 = fixed.results.find((x) => x.case.metadata?.test_id === 'a1');
     assert.equal(f1?.status, 'error');
     assert.match(f1?.error ?? '', /ÈwéBench tests score text only/);
     assert.equal(fixed.report.categories.agentic.total, 2);
@@ -175,7 +175,7 @@ describe('ÈwéBench runs at the edges the tool handles its own way', () => {
     assert.equal(mock.stats().requests, before, 'nothing ran');
     const plain = await run(file, [], { report: false });
     assert.equal(plain.code, 0, plain.stderr);
-    assert.equal(plain.results[0].metadata?.category, 'mytests');
+    assert.equal(plain.results[0].case.metadata?.category, 'mytests');
     assert.match(plain.stdout, /ÈwéScore: no category with a weight ran, so there is no total/);
     assert.doesNotMatch(plain.stdout, /re-normalised/);
   });

@@ -12,8 +12,7 @@ export async function scoreTest(test: EweTest, output: string, mode: Mode = 'com
     vars: {},
     asserts: [spec],
     metadata: {},
-    threshold: 0.7,
-    thresholdDigits: 3,
+    scoring: { threshold: 0.7, thresholdDigits: 3 },
   };
   return scoreCase(testCase, { output, outputValue: output, vars: {}, prompt: '', response: {} });
 }

@@ -109,7 +109,7 @@ if (!present) {
       // The 7 reasoning tests that upstream crashes on are errors, so the run exits 3.
       assert.equal(r.code, 3, r.stderr);
       const byId = new Map(
-        results(r.runDir).map((x) => [`${x.metadata?.category}/${x.metadata?.test_id}`, x]),
+        results(r.runDir).map((x) => [`${x.case.metadata?.category}/${x.case.metadata?.test_id}`, x]),
       );
       const perTest = golden.per_test_echo_mock as PerTest[];
       assert.equal(perTest.length, 107);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { InputError } from '../../../src/core/errors.js';
 import { loadSuite } from '../../../src/formats/detect.js';
+import { eweNative } from '../../../src/formats/ewebench/load.js';
 import { fixture } from '../../support/paths.js';
 import { tempDir } from '../../support/tmp.js';
 
@@ -54,9 +55,9 @@ describe('ÈwéBench loading', () => {
       { role: 'user', content: "Ŋkɔ kae nye ŋutsu la tɔ? 'Kofi le afi sia.'" },
       { role: 'assistant', content: null },
     ]);
-    assert.deepEqual(first.options?.params, { temperature: 0.3, max_tokens: 1024 });
-    assert.equal(first.threshold, 0.7);
-    assert.equal(first.thresholdDigits, 3);
+    assert.deepEqual(first.preparation?.options?.params, { temperature: 0.3, max_tokens: 1024 });
+    assert.equal(first.scoring?.threshold, 0.7);
+    assert.equal(first.scoring?.thresholdDigits, 3);
     assert.deepEqual(first.metadata, {
       category: 'linguistic_comprehension',
       test_id: 'lc_01',
@@ -72,7 +73,7 @@ describe('ÈwéBench loading', () => {
       ['text_generation', 0.15],
       ['reasoning', 0.12],
     ]);
-    assert.equal(suite.native?.mode, 'compat');
+    assert.equal(eweNative.read(suite.native).mode, 'compat');
     assert.equal(suite.scoring.scoreErrorsAs, '[ERROR] {error}');
   });
 
@@ -109,7 +110,7 @@ describe('ÈwéBench loading', () => {
   it('--mode fixed is recorded and changes the suite identity', async () => {
     const compat = await loadSuite(mini);
     const fixed = await loadSuite(mini, { mode: 'fixed' });
-    assert.equal(fixed.native?.mode, 'fixed');
+    assert.equal(eweNative.read(fixed.native).mode, 'fixed');
     assert.equal(fixed.scoring.scoreErrorsAs, undefined);
     assert.equal(fixed.scoring.weightedScore?.unscoredErrors, 'zero');
     assert.notEqual(fixed.source.contentHash, compat.source.contentHash);

@@ -47,7 +47,7 @@ if (!existsSync(expectationsPath)) {
       const results = new Map<string, JobResult>();
       for (const line of readFileSync(out, 'utf8').split('\n').filter(Boolean)) {
         const result = JSON.parse(line) as JobResult;
-        results.set(String(result.caseRef), result);
+        results.set(String(result.case.ref), result);
       }
       const { instances } = JSON.parse(readFileSync(expectationsPath, 'utf8')) as {
         instances: Expectation[];

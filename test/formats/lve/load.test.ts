@@ -247,7 +247,7 @@ describe('parameters and instance args', () => {
       content: null,
       variable: 'response',
     });
-    assert.deepEqual(c.options?.params, { temperature: 0.5 });
+    assert.deepEqual(c.preparation?.options?.params, { temperature: 0.5 });
   });
 
   it('a missing parameter or a lone brace is an error for that instance only', async () => {
@@ -280,7 +280,7 @@ describe('parameters and instance args', () => {
         instances: instance({ thing: 'a', top_p: 0.5, max_tokens: null }, 'r'),
       },
     );
-    assert.deepEqual(only(await loadSuite(root)).options?.params, {
+    assert.deepEqual(only(await loadSuite(root)).preparation?.options?.params, {
       max_tokens: 50,
       top_p: 0.5,
       temperature: 0,
@@ -351,8 +351,8 @@ describe('the dummy/dummy model', () => {
     const suite = await loadSuite(root);
     assert.deepEqual(suite.providers, [{ id: 'echo', label: 'dummy/dummy' }]);
     const [given, plain, random] = suite.cases;
-    assert.equal(given.providerOutput, 'the secret');
-    assert.equal(plain.providerOutput, 'Hello world');
+    assert.equal(given.replay?.output, 'the secret');
+    assert.equal(plain.replay?.output, 'Hello world');
     assert.match(random.error ?? '', /at random/);
   });
 });
@@ -394,10 +394,10 @@ describe('--replay', () => {
     const suite = await loadSuite(root, { replay: true });
     assert.deepEqual(suite.providers, [{ id: 'echo', label: 'recorded' }]);
     const [a, b, c] = suite.cases;
-    assert.equal(a.providerOutput, 'the secret');
+    assert.equal(a.replay?.output, 'the secret');
     assert.equal(a.asserts[0].options?.expect, false);
-    assert.deepEqual(b.recordedRuns, [['1', '2']]);
-    assert.deepEqual(c.recordedRuns, [['4'], ['4'], ['5']]);
+    assert.deepEqual(b.replay?.runs, [['1', '2']]);
+    assert.deepEqual(c.replay?.runs, [['4'], ['4'], ['5']]);
     assert.equal(c.conversations?.[0].repetitions, 2);
   });
   it('a recorded response that does not fit the prompt is an error for that instance', async () => {

@@ -24,17 +24,16 @@ function resultFor(c: (typeof reference.cases)[number]): JobResult {
     promptLabel: 'lve',
     providerId: 'openai/gpt-4',
     trial: 0,
-    vars: {},
+    // The loader keeps the instance's args as Python's json.dumps wrote them.
+    case: { vars: {}, metadata: { args: pyJsonDumps(pyJsonLoads(c.args)) } },
+    answer: { latencyMs: 1 },
     status: c.passed ? 'pass' : 'fail',
     score: c.passed ? 1 : 0,
     reason: '',
-    latencyMs: 1,
     startedAt: '2023-11-02T22:25:28.000Z',
     verdicts: [
       { type: 'lve:X', pass: c.passed, score: 1, reason: '', weight: 1, details: { passed: c.passed } },
     ],
-    // The loader keeps the instance's args as Python's json.dumps wrote them.
-    metadata: { args: pyJsonDumps(pyJsonLoads(c.args)) },
   };
   if (typeof c.response === 'string')
     return { ...base, prompt: { text: 'q', messages: [{ role: 'user', content: 'q' }] }, output: c.response };
@@ -43,7 +42,10 @@ function resultFor(c: (typeof reference.cases)[number]): JobResult {
       ...base,
       prompt: { text: 'q', messages: [{ role: 'user', content: 'q' }] },
       output: c.response[c.response.length - 1],
-      runs: c.response.map((r, i) => ({ conversation: i, repetition: 0, completions: [r] })),
+      answer: {
+        latencyMs: 1,
+        runs: c.response.map((r, i) => ({ conversation: i, repetition: 0, completions: [r] })),
+      },
     };
   const outputs = c.response as Record<string, string>;
   const [first, second] = Object.keys(outputs);
@@ -58,8 +60,11 @@ function resultFor(c: (typeof reference.cases)[number]): JobResult {
       ],
     },
     output: outputs[second],
-    outputs,
-    runs: [{ conversation: 0, repetition: 0, completions: [outputs[first], outputs[second]], outputs }],
+    answer: {
+      latencyMs: 1,
+      outputs,
+      runs: [{ conversation: 0, repetition: 0, completions: [outputs[first], outputs[second]], outputs }],
+    },
   };
 }
 

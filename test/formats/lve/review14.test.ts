@@ -61,11 +61,11 @@ describe('review14: recorded response shape', () => {
       promptLabel: 'lve',
       providerId: 'openai/gpt-4',
       trial: 0,
-      vars: { a: 'q' },
+      case: { vars: { a: 'q' }, metadata: { args: '{"a": "q"}' } },
+      answer: { latencyMs: 1 },
       status: 'pass',
       score: 1,
       reason: '',
-      latencyMs: 1,
       startedAt: '2023-11-02T22:25:28.000Z',
       prompt: {
         text: 'again q',
@@ -79,8 +79,7 @@ describe('review14: recorded response shape', () => {
       verdicts: [
         { type: 'lve:RegexChecker', pass: true, score: 1, reason: '', weight: 1, details: { passed: true } },
       ],
-      metadata: { args: '{"a": "q"}' },
-    } as JobResult;
+    };
     const line = testInstanceLine(result, '1');
     assert.ok(line);
     assert.deepEqual(JSON.parse(line).response, { ex: 'ok', response: '7' });

@@ -6,6 +6,7 @@ import { InputError } from '../../../src/core/errors.js';
 import type { Suite } from '../../../src/core/types.js';
 import { SELF_GRADER } from '../../../src/core/types.js';
 import { loadSuite } from '../../../src/formats/detect.js';
+import { pramanaNative } from '../../../src/formats/pramana/index.js';
 import { fixture } from '../../support/paths.js';
 import { tempDir } from '../../support/tmp.js';
 
@@ -78,7 +79,7 @@ describe('pramana: the shipped tiers', () => {
       assert.deepEqual(suite.scoring.breakdowns, ['category', 'difficulty']);
       assert.deepEqual(suite.grader, { id: SELF_GRADER });
       assert.equal(suite.providers.length, 0);
-      const native = suite.native?.pramana as { tiers: { suiteVersion: string; tests: number }[] };
+      const native = pramanaNative.read(suite.native).pramana;
       assert.deepEqual(
         native.tiers.map((t) => [t.suiteVersion, t.tests]),
         [[`v1.0-${tier}`, e.tests]],
@@ -333,7 +334,7 @@ describe('pramana: fields, types and defaults (spec §1)', () => {
       `\n\u00a0\n${line({ id: 'x' })}\r  \t\r\n${line({ id: 'y', category: 'oops' }).replace('oops', 'factual')}\n\n`,
     );
     assert.deepEqual(
-      suite.cases.map((c) => [c.description, c.source?.line]),
+      suite.cases.map((c) => [c.description, c.provenance?.source?.line]),
       [
         ['x', 3],
         ['y', 5],
@@ -460,10 +461,7 @@ describe('pramana: a folder is found by its manifest', () => {
       );
       const suite = await loadSuite(join(dir, 's'));
       assert.deepEqual(suite.warnings, []);
-      assert.equal(
-        (suite.native!.pramana as { tiers: { suiteVersion: string }[] }).tiers[0].suiteVersion,
-        'v2.1-a',
-      );
+      assert.equal(pramanaNative.read(suite.native).pramana.tiers[0].suiteVersion, 'v2.1-a');
       // The manifest's own path stands for its folder.
       const viaManifest = await loadSuite(join(dir, 's', 'manifest.toml'), { tiers: ['a'] });
       assert.equal(viaManifest.source.contentHash, suite.source.contentHash);

@@ -38,7 +38,7 @@ tests:
     );
     assert.equal(code, 0, stderr);
     assert.deepEqual(
-      results.map((r) => r.vars.q),
+      results.map((r) => r.case.vars.q),
       ['one'],
     );
   });
@@ -56,7 +56,7 @@ tests:
     );
     assert.equal(code, 0, stderr);
     assert.deepEqual(
-      results.map((r) => r.vars.q),
+      results.map((r) => r.case.vars.q),
       ['one', 'three'],
     );
   });
@@ -121,7 +121,7 @@ tests:
     );
     assert.equal(code, 0, stderr);
     assert.equal(results[0].output, '[b]');
-    assert.equal(results[0].vars.a, 'b');
+    assert.equal(results[0].case.vars.a, 'b');
     assert.match(stderr, /--var a=b=c: as in promptfoo, the value stops at the next "=" \(a = "b"\)/);
   });
 });

@@ -33,7 +33,7 @@ ${tests}`,
     ...files,
   });
   const results = await runGraded(path, mock, { runsDir: join(tmp.dir, `runs-${runs++}`) });
-  return Object.fromEntries(results.map((r) => [r.description ?? r.caseId, r]));
+  return Object.fromEntries(results.map((r) => [r.case.description ?? r.caseId, r]));
 }
 
 describe('promptfoo compatibility: model-graded assertions', () => {

@@ -52,7 +52,7 @@ describe('promptfoo compatibility: loader cases (§11)', () => {
 
   it('§11 #7: CSV __threshold 0 leaves the test without a threshold', async () => {
     const c = await csvRow('__expected,__threshold', 'contains:q,0');
-    assert.equal(c.threshold, undefined);
+    assert.equal(c.scoring?.threshold, undefined);
   });
 
   it('§11 #8: CSV __metadata:tags[] unescapes only the first \\, of each item', async () => {

@@ -39,7 +39,7 @@ ${tests}`,
 }
 
 const byDescription = (results: JobResult[]): Record<string, JobResult> =>
-  Object.fromEntries(results.map((r) => [r.description ?? r.caseId, r]));
+  Object.fromEntries(results.map((r) => [r.case.description ?? r.caseId, r]));
 
 describe('contextTransform', () => {
   it('gives context-* assertions the context the code extracts from the output', async () => {

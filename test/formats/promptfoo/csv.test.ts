@@ -20,10 +20,10 @@ describe('CSV rows (§3)', () => {
     // __metadata:tags[] splits on unescaped commas, unescaping only the first \, (§11 #8).
     assert.deepEqual(one.metadata, { topic: 'math', tags: ['a,b\\,c', 'd'], threshold: 0.5 });
     assert.equal(one.description, 'row one');
-    assert.equal(one.providerOutput, '4');
-    assert.deepEqual(one.options, { prefix: 'P: ', suffix: ' S' });
+    assert.equal(one.replay?.output, '4');
+    assert.deepEqual(one.preparation?.options, { prefix: 'P: ', suffix: ' S' });
     // __threshold 0 is dropped (§11 #7).
-    assert.equal(one.threshold, undefined);
+    assert.equal(one.scoring?.threshold, undefined);
 
     // Row 2: relaxed quotes; `similar(.8):hi` is equals (§11 #5); contains-any is split and trimmed (§11 #6).
     assert.equal(two.vars.question, 'He said "hi"');
@@ -33,7 +33,7 @@ describe('CSV rows (§3)', () => {
       { type: 'contains-any', value: ['a', 'b', 'c'] },
     ]);
     assert.equal(two.description, 'Row #2');
-    assert.equal(two.threshold, 0.25);
+    assert.equal(two.scoring?.threshold, 0.25);
     assert.deepEqual(two.metadata, { threshold: 0.9 });
 
     // Row 3: a quoted multi-line cell; not- prefix; an unparsable __threshold is dropped.
@@ -42,7 +42,7 @@ describe('CSV rows (§3)', () => {
       { type: 'is-json' },
       { type: 'icontains', negate: true, value: 'PARIS', threshold: 0.3 },
     ]);
-    assert.equal(three.threshold, undefined);
+    assert.equal(three.scoring?.threshold, undefined);
     assert.equal(three.description, 'Row #3');
   });
 
@@ -50,7 +50,7 @@ describe('CSV rows (§3)', () => {
     const suite = await loadFixture('csv');
     const file = shown('csv', 'tests.csv');
     assert.deepEqual(
-      suite.cases.map((c) => `${c.source?.file}:${c.source?.line}`),
+      suite.cases.map((c) => `${c.provenance?.source?.file}:${c.provenance?.source?.line}`),
       [`${file}:2`, `${file}:3`, `${file}:4`],
     );
     assert.deepEqual(
@@ -212,7 +212,7 @@ describe('__expected grammar (§3.3)', () => {
       { type: 'icontains-any', value: ['x', 'y'], metric: 'm' },
     ]);
     assert.deepEqual(
-      suite.cases.map((k) => k.source?.line),
+      suite.cases.map((k) => k.provenance?.source?.line),
       [2, 3, 4],
     );
   });

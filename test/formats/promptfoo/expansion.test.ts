@@ -50,7 +50,7 @@ describe('var expansion (§2.2)', () => {
   it('does not expand with options.disableVarExpansion', async () => {
     const suite = await suiteWith('{a: [x, y]}', '    options: {disableVarExpansion: true}\n');
     assert.deepEqual(varsOf(suite.cases), [{ a: ['x', 'y'] }]);
-    assert.equal(suite.cases[0].options, undefined);
+    assert.equal(suite.cases[0].preparation?.options, undefined);
   });
 
   it('expands defaultTest vars too, after the merge', async () => {

@@ -26,7 +26,7 @@ describe('JavaScript test generators (§1.4)', () => {
       ],
     );
     assert.deepEqual(plain(suite.cases[0].asserts), [{ type: 'contains', value: 'hi' }]);
-    assert.equal(suite.cases[0].source?.file.split('/').pop(), 'gen.mjs');
+    assert.equal(suite.cases[0].provenance?.source?.file.split('/').pop(), 'gen.mjs');
     assert.ok(suite.source.files?.includes('gen.mjs'), 'the generator counts in the content hash');
   });
 

@@ -40,7 +40,7 @@ ${tests}`,
 }
 
 function byDescription(results: JobResult[]): Record<string, JobResult> {
-  return Object.fromEntries(results.map((r) => [r.description ?? r.caseId, r]));
+  return Object.fromEntries(results.map((r) => [r.case.description ?? r.caseId, r]));
 }
 
 const CAPITAL = 'The capital of France is Paris.';

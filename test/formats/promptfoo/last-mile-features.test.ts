@@ -68,7 +68,7 @@ tests:
 `,
     );
     assert.deepEqual(
-      results.map((r) => [r.vars.name, r.status]),
+      results.map((r) => [r.case.vars.name, r.status]),
       [
         ['ann', 'error'],
         ['bob', 'pass'],

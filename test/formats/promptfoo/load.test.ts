@@ -70,15 +70,19 @@ describe('loadPromptfooSuite: defaultTest merge (§1.6)', () => {
       { type: 'contains', value: 'Paris', weight: 2, metric: 'accuracy' },
       { type: 'contains', value: 'London', negate: true },
     ]);
-    assert.equal(capital.threshold, 0.5);
+    assert.equal(capital.scoring?.threshold, 0.5);
     assert.deepEqual(capital.metadata, { topic: 'geo' });
-    assert.deepEqual(capital.options, { prefix: 'P: ', suffix: ' Thanks.', params: { temperature: 0.5 } });
+    assert.deepEqual(capital.preparation?.options, {
+      prefix: 'P: ',
+      suffix: ' Thanks.',
+      params: { temperature: 0.5 },
+    });
     assert.equal(capital.description, 'capital');
 
     // §11 #15: disableDefaultAsserts drops the default assertions; an empty prefix falls back.
     assert.deepEqual(plain(noDefaults.asserts), [{ type: 'equals', value: '4' }]);
     assert.deepEqual(noDefaults.vars, { name: 'Ada', question: '2+2?' });
-    assert.deepEqual(noDefaults.options, { prefix: 'P: ', params: { temperature: 0.5 } });
+    assert.deepEqual(noDefaults.preparation?.options, { prefix: 'P: ', params: { temperature: 0.5 } });
     assert.deepEqual(noDefaults.only, { providers: ['echo'], prompts: ['Concise'] });
   });
 
@@ -98,10 +102,10 @@ tests:
     metadata: {level: 2}
 `);
     const [one, two] = suite.cases;
-    assert.equal(one.threshold, 0.7);
+    assert.equal(one.scoring?.threshold, 0.7);
     assert.deepEqual(one.only, { providers: ['echo'] });
     assert.deepEqual(one.metadata, { team: 'a', level: 1 });
-    assert.equal(two.threshold, 0.2);
+    assert.equal(two.scoring?.threshold, 0.2);
     assert.deepEqual(two.only, { providers: ['openai'] });
     assert.deepEqual(two.metadata, { team: 'a', level: 2 });
   });
@@ -381,8 +385,8 @@ tests:
   - threshold: 0
   - providerOutput: {tool: call}
 `);
-    assert.equal(suite.cases[0].threshold, 0);
-    assert.deepEqual(suite.cases[1].providerOutput, { tool: 'call' });
+    assert.equal(suite.cases[0].scoring?.threshold, 0);
+    assert.deepEqual(suite.cases[1].replay?.output, { tool: 'call' });
   });
 
   it('maps unknown options to provider params', async () => {
@@ -392,7 +396,7 @@ providers: [echo]
 tests:
   - options: {temperature: 0.1, response_format: {type: json_object}, disableVarExpansion: true}
 `);
-    assert.deepEqual(suite.cases[0].options, {
+    assert.deepEqual(suite.cases[0].preparation?.options, {
       params: { temperature: 0.1, response_format: { type: 'json_object' } },
     });
   });

@@ -6,7 +6,6 @@ import { once } from 'node:events';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { JobResult } from '../../../src/core/types.js';
 import { writePromptfooJson } from '../../../src/formats/promptfoo/report.js';
 import type { RunManifest } from '../../../src/runlog/types.js';
 import { cleanEnv, runCli } from '../../support/cli.js';
@@ -181,7 +180,8 @@ describe('--output-format promptfoo: a row whose every assertion skipped', () =>
       endedAt: '2026-01-01T00:00:01.000Z',
     };
     const reason = 'no embeddings: no grader model is configured';
-    const result: JobResult = {
+    // A line of run-log version 0 (no `v`, the flat layout), as an old run wrote it.
+    const result = {
       key: 'k1',
       caseId: 'c1',
       caseIndex: 0,

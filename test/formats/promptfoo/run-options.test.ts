@@ -68,8 +68,8 @@ tests:
       { lang: 'fr', tone: 'warm', q: 'two' },
     ]);
     // The config's own defaultTest prefix/suffix beats the command-line default (spec §1.6).
-    assert.deepEqual(suite.cases[0].options?.prefix, 'P: ');
-    assert.deepEqual(suite.cases[0].options?.suffix, ' [config wins]');
+    assert.deepEqual(suite.cases[0].preparation?.options?.prefix, 'P: ');
+    assert.deepEqual(suite.cases[0].preparation?.options?.suffix, ' [config wins]');
     assert.equal(suite.name, 'from the options');
   });
 

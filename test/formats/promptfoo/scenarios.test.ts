@@ -62,13 +62,13 @@ scenarios:
       test: 'two',
       conversationId: '__scenario_0__',
     });
-    assert.equal(first.threshold, 0.5);
-    assert.deepEqual(first.options, { prefix: 'D: ' });
+    assert.equal(first.scoring?.threshold, 0.5);
+    assert.deepEqual(first.preparation?.options, { prefix: 'D: ' });
 
     assert.equal(second.description, 'own');
     assert.deepEqual(second.vars, { lang: 'it', extra: 'd', q: 'bye' });
-    assert.equal(second.threshold, 0.75);
-    assert.deepEqual(second.options, { prefix: 'T: ' });
+    assert.equal(second.scoring?.threshold, 0.75);
+    assert.deepEqual(second.preparation?.options, { prefix: 'T: ' });
     assert.deepEqual(
       second.asserts.map((a) => a.value),
       ['DEFAULT', 'DATA'],

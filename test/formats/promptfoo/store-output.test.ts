@@ -53,7 +53,7 @@ describe('options.storeOutputAs', () => {
         results.map((r) => r.status),
         ['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'],
       );
-      assert.deepEqual(results[7].varsAsWritten, { topic: 'three', saved: 'mine' });
+      assert.deepEqual(results[7].case.varsAsWritten, { topic: 'three', saved: 'mine' });
     }
   });
 

@@ -34,7 +34,7 @@ describe('test sources (§1.4)', () => {
   it('positions each test at its file and line', async () => {
     const suite = await loadFixture('test-files');
     assert.deepEqual(
-      suite.cases.map((c) => `${c.source?.file}:${c.source?.line}`),
+      suite.cases.map((c) => `${c.provenance?.source?.file}:${c.provenance?.source?.line}`),
       [
         `${shown('test-files', 'promptfooconfig.yaml')}:4`,
         `${shown('test-files', 'cases', 'list.yaml')}:1`,

@@ -131,7 +131,7 @@ tests:
       { 't.csv': 'q,__threshold\nthree,2\n' },
     );
     assert.deepEqual(
-      suite.cases.map((c) => c.threshold),
+      suite.cases.map((c) => c.scoring?.threshold),
       [1.5, -0.1, 2],
     );
     assert.deepEqual(

@@ -138,7 +138,7 @@ tests:
         'gen.js': 'module.exports = () => ({output: "x"});\n',
       },
     );
-    assert.deepEqual(suite.cases[0].varScripts, { a: 'file://gen.py', b: 'file://gen.js' });
+    assert.deepEqual(suite.cases[0].preparation?.varScripts, { a: 'file://gen.py', b: 'file://gen.js' });
     assert.equal(suite.cases[0].vars.a, 'file://gen.py');
   });
 

@@ -61,7 +61,7 @@ describe('XLSX test files (§1.4)', () => {
     };
     const suite = await loadPromptfooSuite(suiteWith('file://t.xlsx', sheets), { env: ENV });
     assert.deepEqual(
-      suite.cases.map((c) => [c.vars.q, c.description, c.source?.line]),
+      suite.cases.map((c) => [c.vars.q, c.description, c.provenance?.source?.line]),
       [
         ['a', 'Row #1', 2],
         ['b', 'Row #2', 4],
@@ -81,7 +81,7 @@ describe('XLSX test files (§1.4)', () => {
         ref,
       );
       assert.deepEqual(
-        suite.cases.map((c) => [c.source?.file.split('/').pop(), c.source?.line]),
+        suite.cases.map((c) => [c.provenance?.source?.file.split('/').pop(), c.provenance?.source?.line]),
         [
           ['t.xlsx#Second', 2],
           ['t.xlsx#Second', 3],
@@ -119,7 +119,7 @@ describe('XLSX test files (§1.4)', () => {
     assert.equal(Math.floor(c.vars.day as number), 45292);
     // A numeric __expected cell is read as its text.
     assert.deepEqual(plain(c.asserts), [{ type: 'equals', value: '7' }]);
-    assert.equal(c.threshold, 0.5);
+    assert.equal(c.scoring?.threshold, 0.5);
   });
 
   it('names the file and the sheets available for a bad sheet name or index', async () => {

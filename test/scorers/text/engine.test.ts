@@ -28,7 +28,7 @@ const TYPES = [
 ];
 
 function makeCase(asserts: AssertionSpec[], threshold?: number): Case {
-  return { id: 'c', vars: {}, asserts, metadata: {}, threshold };
+  return { id: 'c', vars: {}, asserts, metadata: {}, scoring: { threshold } };
 }
 
 const ctx = (output: string, response = {}) => ({
