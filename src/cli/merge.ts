@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
+import { resolveOutputFormat } from '../outputs.js';
 import { renderSummary } from '../report/console.js';
-import { resolveOutputFormat } from '../report/formats.js';
 import { mergeRuns } from '../runlog/merge.js';
 import { guard, parseFlags, useColor } from './common.js';
 import { exitCode } from './exit-code.js';
@@ -29,7 +29,7 @@ export async function mergeCommand(args: string[]): Promise<number> {
     }
     const outputs = (values.output ?? []).map((path) => ({
       path: resolve(path),
-      format: resolveOutputFormat(path, values['output-format']),
+      ...resolveOutputFormat(path, values['output-format']),
     }));
     const { runDir, manifest, scorecard } = await mergeRuns(
       positionals,

@@ -1,26 +1,23 @@
 // `assay report [RUN]`: any run rendered from its log: the console summary, the scorecard as JSON,
 // or a report file (HTML, JUnit, Markdown) and the GitHub job summary.
-import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import { outputFormatNamed, outputFormatsHelp, outputRun, writeToStdout } from '../outputs.js';
 import { renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { renderSummary } from '../report/console.js';
-import { resolveOutputFormat, writeOutput } from '../report/formats.js';
-import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { writeFileWhole } from '../runlog/write-whole.js';
 import { guard, parseFlags, useColor } from './common.js';
 import { COMPARE_FLAGS, compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
-import { writeGithubReport } from './github.js';
-import { outputTargets, refuseOverwritingInputs, writeOutputs } from './outputs.js';
+import { outputTargets, refuseOverwritingInputs, runReporter, writeOutputs } from './outputs.js';
 
-const USAGE = `Usage: assay report [RUN] [--format html|junit|markdown|github] [-o FILE] [--json]
+/** The help text; the formats are listed from the output format registry. */
+const usage = (): string => `Usage: assay report [RUN] [--format NAME] [-o FILE] [--json]
 
 Renders a run from its log (results.jsonl and the scoring its manifest recorded). RUN is a run
 directory, a run id under --runs-dir, or a baseline name; default: the newest run under
@@ -29,14 +26,11 @@ version.
 
   (no flag)             the console summary
   --json                the scorecard as JSON
-  -o FILE               write FILE in the format its extension names: .html, .xml (JUnit), .md,
-                        .json, .jsonl, .csv
-  --format html         the HTML report (to -o FILE, else RUN/report.html; its path is printed)
-  --format junit        JUnit XML (to -o FILE, else stdout)
-  --format markdown     the summary and failures as Markdown (to -o FILE, else stdout)
-  --format github       the Markdown appended to $GITHUB_STEP_SUMMARY (stdout outside Actions)
-                        and an ::error annotation at each failing test's line
-  --baseline B          the comparison of RUN (the candidate) with B, as assay compare B RUN
+  -o FILE               write FILE in the format its extension names (or --format NAME)
+  --format NAME         write the run in that output format: to -o FILE; without -o, a reporter
+                        reports (github), html writes RUN/report.html (its path is printed), and
+                        any other one-file format prints to stdout. The formats:
+${outputFormatsHelp('                          ')}  --baseline B          the comparison of RUN (the candidate) with B, as assay compare B RUN
                         prints it; with --format html (RUN/compare.html) or -o FILE.html, a page.
                         The compare options (--seed, --min-effect, …) apply; exit codes are compare's
   --runs-dir DIR        where run ids are found (default .assay/runs)
@@ -55,9 +49,6 @@ function newestRun(runsDir: string): string {
   return join(root, ids[ids.length - 1]);
 }
 
-const FORMATS = ['html', 'junit', 'markdown', 'github'] as const;
-type ReportFormat = (typeof FORMATS)[number];
-
 /** `assay report`. */
 export async function reportCommand(args: string[]): Promise<number> {
   return guard(async () => {
@@ -72,20 +63,21 @@ export async function reportCommand(args: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) {
-      process.stdout.write(USAGE);
+      process.stdout.write(usage());
       return 0;
     }
     if (positionals.length > 1)
       throw new InputError(`assay report: expected one RUN, got ${positionals.length}`);
-    const format = values.format as ReportFormat | undefined;
-    if (format !== undefined && !FORMATS.includes(format))
-      throw new InputError(`--format ${values.format}: expected one of ${FORMATS.join(', ')}`);
-    if (format === 'github' && values.output)
-      throw new InputError('--format github writes to $GITHUB_STEP_SUMMARY and stdout, not to -o FILE');
+    const chosen = values.format !== undefined ? outputFormatNamed(values.format, '--format') : undefined;
+    const format = chosen?.format;
     if (values.json && (format || values.output))
       throw new InputError('--json goes alone, without --format or -o');
+    if (format && !values.output && !format.report && !format.inRunDir && format.layout !== 'file')
+      throw new InputError(
+        `--format ${values.format} writes a ${format.layout === 'folder' ? 'folder' : 'tree of files'}: give -o DIR/`,
+      );
     // The file is checked (its format, its folder) before anything is read.
-    const target = values.output ? outputTargets([values.output], format)[0] : undefined;
+    const target = values.output ? outputTargets([values.output], values.format)[0] : undefined;
     const runsDir = values['runs-dir'] ?? '.assay/runs';
     const runDir =
       positionals.length === 1
@@ -96,22 +88,17 @@ export async function reportCommand(args: string[]): Promise<number> {
         : newestRun(runsDir);
     if (values.output) refuseOverwritingInputs([values.output], [runDir]);
     if (values.baseline !== undefined)
-      return reportComparison(runDir, values.baseline, values, format, values.output);
+      return reportComparison(runDir, values.baseline, values, values.format, values.output);
     const manifest = readManifest(runDir);
     const scorecard = await scorecardOfRun(runDir);
     if (target) return (await writeOutputs(runDir, scorecard, [target], { keepPending: true })) ? 0 : 3;
-    if (format === 'html') {
-      const html = outputTargets([join(runDir, 'report.html')], 'html');
-      return (await writeOutputs(runDir, scorecard, html, { keepPending: true })) ? 0 : 3;
-    }
-    if (format === 'github')
-      return (await writeGithubReport(runDir, manifest, scorecard, process.env)) ? 0 : 3;
-    if (format === 'markdown') {
-      process.stdout.write(renderMarkdown(manifest, scorecard));
-      return 0;
-    }
-    if (format === 'junit') {
-      await writeToStdout(runDir, scorecard, resolveOutputFormat('report.xml', 'junit'));
+    if (chosen && format) {
+      if (format.report) return (await runReporter(format, runDir, scorecard)) ? 0 : 3;
+      if (format.inRunDir) {
+        const file = outputTargets([join(runDir, format.inRunDir)], values.format);
+        return (await writeOutputs(runDir, scorecard, file, { keepPending: true })) ? 0 : 3;
+      }
+      await writeToStdout(outputRun(runDir, scorecard), format, chosen.options);
       return 0;
     }
     process.stdout.write(
@@ -143,7 +130,7 @@ async function reportComparison(
     'allow-partial'?: boolean;
     json?: boolean;
   },
-  format: ReportFormat | undefined,
+  format: string | undefined,
   output: string | undefined,
 ): Promise<number> {
   if (format !== undefined && format !== 'html')
@@ -164,20 +151,4 @@ async function reportComparison(
     process.stdout.write(`Wrote ${printable(file)}\n`);
   } else process.stdout.write(renderComparison(comparison, labels));
   return compareExitCode(comparison, failOn);
-}
-
-/** Writes a format to stdout: through a private temporary file, as every output is written whole. */
-async function writeToStdout(
-  runDir: string,
-  scorecard: Awaited<ReturnType<typeof scorecardOfRun>>,
-  format: ReturnType<typeof resolveOutputFormat>,
-): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'assay-report-'));
-  try {
-    const file = join(dir, 'out');
-    await writeOutput(runDir, scorecard, file, format);
-    await pipeline(createReadStream(file), process.stdout, { end: false });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

@@ -13,6 +13,7 @@ import { readManifest } from '../../runlog/reader.js';
 import { writeFileWhole } from '../../runlog/write-whole.js';
 import { documentDigest } from './digest.js';
 import { readDoc } from './documents.js';
+import { gatherRun } from './gather.js';
 import { gatePaths } from './judge.js';
 import type { ApastraNative } from './native.js';
 import { normalizeScorecard } from './normalize.js';
@@ -23,7 +24,6 @@ import {
   renderRegression,
   sideProblem,
 } from './policy.js';
-import { gatherRun } from './report.js';
 import { schemaProblems } from './schemas.js';
 
 /** One side of a policy comparison, read. */

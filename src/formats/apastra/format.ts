@@ -37,4 +37,7 @@ export const format: SuiteFormat = {
   async load(path, options) {
     return (await import('./load.js')).loadApastraSuite(path, options);
   },
+  async gate(run) {
+    return (await import('./gate.js')).apastraGate(run);
+  },
 };
