@@ -26,7 +26,28 @@ export { selectProviders } from './evaluate/select-providers.js';
 export { type RunSettings, resolveRunSettings } from './evaluate/settings.js';
 export { type EvaluateOptions, type EvaluateResult, evaluate } from './evaluate.js';
 export { loadSuite } from './formats/detect.js';
-export type { LoadOptions, SuiteFormat } from './formats/types.js';
+export type { GateInput, GateVerdict, LoadOptions, SuiteFormat } from './formats/types.js';
+// Output formats: register one (a plugin), write any registered one from a run directory.
+export {
+  type ChosenFormat,
+  type FileOutputFormat,
+  type FileSink,
+  type FolderOutputFormat,
+  type FolderSink,
+  type OutputFolder,
+  type OutputFormat,
+  type OutputOptions,
+  type OutputRun,
+  outputFormatNames,
+  outputFormats,
+  type ReporterIo,
+  type RunShape,
+  registerOutputFormat,
+  resolveOutputFormat,
+  type TreeOutputFormat,
+  type TreeSink,
+  writeReport,
+} from './outputs.js';
 export { createProvider, isKnownProviderId, registerProvider } from './providers/registry.js';
 export type {
   AttemptFailure,
@@ -35,6 +56,11 @@ export type {
   ProviderResponse,
   RetryPolicy,
 } from './providers/types.js';
+// The renderers the CLI uses, for a program that wants the same reports.
+export { type ConsoleStyle, renderSummary } from './report/console.js';
+export { writeHtmlReport } from './report/html.js';
+export { writeJunit } from './report/junit.js';
+export { renderMarkdown } from './report/markdown.js';
 export { listBaselines, resolveRun, saveBaseline } from './runlog/baselines.js';
 export { readManifest, readResults } from './runlog/reader.js';
 export type { RunManifest } from './runlog/types.js';

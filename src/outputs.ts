@@ -4,6 +4,11 @@
 // never imports a format.
 import './report/formats.js';
 import './formats/reports.js';
+import { resolve } from 'node:path';
+import { scorecardOfRun } from './analysis/scorecard.js';
+import type { Scorecard } from './core/scorecard.js';
+import { outputRun, writeOutput } from './report/output-host.js';
+import { resolveOutputFormat } from './report/outputs.js';
 
 export {
   APPEND_LEDGER,
@@ -37,3 +42,23 @@ export {
   type TreeOutputFormat,
   type TreeSink,
 } from './report/outputs.js';
+
+/**
+ * Writes a report of a finished run to `path` as `assay report RUN -o PATH` does: in the format
+ * the extension names, or `format` (any registered output format name, e.g. `html`, `junit`,
+ * `markdown`, `csv-raw`, a plugin's), written whole. A path ending in `/` is a folder for formats
+ * that name their own output. Resolves to the paths written.
+ */
+export async function writeReport(
+  runDir: string,
+  path: string,
+  options: { format?: string; scorecard?: Scorecard } = {},
+): Promise<string[]> {
+  const chosen = resolveOutputFormat(path, options.format);
+  const scorecard = options.scorecard ?? (await scorecardOfRun(runDir));
+  return writeOutput(outputRun(runDir, scorecard), {
+    path: resolve(path),
+    ...chosen,
+    folder: /[\\/]$/.test(path),
+  });
+}

@@ -1,12 +1,16 @@
 // `assay eval`'s flags: the parseArgs table and the help text that describes them.
 
 import { DEFAULT_MAX_CONCURRENCY } from '../evaluate.js';
+import { outputFormatsHelp } from '../outputs.js';
 import { DEFAULT_RETRY_POLICY } from '../providers/types.js';
 import { COMPARE_FLAGS } from './compare.js';
 import { FILTER_FLAGS, FILTER_FLAGS_USAGE } from './filter-flags.js';
 import { SUITE_FLAGS, SUITE_FLAGS_USAGE } from './suite-flags.js';
 
 /** Help text for `assay eval`. */
+/** The output formats, listed from the registry (a plugin's among them). */
+const OUTPUT_FORMATS_HELP = outputFormatsHelp(' '.repeat(29));
+
 export const EVAL_USAGE = `Usage: assay eval [SUITE] [options]
 
 Runs every prompt × provider × test of a suite, prints a summary and writes the run to
@@ -42,11 +46,9 @@ ${SUITE_FLAGS_USAGE}${FILTER_FLAGS_USAGE}Running:
       --cache-path FILE      the response cache (default .assay/cache.sqlite, or ASSAY_CACHE_PATH)
       --cache-ttl S          cached responses older than S seconds are ignored (default 14 days; 0: never expire)
 Output:
-  -o, --output FILE          also write results to FILE, by extension: .html (a report to open in
-                             a browser), .xml (JUnit), .md (Markdown), .json, .jsonl, .csv (repeatable)
-      --output-format NAME   the format of the -o files (default: from each file's extension);
-                             promptfoo writes promptfoo's results JSON
-      --record NAME.jsonl    LVE: append each result as a TestInstance (as lve record writes it)
+  -o, --output FILE          also write results to FILE, in the format its extension names (repeatable)
+      --output-format NAME   the format of the -o files (default: from each file's extension):
+${OUTPUT_FORMATS_HELP}      --record NAME.jsonl    LVE: append each result as a TestInstance (as lve record writes it)
                              to instances/NAME.jsonl of its own LVE folder; -o DIR/
                              --output-format lve writes the same tree under DIR
       --reporter github      also append the summary to $GITHUB_STEP_SUMMARY and annotate each

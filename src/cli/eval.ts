@@ -1,6 +1,7 @@
 // `assay eval`: reads the flags, loads the suite, runs it with a progress line and Ctrl-C handling,
 // then prints the summary and writes the -o files.
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { DEFAULT_CACHE_TTL_SECONDS, defaultCachePath } from '../engine/cache.js';
 import { parseShard } from '../engine/shard.js';
@@ -28,6 +29,7 @@ import {
   suiteGate,
   type WrittenOutput,
   writeOutputs,
+  writeRunReport,
 } from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
@@ -306,6 +308,9 @@ export async function evalCommand(args: string[]): Promise<number> {
         );
         code = compareExitCode(comparison, gate.failOn);
       }
+      // The run ends on its report: the link comes last, after the failures and the gates.
+      const report = await writeRunReport(runDir, scorecard);
+      if (report) process.stdout.write(`Report: ${pathToFileURL(report).href}\n`);
       return written ? code : Math.max(code, 3);
     } finally {
       process.off('SIGINT', onLateSignal);

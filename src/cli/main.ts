@@ -13,7 +13,7 @@ Usage:
   assay rescore RUN [SUITE]        score a run's recorded answers again with the suite's
                                    current assertions; no model is called
   assay report [RUN]               a run rendered from its log: the summary, --json, or a
-                                   report file (--format html|junit|markdown|github, -o FILE)
+                                   report file (--format NAME, -o FILE)
   assay compare BASELINE CANDIDATE pair two runs case by case: regressed, improved,
                                    unchanged or inconclusive, with paired statistics
   assay baseline save RUN | list   pin a run as a baseline to compare with

@@ -204,6 +204,25 @@ export async function writeOutputs(
 }
 
 /**
+ * Every eval's own report: the run directory's `report.html` (the html format's `inRunDir`),
+ * written whole; its path, or undefined after saying why it could not be written (the run and its
+ * exit code stand: the log is whole, the report can be written again with assay report).
+ */
+export async function writeRunReport(runDir: string, scorecard: Scorecard): Promise<string | undefined> {
+  const { format, options } = outputFormatNamed('html');
+  const path = join(runDir, format.inRunDir ?? 'report.html');
+  try {
+    await writeOutput(outputRun(runDir, scorecard), { path, format, options });
+    return path;
+  } catch (err) {
+    process.stderr.write(
+      `assay: cannot write the report ${printable(path)}: ${printable((err as Error).message)} (write it with assay report --format html)\n`,
+    );
+    return undefined;
+  }
+}
+
+/**
  * The verdict of the run's own suite format on it (apastra's thresholds and regression policy),
  * found through the format registry by `manifest.suite.format`, given what was written.
  */

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
-import { outputFormatNamed, outputFormatsHelp, outputRun, writeToStdout } from '../outputs.js';
+import { outputFormatNamed, outputFormatsHelp, outputRun, runShapeOf, writeToStdout } from '../outputs.js';
 import { renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { renderSummary } from '../report/console.js';
@@ -98,6 +98,8 @@ export async function reportCommand(args: string[]): Promise<number> {
         const file = outputTargets([join(runDir, format.inRunDir)], values.format);
         return (await writeOutputs(runDir, scorecard, file, { keepPending: true })) ? 0 : 3;
       }
+      const problem = format.check?.(runShapeOf(manifest));
+      if (problem) throw new InputError(`--format ${values.format}: ${problem}`);
       await writeToStdout(outputRun(runDir, scorecard), format, chosen.options);
       return 0;
     }

@@ -221,14 +221,21 @@ export function resolveOutputFormat(path: string, name?: string): ChosenFormat {
   );
 }
 
-/** The formats as `--help` lists them: one line each, name (extensions) and description. */
-export function outputFormatsHelp(indent: string): string {
+/** The formats as `--help` lists them: name (extensions) and description, wrapped under the name. */
+export function outputFormatsHelp(indent: string, width = 100): string {
   return outputFormats()
     .map((f) => {
       const ext = f.extensions.length ? ` (${f.extensions.map((e) => `.${e}`).join(', ')})` : '';
       const aliases = Object.keys(f.aliases ?? {});
-      const also = aliases.length ? `; also ${aliases.join(', ')}` : '';
-      return `${indent}${f.name}${ext}: ${f.description}${also}\n`;
+      const also = aliases.length ? ` (also: ${aliases.join(', ')})` : '';
+      const lines = [`${indent}${f.name}${ext}${also}:`];
+      for (const word of f.description.split(' ')) {
+        const last = lines[lines.length - 1];
+        if (last.length + word.length + 1 > width && last.trim().includes(' '))
+          lines.push(`${indent}  ${word}`);
+        else lines[lines.length - 1] = `${last} ${word}`;
+      }
+      return `${lines.join('\n')}\n`;
     })
     .join('');
 }
