@@ -129,9 +129,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         : undefined;
     // Results the run being resumed appended into the suite's own folders (--record) are its
     // output, not a change of the suite: the suite is read as it was before them.
-    const ownAppends = resume
-      ? Object.assign({}, ...outputs.filter((o) => o.inPlace).map(() => appendedBefore(resume)))
-      : {};
+    const ownAppends = resume && outputs.some((o) => o.inPlace) ? appendedBefore(resume) : {};
     if (Object.keys(ownAppends).length > 0) {
       loadOptions.ownAppends = ownAppends;
       suite = await loadSuite(suitePath, { ...loadOptions, vars });
