@@ -36,9 +36,30 @@ export {
 export { selectProviders } from './evaluate/select-providers.js';
 export { type RunSettings, resolveRunSettings } from './evaluate/settings.js';
 export { type EvaluateOptions, type EvaluateResult, evaluate } from './evaluate.js';
-// The extension points: a suite format, an assertion type (scorer), a provider kind.
+// The extension points: a suite format, an assertion type (scorer), a provider kind, an output format.
 export type * from './formats/detect.js';
 export { loadSuite, loadSuiteObject, registerFormat } from './formats/detect.js';
+// Output formats: register one (a plugin), write any registered one from a run directory.
+export {
+  type ChosenFormat,
+  type FileOutputFormat,
+  type FileSink,
+  type FolderOutputFormat,
+  type FolderSink,
+  type OutputFolder,
+  type OutputFormat,
+  type OutputOptions,
+  type OutputRun,
+  outputFormatNames,
+  outputFormats,
+  type ReporterIo,
+  type RunShape,
+  registerOutputFormat,
+  resolveOutputFormat,
+  type TreeOutputFormat,
+  type TreeSink,
+  writeReport,
+} from './outputs.js';
 export {
   createProvider,
   isKnownProviderId,
@@ -54,6 +75,11 @@ export type {
   ProviderResponse,
   RetryPolicy,
 } from './providers/types.js';
+// The renderers the CLI uses, for a program that wants the same reports.
+export { type ConsoleStyle, renderSummary } from './report/console.js';
+export { writeHtmlReport } from './report/html.js';
+export { writeJunit } from './report/junit.js';
+export { renderMarkdown } from './report/markdown.js';
 export { listBaselines, resolveRun, saveBaseline } from './runlog/baselines.js';
 export { readManifest, readResults } from './runlog/reader.js';
 export type { RunManifest } from './runlog/types.js';

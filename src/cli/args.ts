@@ -5,6 +5,7 @@ import { InputError } from '../core/errors.js';
 import { closest } from '../core/suggest.js';
 import type { FormatFlag, LoadOptions } from '../formats/detect.js';
 import { suiteFormats } from '../formats/detect.js';
+import { outputFormatsHelp } from '../outputs.js';
 import { parseFlags } from './common.js';
 import {
   type CliOption,
@@ -190,6 +191,9 @@ export function usage(command: CommandName, formatFlags: FormatOption[]): string
       for (const f of formatFlags) out += helpLine(flagLabel(f), `${f.format}: ${f.description}`);
     }
   }
+  // The output formats, from the registry (a plugin's among them), for the commands that write them.
+  if (optionsOf(command).some((o) => o.name === 'output-format' || o.name === 'format'))
+    out += `Output formats (-o FILE by extension, or by name with --output-format / --format):\n${outputFormatsHelp('  ')}`;
   if (spec.footer) out += `\n${wrap(spec.footer, WIDTH, 0)}\n`;
   return out;
 }

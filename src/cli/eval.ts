@@ -1,6 +1,7 @@
 // `assay eval`: reads the flags, loads the suite, runs it with a progress line and Ctrl-C handling,
 // then prints the summary and writes the -o files.
 import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { formatDiagnostic, InputError } from '../core/errors.js';
 import { DEFAULT_CACHE_TTL_SECONDS, defaultCachePath } from '../engine/cache.js';
 import { parseShard } from '../engine/shard.js';
@@ -8,9 +9,9 @@ import { selectProviders } from '../evaluate/select-providers.js';
 import { resolveRunSettings } from '../evaluate/settings.js';
 import { evaluate } from '../evaluate.js';
 import { type LoadOptions, loadSuite } from '../formats/detect.js';
+import { appendedBefore } from '../outputs.js';
 import { renderComparison } from '../report/compare.js';
 import { renderResultLine, renderSummary } from '../report/console.js';
-import type { OutputJudgement } from '../report/formats.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { formatLoadOptions, parseCommand, usage } from './args.js';
@@ -19,8 +20,17 @@ import { checkGateBaseline, compareDirs, compareExitCode, compareOptionsFrom } f
 import { loadEnvFiles } from './env.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
-import { githubReporterOn, writeGithubReport } from './github.js';
-import { outputTargets, recordTarget, refuseOverwritingInputs, writeOutputs } from './outputs.js';
+import {
+  outputTargets,
+  recordTarget,
+  refuseOverwritingInputs,
+  reporterFrom,
+  runReporter,
+  suiteGate,
+  type WrittenOutput,
+  writeOutputs,
+  writeRunReport,
+} from './outputs.js';
 import { ProgressLine } from './progress.js';
 import { promptsAndProviders, renderTable, tableFlag, testsFlag } from './promptfoo-flags.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
@@ -71,9 +81,7 @@ export async function evalCommand(args: string[]): Promise<number> {
             baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
           })
         : undefined;
-    if (values.reporter !== undefined && values.reporter !== 'github' && values.reporter !== 'none')
-      throw new InputError(`--reporter ${values.reporter}: expected github or none`);
-    const github = githubReporterOn(values.reporter, process.env);
+    const reporter = reporterFrom(values.reporter, process.env);
     // Output targets are checked before anything runs: a typo in -o must not cost a run.
     let outputs = outputTargets(values.output ?? [], values['output-format']);
 
@@ -136,9 +144,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         : undefined;
     // Results the run being resumed appended into the suite's own folders (--record) are its
     // output, not a change of the suite: the suite is read as it was before them.
-    const ownAppends = resume
-      ? Object.assign({}, ...outputs.map((o) => (o.inPlace ? o.format.ownAppends?.(resume) : undefined)))
-      : {};
+    const ownAppends = resume && outputs.some((o) => o.inPlace) ? appendedBefore(resume) : {};
     if (Object.keys(ownAppends).length > 0) {
       loadOptions.ownAppends = ownAppends;
       suite = await loadSuite(suitePath, { ...loadOptions, vars });
@@ -300,15 +306,16 @@ export async function evalCommand(args: string[]): Promise<number> {
           `To finish it: assay eval${suiteArg}${again}${runsFlag} --resume ${manifest.runId}${retry}\n`,
         );
       }
-      const judgements: OutputJudgement[] = [];
-      let written = await writeOutputs(runDir, scorecard, outputs, { judgements });
-      if (github) written = (await writeGithubReport(runDir, manifest, scorecard, process.env)) && written;
+      const outputsWritten: WrittenOutput[] = [];
+      let written = await writeOutputs(runDir, scorecard, outputs, { written: outputsWritten });
+      if (reporter) written = (await runReporter(reporter, runDir, scorecard)) && written;
       let code = exitCode(manifest.status, scorecard.counts, maxErrors, defaults);
-      // A native output whose tool judges its own runs (apastra's thresholds and regression
-      // policy) decides a run that completed: its gate, not the count of failing cases.
-      if (judgements.length > 0) {
-        for (const j of judgements) process.stdout.write(`\n${j.text}`);
-        if (code !== 3) code = judgements.some((j) => j.failed) ? 1 : 0;
+      // A suite format whose tool judges its own runs (apastra's thresholds and regression
+      // policy, on the run folders written) decides the run: its gate, not the count of failing cases.
+      const verdict = await suiteGate(runDir, manifest.suite.format, outputsWritten);
+      if (verdict) {
+        process.stdout.write(`\n${verdict.text}`);
+        if (code !== 3) code = verdict.failed ? 1 : 0;
       }
       if (baselineDir && gate && manifest.status === 'complete' && code !== 3) {
         // The regression gate: the run is judged against the baseline, not by its own failures.
@@ -324,6 +331,9 @@ export async function evalCommand(args: string[]): Promise<number> {
         );
         code = compareExitCode(comparison, gate.failOn);
       }
+      // The run ends on its report: the link comes last, after the failures and the gates.
+      const report = await writeRunReport(runDir, scorecard);
+      if (report) process.stdout.write(`Report: ${pathToFileURL(report).href}\n`);
       return written ? code : Math.max(code, 3);
     } finally {
       process.off('SIGINT', onLateSignal);

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { scorecardOfRun } from '../analysis/scorecard.js';
+import { resolveOutputFormat } from '../outputs.js';
 import { renderSummary } from '../report/console.js';
-import { resolveOutputFormat } from '../report/formats.js';
 import { mergeRuns } from '../runlog/merge.js';
 import { parseCommand, usage } from './args.js';
 import { guard, useColor } from './common.js';
@@ -18,7 +18,7 @@ export async function mergeCommand(args: string[]): Promise<number> {
     }
     const outputs = (values.output ?? []).map((path) => ({
       path: resolve(path),
-      format: resolveOutputFormat(path, values['output-format']),
+      ...resolveOutputFormat(path, values['output-format']),
     }));
     const { runDir, manifest, scorecard } = await mergeRuns(
       positionals,

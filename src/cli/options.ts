@@ -531,7 +531,7 @@ export const OPTIONS = [
     type: 'string',
     arg: 'NAME',
     description:
-      "the format of the -o files (default: from each file's extension); promptfoo writes promptfoo's results JSON",
+      "the format of the -o files (default: from each file's extension; the formats are listed below); promptfoo writes promptfoo's results JSON",
     commands: ['eval', 'rescore', 'merge'],
     group: 'Output',
     setting: 'cli.outputFormat',
@@ -539,9 +539,9 @@ export const OPTIONS = [
   {
     name: 'format',
     type: 'string',
-    arg: 'html|junit|markdown|github',
+    arg: 'NAME',
     description:
-      'html: the HTML report (to -o FILE, else RUN/report.html; its path is printed); junit: JUnit XML (to -o FILE, else stdout); markdown: the summary and failures (to -o FILE, else stdout); github: the Markdown appended to $GITHUB_STEP_SUMMARY (stdout outside Actions) and an ::error annotation at each failing test’s line',
+      'write the run in that output format (listed below): to -o FILE; without -o, a reporter reports (github: the Markdown appended to $GITHUB_STEP_SUMMARY, stdout outside Actions, and an ::error annotation at each failing test’s line), html writes RUN/report.html (its path is printed), and any other one-file format prints to stdout',
     commands: ['report'],
     group: 'Output',
     setting: 'cli.format',

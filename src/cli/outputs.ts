@@ -4,18 +4,27 @@ import { existsSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import type { Scorecard } from '../core/scorecard.js';
+import { suiteFormats } from '../formats/detect.js';
+import type { GateVerdict } from '../formats/detect.js';
 import {
-  type OutputFormat,
-  type OutputJudgement,
+  APPEND_LEDGER,
+  type OutputTarget,
+  outputFormatNamed,
+  outputRun,
+  processIo,
+  reporterNames,
   resolveOutputFormat,
   writeOutput,
-} from '../report/formats.js';
+} from '../outputs.js';
 import { ensureDir } from '../runlog/dirs.js';
 import { readManifest } from '../runlog/reader.js';
 import { clearOutputsPending } from '../runlog/writer.js';
 
+export type { OutputTarget } from '../outputs.js';
+
 /** The files of a run directory that are its log: never written over by an output. */
-const RUN_LOG_FILES = ['manifest.json', 'results.jsonl', 'scorecard.json', 'run.lock', 'lve-recorded.json'];
+const RUN_LOG_FILES = ['manifest.json', 'results.jsonl', 'scorecard.json', 'run.lock', APPEND_LEDGER];
 
 /** A path as the file system knows it: its folder's real path and its name (the path when unresolvable). */
 function realTarget(path: string): string {
@@ -109,19 +118,23 @@ export function refuseRunLogTarget(output: string): void {
 
 /** Output targets for paths, checked before anything runs: a typo in -o must not cost a run. */
 export function outputTargets(paths: string[], formatName: string | undefined): OutputTarget[] {
-  const outputs = paths.map((path) => ({
-    path: resolve(path),
-    format: resolveOutputFormat(path, formatName),
-    // `-o DIR/`: a format that names its own files (a tool's native results) writes into DIR.
-    folder: /[\\/]$/.test(path) || (existsSync(path) && statSync(path).isDirectory()),
-  }));
+  const outputs: OutputTarget[] = paths.map((path) => {
+    const { format, options } = resolveOutputFormat(path, formatName);
+    return {
+      path: resolve(path),
+      format,
+      options,
+      // `-o DIR/`: a format that names its own files (a tool's native results) writes into DIR.
+      folder: /[\\/]$/.test(path) || (existsSync(path) && statSync(path).isDirectory()),
+    };
+  });
   for (const o of outputs) {
     if (!o.folder) refuseRunLogTarget(o.path);
-    if (!o.folder && o.format.treeOnly)
+    if (!o.folder && o.format.layout === 'tree')
       throw new InputError(
         `-o ${o.path}: the ${o.format.name} format writes a folder of files; give a folder (-o DIR/)`,
       );
-    if (o.folder && !o.format.fileName && !o.format.writeTree)
+    if (o.folder && o.format.layout === 'file' && !o.format.fileName)
       throw new InputError(
         `-o ${o.path}: is a folder, not a file (only formats that name their files take a folder)`,
       );
@@ -142,43 +155,46 @@ export function outputTargets(paths: string[], formatName: string | undefined): 
   return outputs;
 }
 
+/** An output written: its format's name and the paths written (files, folders, or a tree's files). */
+export interface WrittenOutput {
+  format: string;
+  paths: string[];
+}
+
 /**
  * Writes every -o file, each independently: one that cannot be written is reported and the others
  * are still written. Returns false if any failed.
  */
 export async function writeOutputs(
   runDir: string,
-  scorecard: Parameters<typeof writeOutput>[1],
+  scorecard: Scorecard,
   outputs: OutputTarget[],
   opts: {
-    /** Collects the judgements of formats whose tool judges its own runs (apastra). */
-    judgements?: OutputJudgement[];
+    /** Collects what was written (for the suite format's gate). */
+    written?: WrittenOutput[];
     /** `assay report`: a file written later does not settle the run's own pending -o files. */
     keepPending?: boolean;
   } = {},
 ): Promise<boolean> {
   let ok = true;
+  const run = outputs.length > 0 ? outputRun(runDir, scorecard) : undefined;
   for (const o of outputs) {
-    let path = o.path;
+    if (!run) break;
     try {
-      if (o.format.writeTree && (o.folder || o.inPlace)) {
-        // A tree of files (one per test folder), appended to as the format's own tool does.
-        const fileName = o.inPlace ?? `assay-${basename(runDir)}.jsonl`;
-        const files = await o.format.writeTree(runDir, { dir: o.inPlace ? undefined : o.path, fileName });
-        for (const f of files) process.stdout.write(`Wrote ${printable(f)}\n`);
-        if (files.length === 0)
-          process.stdout.write(
-            `Wrote nothing for ${printable(o.inPlace ?? o.path)}: no result could be recorded\n`,
-          );
-        continue;
-      }
-      if (o.folder && o.format.fileName) path = join(o.path, o.format.fileName(runDir));
-      const judgement = await writeOutput(runDir, scorecard, path, o.format);
-      if (judgement) opts.judgements?.push(judgement);
-      for (const written of judgement?.written ?? [path])
-        process.stdout.write(`Wrote ${printable(written)}\n`);
+      const paths = await writeOutput(run, o);
+      for (const p of paths) process.stdout.write(`Wrote ${printable(p)}\n`);
+      if (paths.length === 0 && o.format.layout === 'tree')
+        process.stdout.write(
+          `Wrote nothing for ${printable(o.inPlace ?? o.path)}: no result could be recorded\n`,
+        );
+      opts.written?.push({ format: o.format.name, paths });
     } catch (err) {
       ok = false;
+      let path = o.path;
+      try {
+        if (o.folder && o.format.fileName && o.format.layout !== 'tree')
+          path = join(o.path, o.format.fileName(run));
+      } catch {}
       process.stderr.write(`assay: cannot write ${printable(path)}: ${printable((err as Error).message)}\n`);
     }
   }
@@ -187,13 +203,36 @@ export async function writeOutputs(
   return ok;
 }
 
-/** An `-o` target: a file, or a folder for a format that names its own files. */
-export interface OutputTarget {
-  path: string;
-  format: OutputFormat;
-  folder?: boolean;
-  /** `--record NAME`: the format appends NAME in the suite's own folders (a tree format). */
-  inPlace?: string;
+/**
+ * Every eval's own report: the run directory's `report.html` (the html format's `inRunDir`),
+ * written whole; its path, or undefined after saying why it could not be written (the run and its
+ * exit code stand: the log is whole, the report can be written again with assay report).
+ */
+export async function writeRunReport(runDir: string, scorecard: Scorecard): Promise<string | undefined> {
+  const { format, options } = outputFormatNamed('html');
+  const path = join(runDir, format.inRunDir ?? 'report.html');
+  try {
+    await writeOutput(outputRun(runDir, scorecard), { path, format, options });
+    return path;
+  } catch (err) {
+    process.stderr.write(
+      `assay: cannot write the report ${printable(path)}: ${printable((err as Error).message)} (write it with assay report --format html)\n`,
+    );
+    return undefined;
+  }
+}
+
+/**
+ * The verdict of the run's own suite format on it (apastra's thresholds and regression policy),
+ * found through the format registry by `manifest.suite.format`, given what was written.
+ */
+export async function suiteGate(
+  runDir: string,
+  format: string,
+  written: WrittenOutput[],
+): Promise<GateVerdict | undefined> {
+  const suiteFormat = (await suiteFormats()).find((f) => f.name === format);
+  return suiteFormat?.gate?.({ runDir, outputs: written });
 }
 
 /** `--record NAME`: a tree format's files appended in the suite's own folders, named NAME. */
@@ -202,8 +241,38 @@ export function recordTarget(name: string, formatName: string): OutputTarget {
     throw new InputError(
       `--record ${name}: expected a file name ending in .jsonl (no folder), e.g. --record new.jsonl`,
     );
-  const format = resolveOutputFormat(name, formatName);
-  if (!format.writeTree)
+  const { format, options } = resolveOutputFormat(name, formatName);
+  if (format.layout !== 'tree')
     throw new InputError(`--record: the ${format.name} format does not write into the suite's folders`);
-  return { path: name, format, inPlace: name };
+  return { path: name, format, options, inPlace: name };
+}
+
+/**
+ * The reporter `--reporter NAME` asks for: a registered format with a console reporter; `none`
+ * for none; without the flag, `github` inside GitHub Actions (GITHUB_ACTIONS=true).
+ */
+export function reporterFrom(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+): OutputTarget['format'] | undefined {
+  if (flag === 'none') return undefined;
+  if (flag === undefined) {
+    if (env.GITHUB_ACTIONS !== 'true') return undefined;
+    return outputFormatNamed('github').format;
+  }
+  const names = reporterNames();
+  const format = names.includes(flag) ? outputFormatNamed(flag).format : undefined;
+  if (!format) throw new InputError(`--reporter ${flag}: expected ${[...names, 'none'].join(' or ')}`);
+  return format;
+}
+
+/** Runs a console reporter on a run; false when what it writes could not be written. */
+export async function runReporter(
+  format: OutputTarget['format'],
+  runDir: string,
+  scorecard: Scorecard,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<boolean> {
+  if (!format.report) throw new Error(`the ${format.name} format is not a reporter`);
+  return format.report(outputRun(runDir, scorecard), processIo(env));
 }

@@ -1,25 +1,21 @@
 // `assay report [RUN]`: any run rendered from its log: the console summary, the scorecard as JSON,
 // or a report file (HTML, JUnit, Markdown) and the GitHub job summary.
-import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
+import { outputFormatNamed, outputRun, runShapeOf, writeToStdout } from '../outputs.js';
 import { renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { renderSummary } from '../report/console.js';
-import { resolveOutputFormat, writeOutput } from '../report/formats.js';
-import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { writeFileWhole } from '../runlog/write-whole.js';
 import { parseCommand, usage } from './args.js';
 import { guard, useColor } from './common.js';
 import { compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
-import { writeGithubReport } from './github.js';
-import { outputTargets, refuseOverwritingInputs, writeOutputs } from './outputs.js';
+import { outputTargets, refuseOverwritingInputs, runReporter, writeOutputs } from './outputs.js';
 
 /** The newest run directory under a folder (run ids sort by time). */
 function newestRun(runsDir: string): string {
@@ -33,9 +29,6 @@ function newestRun(runsDir: string): string {
   return join(root, ids[ids.length - 1]);
 }
 
-const FORMATS = ['html', 'junit', 'markdown', 'github'] as const;
-type ReportFormat = (typeof FORMATS)[number];
-
 /** `assay report`. */
 export async function reportCommand(args: string[]): Promise<number> {
   return guard(async () => {
@@ -46,15 +39,16 @@ export async function reportCommand(args: string[]): Promise<number> {
     }
     if (positionals.length > 1)
       throw new InputError(`assay report: expected one RUN, got ${positionals.length}`);
-    const format = values.format as ReportFormat | undefined;
-    if (format !== undefined && !FORMATS.includes(format))
-      throw new InputError(`--format ${values.format}: expected one of ${FORMATS.join(', ')}`);
-    if (format === 'github' && values.output)
-      throw new InputError('--format github writes to $GITHUB_STEP_SUMMARY and stdout, not to -o FILE');
+    const chosen = values.format !== undefined ? outputFormatNamed(values.format, '--format') : undefined;
+    const format = chosen?.format;
     if (values.json && (format || values.output))
       throw new InputError('--json goes alone, without --format or -o');
+    if (format && !values.output && !format.report && !format.inRunDir && format.layout !== 'file')
+      throw new InputError(
+        `--format ${values.format} writes a ${format.layout === 'folder' ? 'folder' : 'tree of files'}: give -o DIR/`,
+      );
     // The file is checked (its format, its folder) before anything is read.
-    const target = values.output ? outputTargets([values.output], format)[0] : undefined;
+    const target = values.output ? outputTargets([values.output], values.format)[0] : undefined;
     const runsDir = values['runs-dir'] ?? '.assay/runs';
     const runDir =
       positionals.length === 1
@@ -65,22 +59,19 @@ export async function reportCommand(args: string[]): Promise<number> {
         : newestRun(runsDir);
     if (values.output) refuseOverwritingInputs([values.output], [runDir]);
     if (values.baseline !== undefined)
-      return reportComparison(runDir, values.baseline, values, format, values.output);
+      return reportComparison(runDir, values.baseline, values, values.format, values.output);
     const manifest = readManifest(runDir);
     const scorecard = await scorecardOfRun(runDir);
     if (target) return (await writeOutputs(runDir, scorecard, [target], { keepPending: true })) ? 0 : 3;
-    if (format === 'html') {
-      const html = outputTargets([join(runDir, 'report.html')], 'html');
-      return (await writeOutputs(runDir, scorecard, html, { keepPending: true })) ? 0 : 3;
-    }
-    if (format === 'github')
-      return (await writeGithubReport(runDir, manifest, scorecard, process.env)) ? 0 : 3;
-    if (format === 'markdown') {
-      process.stdout.write(renderMarkdown(manifest, scorecard));
-      return 0;
-    }
-    if (format === 'junit') {
-      await writeToStdout(runDir, scorecard, resolveOutputFormat('report.xml', 'junit'));
+    if (chosen && format) {
+      if (format.report) return (await runReporter(format, runDir, scorecard)) ? 0 : 3;
+      if (format.inRunDir) {
+        const file = outputTargets([join(runDir, format.inRunDir)], values.format);
+        return (await writeOutputs(runDir, scorecard, file, { keepPending: true })) ? 0 : 3;
+      }
+      const problem = format.check?.(runShapeOf(manifest));
+      if (problem) throw new InputError(`--format ${values.format}: ${problem}`);
+      await writeToStdout(outputRun(runDir, scorecard), format, chosen.options);
       return 0;
     }
     process.stdout.write(
@@ -112,7 +103,7 @@ async function reportComparison(
     'allow-partial'?: boolean;
     json?: boolean;
   },
-  format: ReportFormat | undefined,
+  format: string | undefined,
   output: string | undefined,
 ): Promise<number> {
   if (format !== undefined && format !== 'html')
@@ -133,20 +124,4 @@ async function reportComparison(
     process.stdout.write(`Wrote ${printable(file)}\n`);
   } else process.stdout.write(renderComparison(comparison, labels));
   return compareExitCode(comparison, failOn);
-}
-
-/** Writes a format to stdout: through a private temporary file, as every output is written whole. */
-async function writeToStdout(
-  runDir: string,
-  scorecard: Awaited<ReturnType<typeof scorecardOfRun>>,
-  format: ReturnType<typeof resolveOutputFormat>,
-): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'assay-report-'));
-  try {
-    const file = join(dir, 'out');
-    await writeOutput(runDir, scorecard, file, format);
-    await pipeline(createReadStream(file), process.stdout, { end: false });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }

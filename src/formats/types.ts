@@ -4,6 +4,8 @@
 // - `report.ts` (when the format's tool writes a results file users expect) registers its writer
 //   with report/outputs.ts when imported; listed in formats/reports.ts, and chosen by the
 //   `--output-format` name a user gives, never by the suite's format;
+// - `gate` (when the format's tool judges its own runs, as apastra's CI does) is found through the
+//   registry by the run's `manifest.suite.format` and called by the host after the outputs;
 // - its own scorers (semantics of that tool alone) register under a namespaced type
 //   (`ewebench:ewe-quality`) when its loader is imported.
 // Format modules import these types from here, never from the registry (detect.ts), and never
@@ -140,6 +142,26 @@ export interface SuiteFormat {
    * parameter (every registered format's, so a run of any format honours them).
    */
   interpreters?: { python?: string; ruby?: string };
+  /**
+   * The format's own verdict on a finished run (apastra: thresholds, regression policy, budget),
+   * called by the host after the outputs are written, with what was written. When it gives one,
+   * its text is printed and, unless the run failed to run (exit 3), its `failed` decides the exit
+   * code (1 or 0) in place of the count of failing cases, as the tool's own gate would.
+   */
+  gate?(run: GateInput): Promise<GateVerdict | undefined>;
+}
+
+/** What a format's gate is given: the run directory and the outputs written of it. */
+export interface GateInput {
+  runDir: string;
+  /** Each output written, by output format name, with the paths written (files or folders). */
+  outputs: { format: string; paths: string[] }[];
+}
+
+/** A format's own verdict on a run (see SuiteFormat.gate). */
+export interface GateVerdict {
+  text: string;
+  failed: boolean;
 }
 
 /** A format's rules for `assay baseline save` of a run of one of its suites. */

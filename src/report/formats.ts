@@ -1,15 +1,9 @@
-// Every output format `-o` can write: assay's own (outputs.ts, html.ts, junit.ts, markdown.ts)
-// and each input format's native results file. A writer registers itself with
-// registerOutputFormat when imported here.
-export {
-  type OutputFormat,
-  type OutputJudgement,
-  outputFormatNames,
-  resolveOutputFormat,
-  writeOutput,
-} from './outputs.js';
-
+// assay's own output formats. Each file registers itself with report/outputs.ts when imported;
+// the native results files of the input formats are registered by src/formats/reports.ts, and
+// src/outputs.ts imports both, so report/ never imports a format.
+import './csv.js';
+import './github.js';
 import './html.js';
+import './json.js';
 import './junit.js';
 import './markdown.js';
-import '../formats/reports.js';

@@ -5,7 +5,7 @@
 // always as text (textContent), never as markup. Rendered from the run log alone.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import type { WriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { metadataBreakdowns } from '../analysis/metadata.js';
 import type { Breakdown, Rate, Scorecard, ScorecardCell } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
@@ -192,14 +192,14 @@ function columnData(columns: ScorecardCell[]) {
   }));
 }
 
-async function put(out: WriteStream, chunk: string): Promise<void> {
+async function put(out: Writable, chunk: string): Promise<void> {
   if (!out.write(chunk)) await once(out, 'drain');
 }
 
 const SCRIPT_HASH = createHash('sha256').update(CLIENT_JS).digest('base64');
 
 /** Writes the HTML report of a run directory, streaming its results (memory stays bounded). */
-export async function writeHtmlReport(runDir: string, card: Scorecard, out: WriteStream): Promise<void> {
+export async function writeHtmlReport(runDir: string, card: Scorecard, out: Writable): Promise<void> {
   const { outputsPending: _pending, ...manifest } = readManifest(runDir);
   const columns = reportColumns(manifest, card);
   // The suite's own breakdowns; for a suite that declares none, its cases' metadata.
@@ -276,7 +276,9 @@ ${flakyHtml(card)}
 
 registerOutputFormat({
   name: 'html',
+  layout: 'file',
   extensions: ['html', 'htm'],
+  inRunDir: 'report.html',
   description: 'a self-contained HTML report: figures, matrix, filters, case view (opens from file://)',
-  write: writeHtmlReport,
+  write: (run, out) => writeHtmlReport(run.dir, run.scorecard, out.stream),
 });

@@ -3,7 +3,7 @@
 // reasons, <error>, <skipped>, and the suite file and line in `file`/`line`. Valid XML whatever a
 // model wrote: characters XML 1.0 forbids are removed and CDATA sections are split around `]]>`.
 import { once } from 'node:events';
-import type { WriteStream } from 'node:fs';
+import type { Writable } from 'node:stream';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult, Verdict } from '../core/types.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
@@ -95,7 +95,7 @@ function runError(manifest: ReturnType<typeof readManifest>, done: number): stri
 }
 
 /** Writes the JUnit report: one pass over the log per prompt × provider (memory stays bounded). */
-export async function writeJunit(runDir: string, card: Scorecard, out: WriteStream): Promise<void> {
+export async function writeJunit(runDir: string, card: Scorecard, out: Writable): Promise<void> {
   const manifest = readManifest(runDir);
   const put = async (chunk: string): Promise<void> => {
     if (!out.write(chunk)) await once(out, 'drain');
@@ -130,8 +130,9 @@ export async function writeJunit(runDir: string, card: Scorecard, out: WriteStre
 
 registerOutputFormat({
   name: 'junit',
+  layout: 'file',
   extensions: ['xml'],
   description:
     'JUnit XML: a testsuite per prompt × provider, a testcase per test and trial (CI test reporters)',
-  write: writeJunit,
+  write: (run, out) => writeJunit(run.dir, run.scorecard, out.stream),
 });

@@ -3,10 +3,8 @@
 // and suites is escaped (no markup, no links, no images, no @-mentions) and the whole stays
 // within GitHub's comment limit. The GitHub reporter adds `::error` annotations at the suite
 // lines of the failing tests.
-import type { WriteStream } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { FailureNote, Scorecard } from '../core/scorecard.js';
-import { readManifest } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
 import { formatMean, formatRate, graderLine, streamFigures } from './console.js';
 import { caseName, fullTitle } from './naming.js';
@@ -199,10 +197,8 @@ function clean(text: string): string {
 
 registerOutputFormat({
   name: 'markdown',
+  layout: 'file',
   extensions: ['md', 'markdown'],
   description: 'the summary and failures as Markdown (a PR comment; within GitHub’s size limit)',
-  async write(runDir, card, out: WriteStream) {
-    const { outputsPending: _pending, ...manifest } = readManifest(runDir);
-    out.write(renderMarkdown(manifest, card));
-  },
+  write: (run, out) => out.write(renderMarkdown(run.manifest, run.scorecard)),
 });

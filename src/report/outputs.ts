@@ -1,69 +1,146 @@
-import { once } from 'node:events';
-import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
-import { dirname, extname } from 'node:path';
+// Output formats: the one extension point for everything assay writes from a finished run (`-o
+// FILE`, `--output-format NAME`, `assay report --format NAME`, `--reporter NAME`). A format is one
+// registration (registerOutputFormat) of an OutputFormat: what it is called, which extensions
+// select it, and `write(run, sink)`. The host (report/output-host.ts) owns every file: it gives
+// the writer a view of the run and a sink of the format's layout, and it alone opens, renames and
+// appends, so every output is written whole (runlog/write-whole.ts) and listed.
+import { extname } from 'node:path';
+import type { Writable } from 'node:stream';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult, NativeFacts } from '../core/types.js';
-import { ensureDir } from '../runlog/dirs.js';
-import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
-import { removeDeadTemporaries, temporaryFor } from '../runlog/write-whole.js';
+import type { RunManifest } from '../runlog/types.js';
 
-/** An output file format written from a run directory (`-o FILE`, `--output-format NAME`). */
-export interface OutputFormat {
-  name: string;
-  /** Extensions that select this format when `--output-format` is not given. */
-  extensions: string[];
-  description: string;
-  /** The file name this format's own tool would give the output; `-o DIR/` then writes it into DIR. */
-  fileName?(runDir: string): string;
-  /**
-   * Whether this format can describe a run of this shape; a reason when it cannot. Checked before
-   * the run starts, so a results file that could never be written does not cost a run.
-   */
-  check?(run: RunShape): string | undefined;
-  /** Writes the output file (formats that write one file). */
-  write?(runDir: string, scorecard: Scorecard, out: WriteStream): Promise<void>;
-  /**
-   * Writes a folder of files instead (a tool's own run folder), creating `dir`; may return the
-   * format's own judgement of the run (a tool's thresholds and regression policy).
-   */
-  writeFolder?(runDir: string, scorecard: Scorecard, dir: string): Promise<OutputJudgement | undefined>;
-  /**
-   * For a format whose tool keeps results as many files (LVE: an instances file in each test's
-   * folder): appends them under `dir`, each named `fileName`, or into the suite's own folders when
-   * `dir` is undefined. Returns the files written. `-o DIR/` (or `--record NAME`) uses this.
-   */
-  writeTree?(runDir: string, target: { dir?: string; fileName: string }): Promise<string[]>;
-  /**
-   * The files a run's writeTree appended to in the suite's own folders, each with its size before
-   * the run's first append: a resumed run reads its suite as it was, not with its own results.
-   */
-  ownAppends?(runDir: string): Record<string, number>;
-  /** Writes only a tree (writeTree): a single-file target is refused before the run. */
-  treeOnly?: boolean;
+/** A finished run as an output writer sees it: read once by the host, given to every writer. */
+export interface OutputRun {
+  /** The run directory (for references to it: writers get what they need from the fields below). */
+  dir: string;
+  /** The manifest as it stands once the outputs are written (without `outputsPending`). */
+  manifest: RunManifest;
+  scorecard: Scorecard;
+  /** The results.jsonl lines in plan order (case, trial, provider, prompt), as written. */
+  resultLines(): AsyncIterable<string>;
+  /** The results in plan order, parsed. */
+  results(): AsyncIterable<JobResult>;
 }
 
-/**
- * A format's own verdict on a run, from the results it wrote (apastra's thresholds and regression
- * policy): shown to the user, and when `failed`, the run's exit code is 1 (it replaces the verdict
- * of failing cases, as the tool's own gate would).
- */
-export interface OutputJudgement {
-  text: string;
-  failed: boolean;
-  /**
-   * The folders actually written, when they differ from the path asked for (a name taken by a
-   * concurrent run gets `-2`; several models get one folder each): what the console names.
-   */
-  written?: string[];
+/** Settings of a format chosen by the name it was asked for (an alias: `csv-raw` is csv with `raw`). */
+export type OutputOptions = Readonly<Record<string, string | boolean>>;
+
+/** Where a `file` format writes: one file, written whole (a temporary beside it, renamed into place). */
+export interface FileSink {
+  /** Writes a chunk, waiting while the file's buffer is full (memory stays bounded). */
+  write(chunk: string): Promise<void>;
+  /** The same file as a stream, for renderers that write to one. */
+  stream: Writable;
+  options: OutputOptions;
 }
 
-/** What an output format may need to know of a run before it starts. */
+/** One folder of a `folder` format, written into a temporary folder and renamed into place whole. */
+export interface OutputFolder {
+  /** Where the folder will stand once written. */
+  path: string;
+  /** Writes a file of the folder. */
+  file(name: string, data: string): void;
+}
+
+/** Where a `folder` format writes: one or more folders (a tool's own run folders). */
+export interface FolderSink {
+  /**
+   * A new folder: the target, or with `suffix` the target `-suffix` (one folder per model). A name
+   * already taken in this write, or held by something `replaceable` says must stay, gets `-2`,
+   * `-3`…; a replaceable folder (this run's own, written before) is replaced.
+   */
+  folder(opts?: { suffix?: string; replaceable?(existing: string): boolean }): OutputFolder;
+  options: OutputOptions;
+}
+
+/** Where a `tree` format writes: lines appended to files spread over folders, as its tool does. */
+export interface TreeSink {
+  /** The folder the tree is written under; undefined: in the suite's own folders (`--record`). */
+  root: string | undefined;
+  /** The name of each file appended to. */
+  fileName: string;
+  /**
+   * Appends `text` (whole lines) for the result `key` to `file`. A key this run already appended
+   * to that file (a resumed run writes its tree again) is skipped: every result is appended once.
+   */
+  append(file: string, text: string, key: string): void;
+  options: OutputOptions;
+}
+
+/** What an output format may need to know of a run before it starts (the pre-run check). */
 export interface RunShape {
   format: string;
   native?: NativeFacts;
   providers: number;
   repeat: number;
+}
+
+/** Output that goes to the console and CI rather than to a file (`--reporter NAME`). */
+export interface ReporterIo {
+  env: NodeJS.ProcessEnv;
+  /** Text for the user (stdout). */
+  print(text: string): void;
+  /** Says what went wrong (stderr). */
+  warn(text: string): void;
+  /** Appends to a file the environment names (a CI job summary); throws if it cannot. */
+  append(file: string, text: string): void;
+}
+
+interface OutputFormatBase {
+  /** The `--output-format` / `--format` name. */
+  name: string;
+  /** Other names, each with the options it stands for (`csv-raw`: csv with `{raw: true}`). */
+  aliases?: Record<string, OutputOptions>;
+  /** Extensions (no dot) that select this format for `-o FILE` when no name is given. */
+  extensions: string[];
+  /** One line for `--help` and the docs. */
+  description: string;
+  /**
+   * Why this format cannot describe a run of this shape, if it cannot. Checked before the run
+   * starts (a results file that could never be written costs no run) and again before writing.
+   */
+  check?(run: RunShape): string | undefined;
+  /**
+   * The name this format's own tool would give the output; `-o DIR/` then writes it into DIR
+   * (a `folder` format: the folder's name).
+   */
+  fileName?(run: OutputRun): string;
+  /** `assay report --format NAME` with no -o writes this file into the run directory (html: report.html). */
+  inRunDir?: string;
+  /**
+   * A console reporter (`--reporter NAME`, `assay report --format NAME` with no -o). Resolves false
+   * after saying why when what it writes could not be written.
+   */
+  report?(run: OutputRun, io: ReporterIo): Promise<boolean>;
+}
+
+/** A format that writes one file (streamed). */
+export interface FileOutputFormat extends OutputFormatBase {
+  layout: 'file';
+  write(run: OutputRun, sink: FileSink): Promise<void>;
+}
+
+/** A format that writes folders of files (a tool's own run folder). */
+export interface FolderOutputFormat extends OutputFormatBase {
+  layout: 'folder';
+  write(run: OutputRun, sink: FolderSink): Promise<void>;
+}
+
+/** A format that appends to files spread over a tree (LVE's instances, one file per test folder). */
+export interface TreeOutputFormat extends OutputFormatBase {
+  layout: 'tree';
+  write(run: OutputRun, sink: TreeSink): Promise<void>;
+}
+
+/** An output format written from a run (`-o FILE`, `--output-format NAME`). */
+export type OutputFormat = FileOutputFormat | FolderOutputFormat | TreeOutputFormat;
+
+/** A format as a name chose it: the format and the options its name (an alias) stands for. */
+export interface ChosenFormat {
+  format: OutputFormat;
+  options: OutputOptions;
 }
 
 /** The run shape recorded in a run directory's manifest. */
@@ -82,191 +159,83 @@ export function runShapeOf(manifest: {
 
 const formats = new Map<string, OutputFormat>();
 
-/** Adds an output format (formats register their native outputs here). */
+/**
+ * Adds an output format: from then on `-o FILE.<ext>`, `--output-format NAME`, `assay report
+ * --format NAME` (and `--reporter NAME` when it has `report`) find it. A name already taken is
+ * refused: a plugin must not silently replace a format.
+ */
 export function registerOutputFormat(format: OutputFormat): void {
+  const names = [format.name, ...Object.keys(format.aliases ?? {})];
+  for (const name of names)
+    if (lookup(name)) throw new Error(`registerOutputFormat: the output format name ${name} is taken`);
   formats.set(format.name, format);
 }
 
-/** Every output format name. */
-export function outputFormatNames(): string[] {
-  return [...formats.keys()].sort();
+function lookup(name: string): ChosenFormat | undefined {
+  const f = formats.get(name);
+  if (f) return { format: f, options: {} };
+  for (const g of formats.values()) {
+    const options = g.aliases?.[name];
+    if (options) return { format: g, options };
+  }
+  return undefined;
 }
 
-/** Picks the format for `-o path` (by name, else by extension); throws an InputError (exit 2) if none fits. */
-export function resolveOutputFormat(path: string, name?: string): OutputFormat {
-  if (name) {
-    const f = formats.get(name);
-    if (!f)
-      throw new InputError(
-        `--output-format ${name}: unknown format; expected one of: ${outputFormatNames().join(', ')}`,
-      );
-    return f;
-  }
+/** Every registered output format, by name. */
+export function outputFormats(): OutputFormat[] {
+  return [...formats.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Every output format name (aliases included). */
+export function outputFormatNames(): string[] {
+  return outputFormats()
+    .flatMap((f) => [f.name, ...Object.keys(f.aliases ?? {})])
+    .sort();
+}
+
+/** The formats that are console reporters (`--reporter NAME`). */
+export function reporterNames(): string[] {
+  return outputFormats()
+    .filter((f) => f.report)
+    .map((f) => f.name);
+}
+
+/** A format by name (or alias); an InputError (exit 2) naming the known ones if there is none. */
+export function outputFormatNamed(name: string, flag = '--output-format'): ChosenFormat {
+  const chosen = lookup(name);
+  if (!chosen)
+    throw new InputError(
+      `${flag} ${name}: unknown format; expected one of: ${outputFormatNames().join(', ')}`,
+    );
+  return chosen;
+}
+
+/** The format for `-o path`: by name when given, else by the path's extension; an InputError (exit 2) if none fits. */
+export function resolveOutputFormat(path: string, name?: string): ChosenFormat {
+  if (name) return outputFormatNamed(name);
   const ext = extname(path).slice(1).toLowerCase();
-  for (const f of formats.values()) if (f.extensions.includes(ext)) return f;
-  const known = [...formats.values()].flatMap((f) => f.extensions.map((e) => `.${e}`));
+  for (const f of formats.values()) if (f.extensions.includes(ext)) return { format: f, options: {} };
+  const known = outputFormats().flatMap((f) => f.extensions.map((e) => `.${e}`));
   throw new InputError(
     `-o ${path}: cannot tell the output format from the extension; expected ${known.join(', ')} (or --output-format NAME)`,
   );
 }
 
-/** Writes one output file from a finished run directory, streaming the results. Rejects if the file cannot be written. */
-export async function writeOutput(
-  runDir: string,
-  scorecard: Scorecard,
-  path: string,
-  format: OutputFormat,
-): Promise<OutputJudgement | undefined> {
-  ensureDir(dirname(path));
-  if (format.writeFolder) return format.writeFolder(runDir, scorecard, path);
-  const write = format.write;
-  if (!write) throw new Error(`output format ${format.name} writes nothing`);
-  removeDeadTemporaries(path);
-  // Written whole to a temporary file beside it, then renamed over it: a kill or a full disk
-  // mid-write leaves the previous file as it was, never a truncated one that looks valid
-  // (runlog/write-whole.ts, streamed).
-  const tmp = temporaryFor(path);
-  const out = createWriteStream(tmp);
-  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
-  // A stream error (EISDIR, EACCES, ENOSPC) must reject this call, not crash the process.
-  const failed = new Promise<never>((_, reject) => out.once('error', reject));
-  failed.catch(() => {});
-  let done = false;
-  try {
-    await Promise.race([write(runDir, scorecard, out), failed]);
-    out.end();
-    await Promise.race([closed, failed]);
-    renameSync(tmp, path);
-    done = true;
-  } finally {
-    if (!out.closed) out.destroy();
-    await closed;
-    if (!done) rmSync(tmp, { force: true });
-  }
-  return undefined;
-}
-
-/** Writes a chunk, waiting when the stream's buffer is full, so memory stays bounded. */
-async function put(out: WriteStream, chunk: string): Promise<void> {
-  if (!out.write(chunk)) await once(out, 'drain');
-}
-
-registerOutputFormat({
-  name: 'json',
-  extensions: ['json'],
-  description: "assay's JSON: {run, scorecard, results[]}",
-  async write(runDir, scorecard, out) {
-    // The file embeds the run as it will stand once this file is written.
-    const { outputsPending: _pending, ...manifest } = readManifest(runDir);
-    await put(
-      out,
-      `{\n"run": ${JSON.stringify(manifest)},\n"scorecard": ${JSON.stringify(scorecard)},\n"results": [`,
-    );
-    let first = true;
-    for await (const line of resultLinesInPlanOrder(runDir)) {
-      await put(out, `${first ? '\n' : ',\n'}${line}`);
-      first = false;
-    }
-    await put(out, '\n]\n}\n');
-  },
-});
-
-registerOutputFormat({
-  name: 'jsonl',
-  extensions: ['jsonl'],
-  description: 'one job result per line',
-  async write(runDir, _scorecard, out) {
-    for await (const line of resultLinesInPlanOrder(runDir)) await put(out, `${line}\n`);
-  },
-});
-
-const CSV_FIXED = [
-  'key',
-  'caseId',
-  'description',
-  'prompt',
-  'provider',
-  'trial',
-  'status',
-  'score',
-  'output',
-  'reason',
-  'latencyMs',
-];
-
-/**
- * CSV rows of a run. Text that a spreadsheet program would run as a formula (a cell starting with
- * `=`, `+`, `-`, `@`, a tab or a carriage return: OWASP's CSV injection) is neutralised with a
- * leading `'`, unless `raw`. Numbers assay writes (trial, score, latency, numeric vars) stay numbers.
- */
-async function writeCsv(runDir: string, out: WriteStream, raw: boolean): Promise<void> {
-  const cell = raw ? csvCell : (value: unknown) => csvCell(neutralised(value));
-  // Two passes over the log: the var columns must be known before the first row is written.
-  const varNames = new Set<string>();
-  for await (const line of resultLinesInPlanOrder(runDir)) {
-    for (const k of Object.keys((JSON.parse(line) as JobResult).case.vars)) varNames.add(k);
-  }
-  const vars = [...varNames];
-  await put(out, `${[...CSV_FIXED, ...vars.map((v) => `var:${v}`)].map(cell).join(',')}\r\n`);
-  for await (const line of resultLinesInPlanOrder(runDir)) {
-    await put(
-      out,
-      `${csvRow(JSON.parse(line) as JobResult, vars)
-        .map(cell)
-        .join(',')}\r\n`,
-    );
-  }
-}
-
-registerOutputFormat({
-  name: 'csv',
-  extensions: ['csv'],
-  description:
-    'one row per job: ids, status, score, output, reason, then one column per var (formula-like text neutralised)',
-  write: (runDir, _scorecard, out) => writeCsv(runDir, out, false),
-});
-
-registerOutputFormat({
-  name: 'csv-raw',
-  extensions: [],
-  description:
-    'the csv rows with every text as written, formula-like text included (for programs, not spreadsheets)',
-  write: (runDir, _scorecard, out) => writeCsv(runDir, out, true),
-});
-
-/** A cell value a spreadsheet will not run: text starting with = + - @ tab or CR gets a leading '. */
-export function neutralised(value: unknown): unknown {
-  if (typeof value === 'string') return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  // Objects are written as JSON, which starts with { or [: never a formula.
-  return value;
-}
-
-function csvRow(r: JobResult, vars: string[]): unknown[] {
-  return [
-    r.key,
-    r.caseId,
-    r.case.description ?? '',
-    r.promptLabel,
-    r.providerId,
-    r.trial,
-    r.status,
-    r.score,
-    r.output ?? '',
-    r.status === 'pass' ? '' : r.reason,
-    r.answer.latencyMs,
-    ...vars.map((v) => r.case.vars[v]),
-  ];
-}
-
-/** One RFC 4180 cell: quoted when it holds a comma, quote or line break. */
-export function csvCell(value: unknown): string {
-  const s =
-    value === undefined || value === null
-      ? ''
-      : typeof value === 'string'
-        ? value
-        : typeof value === 'object'
-          ? JSON.stringify(value)
-          : String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+/** The formats as `--help` lists them: name (extensions) and description, wrapped under the name. */
+export function outputFormatsHelp(indent: string, width = 100): string {
+  return outputFormats()
+    .map((f) => {
+      const ext = f.extensions.length ? ` (${f.extensions.map((e) => `.${e}`).join(', ')})` : '';
+      const aliases = Object.keys(f.aliases ?? {});
+      const also = aliases.length ? ` (also: ${aliases.join(', ')})` : '';
+      const lines = [`${indent}${f.name}${ext}${also}:`];
+      for (const word of f.description.split(' ')) {
+        const last = lines[lines.length - 1];
+        if (last.length + word.length + 1 > width && last.trim().includes(' '))
+          lines.push(`${indent}  ${word}`);
+        else lines[lines.length - 1] = `${last} ${word}`;
+      }
+      return `${lines.join('\n')}\n`;
+    })
+    .join('');
 }

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { writeApastraRun } from '../../src/formats/apastra/report.js';
+import { scorecardOfRun } from '../../src/analysis/scorecard.js';
+import { format as apastra } from '../../src/formats/apastra/format.js';
+import { outputFormatNamed, outputRun, writeOutput } from '../../src/outputs.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { fixture } from '../support/paths.js';
@@ -85,7 +87,13 @@ describe('review13: apastra run folders of a two-model matrix', () => {
     writeFileSync(manifestPath, JSON.stringify({ ...manifest, status: 'interrupted' }));
     const regressions = join(ws, 'derived-index', 'regressions');
     const before = existsSync(regressions) ? readdirSync(regressions).length : 0;
-    const judged = await writeApastraRun(runDir, join(tmp.dir, 'out-interrupted'));
+    // The run folder is written (an output), then apastra's gate judges it (the format's hook).
+    const folders = await writeOutput(outputRun(runDir, await scorecardOfRun(runDir)), {
+      path: join(tmp.dir, 'out-interrupted'),
+      format: outputFormatNamed('apastra').format,
+    });
+    const judged = await apastra.gate?.({ runDir, outputs: [{ format: 'apastra', paths: folders }] });
+    assert.ok(judged, 'the gate judges the run folder written');
     assert.equal(judged.failed, true);
     assert.match(judged.text, /Status: FAIL ❌ \(the run is interrupted/);
     assert.match(judged.text, /Regression: not compared — the run is interrupted/);

@@ -2,13 +2,12 @@
 // usage), totalled in the scorecard, and written where promptfoo puts them in its JSON output
 // (`gradingResult.tokensUsed`, `tokenUsage.assertions` of each column and of the stats).
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JobResult } from '../../src/core/types.js';
 import { evaluate } from '../../src/evaluate.js';
-import { writePromptfooJson } from '../../src/formats/promptfoo/report.js';
+import { outputFormatNamed, outputRun, writeOutput } from '../../src/outputs.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
 import { readResults } from '../../src/runlog/reader.js';
 import { writeSuite } from '../formats/promptfoo/helpers.js';
@@ -73,10 +72,10 @@ tests:
     assert.equal(run.scorecard.tokens, answerTotal);
 
     const file = join(tmp.dir, 'pf.json');
-    const out = createWriteStream(file);
-    await writePromptfooJson(run.runDir, out);
-    out.end();
-    await once(out, 'finish');
+    await writeOutput(outputRun(run.runDir, run.scorecard), {
+      path: file,
+      format: outputFormatNamed('promptfoo').format,
+    });
     const json = JSON.parse(readFileSync(file, 'utf8'));
     const rows = json.results.results as { description: string; gradingResult: { tokensUsed?: unknown } }[];
     const rubricRow = rows.find((r) => r.description === 'rubric');

@@ -14,6 +14,7 @@ import { writeFileWhole } from '../../runlog/write-whole.js';
 import type { BaselineHook, PolicyCompareHook } from '../types.js';
 import { documentDigest } from './digest.js';
 import { readDoc } from './documents.js';
+import { gatherRun } from './gather.js';
 import { gatePaths } from './judge.js';
 import { type ApastraNative, apastraNative } from './native.js';
 import { normalizeScorecard } from './normalize.js';
@@ -24,7 +25,6 @@ import {
   renderRegression,
   sideProblem,
 } from './policy.js';
-import { gatherRun } from './report.js';
 import { schemaProblems } from './schemas.js';
 
 /** One side of a policy comparison, read. */

@@ -62,4 +62,7 @@ export const format: SuiteFormat = {
     read: async (policy, baseline, candidate) =>
       (await import('./compare.js')).policyCompareHook.read(policy, baseline, candidate),
   },
+  async gate(run) {
+    return (await import('./gate.js')).apastraGate(run);
+  },
 };

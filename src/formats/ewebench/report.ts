@@ -5,12 +5,20 @@
 import { pyJsonDumps } from '../../core/python/json-dumps.js';
 import { PyFloat } from '../../core/python/json-loads.js';
 import { pyRound, pySlice } from '../../core/python/text.js';
-import type { Scorecard, WeightedGroup } from '../../core/scorecard.js';
+import type { WeightedGroup } from '../../core/scorecard.js';
 import type { JobResult } from '../../core/types.js';
-import { type RunShape, registerOutputFormat, runShapeOf } from '../../report/outputs.js';
-import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
-import type { RunManifest } from '../../runlog/types.js';
-import { type EweNative, eweNative } from './load.js';
+import { type OutputRun, type RunShape, registerOutputFormat } from '../../report/outputs.js';
+import { eweNative } from './load.js';
+
+type RunManifest = OutputRun['manifest'];
+
+/** What the ÈwéBench loader records in the manifest (suite.native). */
+interface EweNative {
+  benchmark: string;
+  version: string;
+  mode: 'compat' | 'fixed';
+  categories: { key: string; name: string; weight: number; tests: number | null; known?: false }[];
+}
 
 interface Detail {
   /** The test's id as its file gives it (string or number). */
@@ -73,21 +81,16 @@ function checkEweBenchRun(run: RunShape): string | undefined {
   return undefined;
 }
 
-function nativeOf(manifest: RunManifest): EweNative {
-  const problem = checkEweBenchRun(runShapeOf(manifest));
-  if (problem) throw new Error(problem);
-  return eweNative.read(manifest.suite.native);
-}
-
 /** An error with no score at all (the test could not be scored, or the call failed and nothing was scored). */
 function unscored(r: JobResult): boolean {
   return r.status === 'error' && r.verdicts.length === 0;
 }
 
 /** Builds the tool's report object from a finished run. */
-export async function eweBenchReport(runDir: string, scorecard: Scorecard): Promise<Record<string, unknown>> {
-  const manifest = readManifest(runDir);
-  const native = nativeOf(manifest);
+export async function eweBenchReport(run: OutputRun): Promise<Record<string, unknown>> {
+  const { manifest, scorecard } = run;
+  // The host checked the run's shape (checkEweBenchRun) before calling the writer.
+  const native = manifest.suite.native as unknown as EweNative;
   // Compat mode leaves unscored errors out of the figures, as the tool would if it skipped them.
   const exclude = manifest.suite.scoring?.weightedScore?.unscoredErrors === 'exclude';
   const groups = new Map<string, WeightedGroup>(
@@ -95,8 +98,7 @@ export async function eweBenchReport(runDir: string, scorecard: Scorecard): Prom
   );
   const details = new Map<string, Detail[]>();
   const errors = new Map<string, { test_id: string | number; error: string }[]>();
-  for await (const line of resultLinesInPlanOrder(runDir)) {
-    const r = JSON.parse(line) as JobResult;
+  for await (const r of run.results()) {
     const category = String(r.case.metadata?.category ?? '');
     const raw = r.case.metadata?.test_id;
     const testId = typeof raw === 'number' || typeof raw === 'string' ? raw : r.caseId;
@@ -157,15 +159,14 @@ export async function eweBenchReport(runDir: string, scorecard: Scorecard): Prom
 
 registerOutputFormat({
   name: 'ewebench',
+  layout: 'file',
   extensions: [],
   check: checkEweBenchRun,
   description: "ÈwéBench's results JSON (ewebench_<model>_<run_id>.json); -o DIR/ writes that name into DIR",
-  fileName(runDir) {
-    const manifest = readManifest(runDir);
+  fileName({ manifest }) {
     return `ewebench_${fileSafeModelName(modelOf(manifest).model)}_${runIdOf(manifest.startedAt)}.json`;
   },
-  async write(runDir, scorecard, out) {
-    const report = await eweBenchReport(runDir, scorecard);
-    out.write(pyJsonDumps(report, { indent: 2, ensureAscii: false }));
+  async write(run, out) {
+    await out.write(pyJsonDumps(await eweBenchReport(run), { indent: 2, ensureAscii: false }));
   },
 });

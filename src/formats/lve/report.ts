@@ -2,16 +2,13 @@
 // its LVE's `instances/` folder, exactly as `lve record` writes one (pydantic's model_dump_json:
 // keys args, response, passed, author, run_info, prompt_out; compact; UTF-8 as is), so LVE's own
 // tools read them. Results that could not be checked (errors) are not instances and are left out.
-import { appendFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pyFloatRepr } from '../../core/python/json-dumps.js';
 import { PyFloat, PyInt, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import type { JobResult, Message } from '../../core/types.js';
 import { registerOutputFormat } from '../../report/outputs.js';
-import { ensureDir } from '../../runlog/dirs.js';
-import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
-import { writeFileWhole } from '../../runlog/write-whole.js';
-import { lveNative } from './load.js';
+import { type LveNative, lveNative } from './load.js';
 
 /** A value as pydantic-core writes JSON: compact, non-ASCII as is, floats with a short exponent. */
 export function pydanticJson(v: PyValue): string {
@@ -111,44 +108,6 @@ export function testInstanceLine(result: JobResult, version: string): string | u
   return `{"args":${pydanticJson(args)},"response":${pydanticJson(response)},"passed":${passed},"author":null,"run_info":${pydanticJson(runInfo)},"prompt_out":null}\n`;
 }
 
-/**
- * The run's record of the TestInstance lines it appended: by file, the file's size before the
- * run's first append (`from`) and the job keys appended. (Runs made before `from` was kept list
- * the keys alone.)
- */
-const LEDGER = 'lve-recorded.json';
-
-interface LedgerEntry {
-  from?: number;
-  keys: Set<string>;
-}
-
-function readLedger(runDir: string): Map<string, LedgerEntry> {
-  const path = join(runDir, LEDGER);
-  if (!existsSync(path)) return new Map();
-  const raw = JSON.parse(readFileSync(path, 'utf8')) as Record<
-    string,
-    string[] | { from: number; keys: string[] }
-  >;
-  return new Map(
-    Object.entries(raw).map(([file, entry]) => [
-      file,
-      Array.isArray(entry) ? { keys: new Set(entry) } : { from: entry.from, keys: new Set(entry.keys) },
-    ]),
-  );
-}
-
-function writeLedger(runDir: string, ledger: Map<string, LedgerEntry>): void {
-  const path = join(runDir, LEDGER);
-  const body = Object.fromEntries(
-    [...ledger].map(([file, e]) => [
-      file,
-      e.from === undefined ? [...e.keys] : { from: e.from, keys: [...e.keys] },
-    ]),
-  );
-  writeFileWhole(path, `${JSON.stringify(body)}\n`);
-}
-
 function assayVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8'));
@@ -160,8 +119,8 @@ function assayVersion(): string {
 
 registerOutputFormat({
   name: 'lve',
+  layout: 'tree',
   extensions: [],
-  treeOnly: true,
   description:
     "LVE's instances: a TestInstance line per result in each LVE's instances/ (as lve record writes)",
   check(run) {
@@ -171,52 +130,18 @@ registerOutputFormat({
     if (native.replay) return '--replay checks recorded instances again; there is nothing new to record';
     return undefined;
   },
-  async write() {
-    throw new Error('LVE instances are a folder of files: give -o DIR/ or --record NAME.jsonl');
-  },
-  ownAppends(runDir) {
-    const appends: Record<string, number> = {};
-    for (const [file, entry] of readLedger(runDir)) if (entry.from !== undefined) appends[file] = entry.from;
-    return appends;
-  },
-  async writeTree(runDir, target) {
-    const manifest = readManifest(runDir);
-    const native = lveNative.maybe(manifest.suite.native);
-    if (!native) throw new Error('the run is not of an LVE repository');
+  async write(run, tree) {
+    const native = run.manifest.suite.native as LveNative | undefined;
+    if (native?.kind !== 'lve') throw new Error('the run is not of an LVE repository');
     const byShort = new Map(native.lves.map((l) => [l.path.replace(/^repository\//, ''), l]));
     const version = assayVersion();
-    // What earlier writes of this run appended (a resumed run writes its tree again): by file, the
-    // job keys already there, so every result is appended once.
-    const ledger = readLedger(runDir);
-    const lines = new Map<string, { keys: string[]; text: string[] }>();
-    for await (const text of resultLinesInPlanOrder(runDir)) {
-      const result = JSON.parse(text) as JobResult;
+    for await (const result of run.results()) {
       const lve = byShort.get(String(result.case.metadata?.lve ?? ''));
       const line = lve ? testInstanceLine(result, version) : undefined;
       if (!lve || !line) continue;
-      const file = resolve(
-        target.dir !== undefined ? join(target.dir, lve.path) : lve.dir,
-        'instances',
-        target.fileName,
-      );
-      if (ledger.get(file)?.keys.has(result.key)) continue;
-      const entry = lines.get(file) ?? { keys: [], text: [] };
-      entry.keys.push(result.key);
-      entry.text.push(line);
-      lines.set(file, entry);
+      // Under the tree's root by the LVE's path, or in the LVE's own folder (--record).
+      const folder = tree.root !== undefined ? join(tree.root, lve.path) : lve.dir;
+      tree.append(resolve(folder, 'instances', tree.fileName), line, result.key);
     }
-    for (const [file, chunk] of lines) {
-      ensureDir(join(file, '..'));
-      const before = existsSync(file) ? statSync(file).size : 0;
-      // Appended, as lve record does; a file without a final newline gets one first.
-      const needsNewline =
-        existsSync(file) && !readFileSync(file, 'utf8').endsWith('\n') && readFileSync(file).length > 0;
-      appendFileSync(file, (needsNewline ? '\n' : '') + chunk.text.join(''));
-      const done = ledger.get(file) ?? { from: before, keys: new Set<string>() };
-      for (const k of chunk.keys) done.keys.add(k);
-      ledger.set(file, done);
-      writeLedger(runDir, ledger);
-    }
-    return [...lines.keys()];
   },
 });

@@ -2,15 +2,14 @@
 // that `pramana run --output` writes and `pramana submit` reads, one block per tier, model and
 // trial, written as Python's `json.dumps(runs, indent=2)` writes it.
 
-import type { WriteStream } from 'node:fs';
 import { aFormat } from '../../core/printable.js';
 import { pyFloat, pyJsonDumps } from '../../core/python/json-dumps.js';
 import type { JobResult } from '../../core/types.js';
-import { type RunShape, registerOutputFormat, runShapeOf } from '../../report/outputs.js';
-import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
-import type { RunManifest } from '../../runlog/types.js';
+import { type FileSink, type OutputRun, type RunShape, registerOutputFormat } from '../../report/outputs.js';
 import { pramanaResultHash } from './hash.js';
 import { pramanaNative } from './index.js';
+
+type RunManifest = OutputRun['manifest'];
 
 interface Block {
   tier: string;
@@ -74,15 +73,13 @@ function checkPramanaRun(run: RunShape): string | undefined {
   return undefined;
 }
 
-async function writePramanaResults(runDir: string, out: WriteStream): Promise<void> {
-  const manifest = readManifest(runDir);
-  const problem = checkPramanaRun(runShapeOf(manifest));
-  if (problem) throw new Error(problem);
+async function writePramanaResults(run: OutputRun, out: FileSink): Promise<void> {
+  const { manifest } = run;
+  // The host checked the run's shape (checkPramanaRun) before calling the writer.
   const native = pramanaNative.read(manifest.suite.native).pramana;
   // Bounded by the suite: pramana tiers hold tens of tests, times models and trials.
   const blocks = new Map<string, Block>();
-  for await (const line of resultLinesInPlanOrder(runDir)) {
-    const r = JSON.parse(line) as JobResult;
+  for await (const r of run.results()) {
     const tier = String(r.case.metadata?.tier ?? native.tiers[0]?.name);
     const testId = String(r.case.metadata?.pramana_id ?? r.case.description ?? r.caseId);
     const modelId = modelIdOf(manifest, r.providerId);
@@ -123,13 +120,14 @@ async function writePramanaResults(runDir: string, out: WriteStream): Promise<vo
     };
   });
   // pramana writes the file with Path.write_text(json.dumps(runs, indent=2)): no final newline.
-  out.write(pyJsonDumps(runs, { indent: 2 }));
+  await out.write(pyJsonDumps(runs, { indent: 2 }));
 }
 
 registerOutputFormat({
   name: 'pramana',
+  layout: 'file',
   extensions: [],
   check: checkPramanaRun,
   description: "pramana's results file: a JSON array of EvalResults blocks (one per tier, model and trial)",
-  write: (runDir, _scorecard, out) => writePramanaResults(runDir, out),
+  write: writePramanaResults,
 });

@@ -1,13 +1,9 @@
 // `--output-format promptfoo`: promptfoo's results JSON (its `-o results.json`), written from the
 // run directory so tools built on promptfoo's output keep working. Results stream from the run log;
 // only per-column totals are held in memory.
-import { once } from 'node:events';
-import type { WriteStream } from 'node:fs';
 import { ColumnNamedScores } from '../../analysis/derived.js';
 import type { JobResult } from '../../core/types.js';
-import { registerOutputFormat } from '../../report/outputs.js';
-import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
-import type { RunManifest } from '../../runlog/types.js';
+import { type FileSink, type OutputRun, registerOutputFormat } from '../../report/outputs.js';
 import { assayVersion } from '../../version.js';
 import {
   addGradingTokens,
@@ -19,6 +15,8 @@ import {
   type TokenTotals,
   tokensOf,
 } from './report-rows.js';
+
+type RunManifest = OutputRun['manifest'];
 
 /** promptfoo's PromptMetrics for one provider × prompt column. */
 interface ColumnMetrics {
@@ -94,10 +92,10 @@ function newColumn(providerKey: string, promptId: string, manifest: RunManifest)
 }
 
 /** The provider × prompt columns present in the run, in plan order (provider, then prompt). */
-async function columnsOf(runDir: string, manifest: RunManifest): Promise<Map<string, Column>> {
+async function columnsOf(run: OutputRun): Promise<Map<string, Column>> {
+  const { manifest } = run;
   const seen = new Set<string>();
-  for await (const line of resultLinesInPlanOrder(runDir)) {
-    const r = JSON.parse(line) as JobResult;
+  for await (const r of run.results()) {
     seen.add(`${r.providerId}\u0000${r.promptId}`);
   }
   const columns = new Map<string, Column>();
@@ -116,19 +114,15 @@ async function columnsOf(runDir: string, manifest: RunManifest): Promise<Map<str
   return columns;
 }
 
-async function put(out: WriteStream, chunk: string): Promise<void> {
-  if (!out.write(chunk)) await once(out, 'drain');
-}
-
 /** Indents a JSON text (all but its first line) to sit at `depth` levels. */
 function nested(value: unknown, depth: number): string {
   return JSON.stringify(value, null, 2).replace(/\n/g, `\n${'  '.repeat(depth)}`);
 }
 
 /** Writes promptfoo's results JSON for a run directory. */
-export async function writePromptfooJson(runDir: string, out: WriteStream): Promise<void> {
-  const manifest = readManifest(runDir);
-  const columns = await columnsOf(runDir, manifest);
+export async function writePromptfooJson(run: OutputRun, out: FileSink): Promise<void> {
+  const { manifest } = run;
+  const columns = await columnsOf(run);
   const columnIndex = new Map([...columns.keys()].map((k, i) => [k, i]));
   // promptfoo gives a provider without a label the empty label (its UI then shows the id).
   const providers = new Map(
@@ -141,13 +135,11 @@ export async function writePromptfooJson(runDir: string, out: WriteStream): Prom
   const promptConfigs = new Map(manifest.suite.prompts.map((p) => [p.id, p.config]));
   const threadVars = new Map(manifest.suite.prompts.map((p) => [p.id, p.threadVar]));
   const stats = { successes: 0, failures: 0, errors: 0, tokenUsage: emptyTokens() };
-  await put(
-    out,
+  await out.write(
     `{\n  "evalId": ${JSON.stringify(manifest.runId)},\n  "results": {\n    "version": 3,\n    "timestamp": ${JSON.stringify(manifest.startedAt)},\n    "results": [`,
   );
   let first = true;
-  for await (const line of resultLinesInPlanOrder(runDir)) {
-    const r = JSON.parse(line) as JobResult;
+  for await (const r of run.results()) {
     const id = `${r.providerId}\u0000${r.promptId}`;
     const row = promptfooResult(r, {
       promptIdx: columnIndex.get(id) ?? 0,
@@ -163,7 +155,7 @@ export async function writePromptfooJson(runDir: string, out: WriteStream): Prom
     else stats.failures++;
     addTokens(stats.tokenUsage, row.tokenUsage as TokenTotals);
     addGradingTokens(stats.tokenUsage, r);
-    await put(out, `${first ? '\n' : ',\n'}      ${nested(row, 3)}`);
+    await out.write(`${first ? '\n' : ',\n'}      ${nested(row, 3)}`);
     first = false;
   }
   const prompts = manifest.suite.prompts;
@@ -187,8 +179,7 @@ export async function writePromptfooJson(runDir: string, out: WriteStream): Prom
     prompts: prompts.map((p) => p.raw ?? p.label),
     providers: [...providers.values()].map((p) => (p.label === '' ? { id: p.id } : p)),
   };
-  await put(
-    out,
+  await out.write(
     `${first ? '' : '\n    '}],\n    "prompts": ${nested(completed, 2)},\n    "stats": ${nested({ ...stats, ...(durationMs !== undefined ? { durationMs } : {}) }, 2)}\n  },\n` +
       `  "config": ${nested(config, 1)},\n  "shareableUrl": null,\n` +
       `  "metadata": ${nested({ assayVersion: assayVersion(), evaluationCreatedAt: manifest.startedAt, exportedAt: new Date().toISOString(), author: null }, 1)}\n}\n`,
@@ -198,9 +189,8 @@ export async function writePromptfooJson(runDir: string, out: WriteStream): Prom
 registerOutputFormat({
   name: 'promptfoo',
   // Only by name: `.json` stays assay's own format.
+  layout: 'file',
   extensions: [],
   description: "promptfoo's results JSON: evalId, results.results[] (EvaluateResult rows), results.stats",
-  async write(runDir, _scorecard, out) {
-    await writePromptfooJson(runDir, out);
-  },
+  write: writePromptfooJson,
 });

@@ -2,11 +2,11 @@
 // derives from them), column named metrics (spec §6.2), the test case as promptfoo echoes it
 // (threshold, options, prompt config), and a row whose every assertion skipped.
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { writePromptfooJson } from '../../../src/formats/promptfoo/report.js';
+import { scorecardOfRun } from '../../../src/analysis/scorecard.js';
+import { outputFormatNamed, outputRun, writeOutput } from '../../../src/outputs.js';
 import type { RunManifest } from '../../../src/runlog/types.js';
 import { cleanEnv, runCli } from '../../support/cli.js';
 import { checkResult, type Json } from '../../support/promptfoo-json.js';
@@ -212,10 +212,10 @@ describe('--output-format promptfoo: a row whose every assertion skipped', () =>
     writeFileSync(join(runDir, 'manifest.json'), JSON.stringify(manifest));
     writeFileSync(join(runDir, 'results.jsonl'), `${JSON.stringify(result)}\n`);
     const file = join(tmp.dir, 'skip.json');
-    const stream = createWriteStream(file);
-    await writePromptfooJson(runDir, stream);
-    stream.end();
-    await once(stream, 'finish');
+    await writeOutput(outputRun(runDir, await scorecardOfRun(runDir)), {
+      path: file,
+      format: outputFormatNamed('promptfoo').format,
+    });
     const written = JSON.parse(readFileSync(file, 'utf8'));
     const [row] = written.results.results;
     checkResult(row);
