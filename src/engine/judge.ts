@@ -3,7 +3,7 @@
 // call their graders.
 import type { AssertionSpec, Case, Job, JobResult, PromptTemplate, RunTranscript } from '../core/types.js';
 import type { Provider } from '../providers/types.js';
-import { TransformError } from '../scorers/code/transform.js';
+import { TransformError } from '../runtime/transform.js';
 import type { Generation } from './generate.js';
 import { transcriptsFor } from './generate.js';
 import { type GraderPool, GradingMeter } from './graders.js';

@@ -12,12 +12,12 @@ import type {
   Suite,
 } from '../core/types.js';
 import type { Provider } from '../providers/types.js';
-import { programPrompt } from '../scorers/code/prompt-program.js';
-import { withComputedVars } from '../scorers/code/var-script.js';
+import { programPrompt } from '../runtime/prompt-program.js';
+import { withComputedVars } from '../runtime/var-script.js';
 import type { ResponseCache } from './cache.js';
 import { type Caller, callerFor } from './call.js';
 import { caseProviderKey } from './case-providers.js';
-import { applyComparisons, GroupBuffer, type Ready } from './compare.js';
+import { applyComparisons, GroupBuffer, type Ready } from './cross-row.js';
 import type { Generation } from './generate.js';
 import type { GraderPool } from './graders.js';
 import { executeJob, type JobContext, type JobOutcome } from './job.js';

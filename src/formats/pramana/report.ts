@@ -10,7 +10,7 @@ import { type RunShape, registerOutputFormat, runShapeOf } from '../../report/ou
 import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import type { RunManifest } from '../../runlog/types.js';
 import { pramanaResultHash } from './hash.js';
-import type { PramanaNative } from './index.js';
+import type { PramanaNative } from './load.js';
 
 interface Block {
   tier: string;

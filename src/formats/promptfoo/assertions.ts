@@ -5,10 +5,10 @@ import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { closest } from '../../core/suggest.js';
 import type { AssertionSpec } from '../../core/types.js';
-import { parseScriptRef, scriptFileProblem } from '../../scorers/code/script-ref.js';
+import { parseScriptRef, scriptFileProblem } from '../../runtime/script-ref.js';
 import { getScorer, resolveAssertionType, scorerTypes } from '../../scorers/registry.js';
 import { checkTemplate } from '../../template/render.js';
-import { isPromptfooAssertionType } from './assertionTypes.js';
+import { isPromptfooAssertionType } from './assertion-types.js';
 import {
   brief,
   didYouMean,

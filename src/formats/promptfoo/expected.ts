@@ -1,6 +1,6 @@
 // The `__expected` mini-language of promptfoo CSV rows (§3.3 of the spec), including its quirks:
 // threshold types default to 0.75 (0.8 for `similar`) and unknown shapes fall back to `equals`.
-import { PROMPTFOO_BASE_TYPES } from './assertionTypes.js';
+import { PROMPTFOO_BASE_TYPES } from './assertion-types.js';
 
 /**
  * Marks an assertion built from a row's `__expected` cell, holding the cell, metric and column

@@ -52,7 +52,7 @@ export const format: SuiteFormat = {
   detectDir: findPromptfooConfig,
   detectFile: looksLikePromptfooConfig,
   async load(path, options) {
-    return (await import('./index.js')).loadPromptfooSuite(path, {
+    return (await import('./load.js')).loadPromptfooSuite(path, {
       env: options.env,
       vars: options.vars,
       streamAboveBytes: options.streamAboveBytes,

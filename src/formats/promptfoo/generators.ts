@@ -8,8 +8,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { importModule } from '../../scorers/code/import-module.js';
-import { pythonExecutable } from '../../scorers/code/python-worker.js';
+import { importModule } from '../../runtime/import-module.js';
+import { pythonExecutable } from '../../runtime/python-worker.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
 import { displayPath, fixedLocator, type RawTest, UnreadableFile, type Where } from './source.js';
 

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { after } from 'node:test';
 import { InputError } from '../../../src/core/errors.js';
 import type { AssertionSpec, Case, Diagnostic, Suite } from '../../../src/core/types.js';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { displayPath } from '../../../src/formats/promptfoo/source.js';
 import { fixture } from '../../support/paths.js';
 

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import type { JobResult, Message } from '../../../src/core/types.js';
 import '../../../src/formats/lve/checkers.js';
 import { testInstanceLine } from '../../../src/formats/lve/report.js';
-import { closePythonWorker } from '../../../src/scorers/code/python-worker.js';
+import { closePythonWorker } from '../../../src/runtime/python-worker.js';
 import { getScorer } from '../../../src/scorers/registry.js';
 import type { ScoreInput } from '../../../src/scorers/types.js';
 

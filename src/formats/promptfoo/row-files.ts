@@ -10,8 +10,8 @@ import { jsonProblem } from '../../core/positions.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
 import { type CsvWarnings, csvRow, testFromCsvRow } from './csv.js';
 import { globFiles, isGlobPattern } from './glob.js';
-import { dereferenced } from './jsonRefs.js';
-import { remoteSourceProblem } from './remoteSources.js';
+import { dereferenced } from './json-refs.js';
+import { remoteSourceProblem } from './remote-sources.js';
 import { displayPath, fixedLocator, type Locate, type RawTest, type Where, YamlFile } from './source.js';
 
 /** One CSV or JSONL file of tests, as a `tests` entry names it. */
