@@ -1,6 +1,6 @@
 // Test files read a piece at a time (CSV and JSONL): a suite whose tests are all in such files can
 // be streamed, its rows read again on each pass instead of held (DESIGN: a run streams). These
-// readers give the same tests, descriptions and diagnostics as testFiles.ts gives for the file read
+// readers give the same tests, descriptions and diagnostics as test-files.ts gives for the file read
 // whole.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
