@@ -1,6 +1,6 @@
 // The command-line entry. It loads only what the chosen command needs, so `--version` and
 // `--help` start instantly.
-import { readFileSync } from 'node:fs';
+import { assayVersion } from '../version.js';
 
 export const HELP = `assay — run LLM evaluation suites (promptfoo configs, pramana JSONL suites, ÈwéBench folders)
 against model providers
@@ -55,10 +55,7 @@ export async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    process.stdout.write(`${pkg.version}\n`);
+    process.stdout.write(`${assayVersion()}\n`);
     return 0;
   }
   switch (command) {

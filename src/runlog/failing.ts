@@ -4,13 +4,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
-import {
-  canonicalJson,
-  checkFilters,
-  type FailingSelection,
-  hasFilters,
-  type SuiteFilters,
-} from '../engine/filter.js';
+import { canonicalJsonAsWritten } from '../core/hash.js';
+import { isRecord } from '../core/records.js';
+import { checkFilters, type FailingSelection, hasFilters, type SuiteFilters } from '../engine/filter.js';
 import { readResults } from './reader.js';
 
 /** Which results of the earlier run select their cases: failures and errors, failures only, errors only. */
@@ -79,7 +75,8 @@ function promptfooRowIs(row: Record<string, unknown>, kind: FailingKind): boolea
 async function failingInRun(runDir: string, kind: FailingKind): Promise<FailingSelection> {
   const failing = new Map<string, { caseId: string; vars: string }>();
   for await (const r of readResults(runDir)) {
-    if (statusIs(r.status, kind)) failing.set(r.key, { caseId: r.caseId, vars: canonicalJson(r.vars) });
+    if (statusIs(r.status, kind))
+      failing.set(r.key, { caseId: r.caseId, vars: canonicalJsonAsWritten(r.vars) });
     else failing.delete(r.key);
   }
   const selection: FailingSelection = { caseIds: new Set(), vars: new Set() };
@@ -88,10 +85,6 @@ async function failingInRun(runDir: string, kind: FailingKind): Promise<FailingS
     selection.vars.add(f.vars);
   }
   return selection;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -114,7 +107,7 @@ function failingInJson(file: string, kind: FailingKind): FailingSelection {
   const outer = isRecord(parsed) ? parsed.results : undefined;
   if (isRecord(outer) && Array.isArray(outer.results)) {
     for (const r of outer.results) {
-      if (isRecord(r) && promptfooRowIs(r, kind)) selection.vars.add(canonicalJson(r.vars ?? {}));
+      if (isRecord(r) && promptfooRowIs(r, kind)) selection.vars.add(canonicalJsonAsWritten(r.vars ?? {}));
     }
     return selection;
   }
@@ -122,7 +115,7 @@ function failingInJson(file: string, kind: FailingKind): FailingSelection {
     for (const r of outer) {
       if (!isRecord(r) || !statusIs(r.status, kind)) continue;
       if (typeof r.caseId === 'string') selection.caseIds.add(r.caseId);
-      selection.vars.add(canonicalJson(r.vars ?? {}));
+      selection.vars.add(canonicalJsonAsWritten(r.vars ?? {}));
     }
     return selection;
   }

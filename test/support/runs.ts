@@ -7,18 +7,32 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobResult } from '../../src/core/types.js';
 import type { RunManifest } from '../../src/runlog/types.js';
-import { childEnv } from './cli.js';
+import { childEnv, cleanEnv, runCli } from './cli.js';
 import { repoRoot } from './paths.js';
 
-/** Writes `promptfooconfig.yaml` (and any other files given) into a new folder `dir`. */
-export function writeSuiteDir(dir: string, config: string, files: Record<string, string> = {}): string {
+/** Writes files (names relative to `dir`, folders made as needed) into `dir`; returns `dir`. */
+export function writeFiles(dir: string, files: Record<string, string>): string {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'promptfooconfig.yaml'), config);
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), text);
   }
   return dir;
+}
+
+/** Writes `promptfooconfig.yaml` (and any other files given) into a new folder `dir`. */
+export function writeSuiteDir(dir: string, config: string, files: Record<string, string> = {}): string {
+  return writeFiles(dir, { 'promptfooconfig.yaml': config, ...files });
+}
+
+/**
+ * Runs `assay eval ARGS` in `dir` (a clean environment plus `env`): the CLI's answer and the newest
+ * run under `dir/.assay/runs` (its manifest undefined when there is none).
+ */
+export async function evalIn(dir: string, args: string[] = [], env: Record<string, string | undefined> = {}) {
+  const run = await runCli(['eval', '--no-progress', ...args], { cwd: dir, env: { ...cleanEnv, ...env } });
+  const latest = runDirsOldestFirst(dir).at(-1);
+  return { ...run, ...(latest ? readRun(latest) : { manifest: undefined, results: [], runDir: '' }) };
 }
 
 /** The run directories under `dir/.assay/runs`, oldest first (run ids made in the same second sort at random). */

@@ -11,6 +11,7 @@ import { registerOutputFormat } from '../../report/outputs.js';
 import { ensureDir } from '../../runlog/dirs.js';
 import { readManifest, resultLinesInPlanOrder } from '../../runlog/reader.js';
 import { writeFileWhole } from '../../runlog/write-whole.js';
+import { assayVersion } from '../../version.js';
 import type { LveNative } from './load.js';
 
 /** A value as pydantic-core writes JSON: compact, non-ASCII as is, floats with a short exponent. */
@@ -147,15 +148,6 @@ function writeLedger(runDir: string, ledger: Map<string, LedgerEntry>): void {
     ]),
   );
   writeFileWhole(path, `${JSON.stringify(body)}\n`);
-}
-
-function assayVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8'));
-    return String(pkg.version ?? 'unknown');
-  } catch {
-    return 'unknown';
-  }
 }
 
 registerOutputFormat({
