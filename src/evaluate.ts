@@ -12,23 +12,29 @@ import { addCaseProvider } from './engine/case-providers.js';
 import { filterProviders, filterSuite } from './engine/filter.js';
 import { GraderPool } from './engine/graders.js';
 import { jobCounter, type PlanOptions, planJobs, plannedJobs, providerKey } from './engine/plan.js';
-import { runSuite } from './engine/run.js';
+import { type ResolvedProvider, type RunOutcome, runSuite } from './engine/run.js';
 import { inShard, type Shard } from './engine/shard.js';
 import { hasOrderedThreads, type TurnSource, turnSourceOf } from './engine/threads.js';
 import { graderCheck, graderRecord } from './evaluate/check-graders.js';
 import { checkSuite } from './evaluate/define-suite.js';
+import { Disposer } from './evaluate/disposer.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
 import { RecordedGenerations } from './evaluate/recorded.js';
 import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
-import { resolveRunSettings } from './evaluate/settings.js';
+import { type RunSettings, resolveRunSettings } from './evaluate/settings.js';
 import { loadSuite, loadSuiteObject, suiteFormats } from './formats/detect.js';
 import { createProvider } from './providers/registry.js';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  type Provider,
+  type ProviderContext,
+  type RetryPolicy,
+} from './providers/types.js';
 import { runCompleteness } from './runlog/completeness.js';
 import { pinFilters, readSelectedFailures } from './runlog/failing.js';
-import { cleanLeftovers, lockRun, type RunLock } from './runlog/lock.js';
+import { cleanLeftovers, lockRun } from './runlog/lock.js';
 import { readManifest, readResults } from './runlog/reader.js';
 import { dropErrorResults, dropPartialGroups, repairTail } from './runlog/resume.js';
 import type { RunManifest, Selection } from './runlog/types.js';
@@ -183,9 +189,55 @@ export interface EvaluateResult {
 
 /**
  * Loads a suite, runs it, and writes the run directory (manifest.json, results.jsonl,
- * scorecard.json). The library entry point behind `assay eval`.
+ * scorecard.json). The library entry point behind `assay eval`: prepareRun, then executeRun.
  */
 export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
+  return executeRun(await prepareRun(options));
+}
+
+/**
+ * Everything decided before a run, with nothing written: the suite (filtered), the settings, the
+ * providers built, the planned job count and the manifest to write. It owns the providers it built
+ * (and a re-score's source log): disposing it releases them; executeRun does.
+ */
+export interface PreparedRun extends AsyncDisposable {
+  options: EvaluateOptions;
+  /** The suite as loaded, before filters. */
+  loaded: Suite;
+  suite: Suite;
+  settings: RunSettings;
+  filters: SuiteFilters | undefined;
+  source: RescoreSource | undefined;
+  resolved: ResolvedProvider[];
+  caseProviders: Map<string, Provider>;
+  /** The graders the assertions ask, built up front; executeRun hands them to its GraderPool. */
+  builtGraders: Map<string, Provider>;
+  providerEnv: Record<string, string | undefined>;
+  providerContext: ProviderContext;
+  secrets: string[];
+  plan: PlanOptions;
+  planned: number;
+  /** A re-score: the planned jobs its source never ran. */
+  notRecorded: number;
+  manifest: RunManifest;
+}
+
+/**
+ * The first half of evaluate(): loads the suite, resolves settings and filters, builds the
+ * providers and graders (so a bad config stops before anything is written), counts the planned jobs
+ * and makes the manifest. Writes nothing.
+ */
+export async function prepareRun(options: EvaluateOptions): Promise<PreparedRun> {
+  const owned = new Disposer();
+  try {
+    return await prepareInto(options, owned);
+  } catch (err) {
+    await owned[Symbol.asyncDispose]();
+    throw err;
+  }
+}
+
+async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<PreparedRun> {
   const env = options.env ?? process.env;
   const loaded = options.suite
     ? checkSuite(options.suite)
@@ -205,6 +257,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const failing = await readSelectedFailures(filters, readers);
   const suite = filters ? filterSuite(loaded, filters, failing) : loaded;
   const source = options.rescore ? await openSource(options.rescore) : undefined;
+  if (source) owned.defer(() => source.recorded.close());
   const providers = filterProviders(
     source && !options.providers ? source.providers(suite) : selectProviders(suite, options.providers),
     filters?.providers,
@@ -213,7 +266,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   if (filters) selection.filters = filters;
   if (options.vars && Object.keys(options.vars).length > 0) selection.vars = options.vars;
   const repeat = options.repeat ?? source?.manifest.options.repeat ?? settings.repeat;
-  const { jobTimeoutMs, maxRunMs, fallbackDelayMs, maxConcurrency, grader } = settings;
+  const { jobTimeoutMs, maxRunMs, maxConcurrency, grader } = settings;
   const delayMs = settings.delayMs || undefined;
   const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const providerEnv = { ...env, ...(suite.env ?? {}) };
@@ -225,7 +278,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   }
   for (const g of [suite.grader, options.grader, options.embedder])
     secrets.push(...secretConfigValues(g?.config));
-  const providerContext = {
+  const providerContext: ProviderContext = {
     env: providerEnv,
     maxConcurrency,
     retry,
@@ -239,6 +292,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const resolved = await Promise.all(
     providers.map(async (spec) => ({ spec, provider: await createProvider(spec, contextFor(spec)) })),
   );
+  owned.defer(() => closeAll(resolved.map((r) => r.provider)));
   // What each provider was given as a credential, whatever variable or header carried it.
   addSecrets(
     secrets,
@@ -265,6 +319,7 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       [...caseSpecs].map(async ([key, spec]) => [key, await createProvider(spec, contextFor(spec))] as const),
     ),
   );
+  owned.defer(() => closeAll([...caseProviders.values()]));
   addSecrets(
     secrets,
     [...caseProviders.values()].flatMap((p) => p.credentials ?? []),
@@ -283,6 +338,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       }),
     ),
   );
+  // Until executeRun hands them to its GraderPool (which then closes them).
+  owned.defer(() => closeAll([...builtGraders.values()]));
   if (recorded) planned = countRecorded(suite, providers, plan, recorded);
   else if (shard) planned = countPlanned(suite, providers, plan, shard);
   // A re-score covers what its source recorded: the jobs of the suite (of the source's shard) the
@@ -327,6 +384,101 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     // One shard re-scored is still one shard.
     if (sourceShard) manifest.options.shard = sourceShard;
   }
+  const releases = owned.move();
+  return {
+    options,
+    loaded,
+    suite,
+    settings,
+    filters,
+    source,
+    resolved,
+    caseProviders,
+    builtGraders,
+    providerEnv,
+    providerContext,
+    secrets,
+    plan,
+    planned,
+    notRecorded,
+    manifest,
+    [Symbol.asyncDispose]: () => releases[Symbol.asyncDispose](),
+  };
+}
+
+/** Closes providers one after another (in the order given). */
+async function closeAll(providers: Provider[]): Promise<void> {
+  for (const p of providers) await p.close?.();
+}
+
+/**
+ * The second half of evaluate(): takes the run's lock, opens the cache and the run directory, runs
+ * the jobs, and writes the scorecard and the final manifest. Releases everything the prepared run
+ * owns, and everything it opened, however it ends.
+ */
+export async function executeRun(prepared: PreparedRun): Promise<EvaluateResult> {
+  const { options, suite, loaded, filters, source, manifest, planned, notRecorded } = prepared;
+  // A run is owned by one process at a time: a resume takes its lock before anything else.
+  await using held = new Disposer();
+  // Released by runJobs once the jobs are done; here too, should anything before them fail.
+  held.use(prepared);
+  if (options.resume) {
+    const lock = lockRun(resolve(options.resume));
+    held.defer(() => lock.release());
+  }
+  const { writer, outcome } = await runJobs(prepared, held);
+  // The scorecard is what the log says: analysis reads the run log, as for any past run (the
+  // progress counts only fed the progress line).
+  const card = await scorecardOfRun(writer.dir);
+  writer.writeJson('scorecard.json', card);
+  // Complete means every planned job is in the log, nothing less, whatever else happened.
+  const finished = card.counts.total >= planned;
+  let status: RunManifest['status'] = finished ? 'complete' : outcome.interrupted ? 'interrupted' : 'aborted';
+  if (!finished && !outcome.stopReason) outcome.stopReason = 'not every planned job ran';
+  const inherited = manifest.rescoredFrom?.status;
+  if (status === 'complete' && inherited && inherited !== 'complete') {
+    status = inherited;
+    outcome.stopReason = `re-scored from run ${manifest.rescoredFrom?.runId}, which is ${inherited}${source?.manifest.stopReason ? ` (${source.manifest.stopReason})` : ''}: ${notRecorded} planned job${notRecorded === 1 ? ' was' : 's were'} never run`;
+  }
+  writer.updateManifest({
+    status,
+    stopReason: status === 'complete' ? undefined : outcome.stopReason,
+    endedAt: new Date().toISOString(),
+    counts: card.counts,
+    ...(options.outputs?.length ? { outputsPending: options.outputs } : {}),
+    ...(source && manifest.rescoredFrom
+      ? { rescoredFrom: { ...manifest.rescoredFrom, unmatched: source.recorded.unmatched } }
+      : {}),
+  });
+  return {
+    runDir: writer.dir,
+    manifest: readManifest(writer.dir),
+    scorecard: card,
+    suite,
+    resumedJobs: outcome.resumedJobs,
+    ...(filters ? { selectedCases: caseCount(suite), suiteCases: caseCount(loaded) } : {}),
+  };
+}
+
+/**
+ * Opens the cache and the run directory (a new one, or the resumed one with its log read back),
+ * then runs the jobs. Everything opened here (and the prepared run's providers) is released before
+ * it returns; the lock of a new run directory goes to `held`.
+ */
+async function runJobs(
+  prepared: PreparedRun,
+  held: Disposer,
+): Promise<{ writer: RunWriter; outcome: RunOutcome & { resumedJobs: number } }> {
+  const { options, suite, settings, source, resolved, caseProviders, providerEnv, providerContext, secrets } =
+    prepared;
+  const { plan, planned, manifest } = prepared;
+  await using run = new Disposer();
+  run.use(prepared);
+  const { jobTimeoutMs, maxRunMs, fallbackDelayMs, maxConcurrency, grader } = settings;
+  const delayMs = settings.delayMs || undefined;
+  const shard = options.shard;
+  const recorded = source?.recorded;
+  const providers = resolved.map((r) => r.spec);
 
   const progress: Progress = { done: 0, planned, pass: 0, fail: 0, error: 0 };
   const count = (result: JobResult): void => {
@@ -336,8 +488,6 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     else if (result.status === 'error') progress.error++;
   };
 
-  // A run is owned by one process at a time: a resume takes its lock before anything else.
-  let lock: RunLock | undefined = options.resume ? lockRun(resolve(options.resume)) : undefined;
   if (options.resume) cleanLeftovers(resolve(options.resume));
   // The cache opens before the run directory exists: a bad cache path must leave nothing behind.
   let cache: ResponseCache | undefined;
@@ -351,6 +501,8 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
         throw new InputError({ file: cacheTarget.path, message: err.message, severity: 'error' });
       throw err;
     }
+    const opened = cache;
+    run.defer(() => opened.close());
   }
   let writer: RunWriter;
   const done = new Set<string>();
@@ -385,8 +537,11 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   } else {
     // Results of one event-loop turn share a write; at most -j of them wait (the jobs in flight).
     writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest, maxConcurrency, secrets);
-    lock = lockRun(writer.dir);
+    const lock = lockRun(writer.dir);
+    held.defer(() => lock.release());
   }
+  const opened = writer;
+  run.defer(() => opened.close());
   const resumedJobs = done.size;
   const graders = new GraderPool({
     override: grader,
@@ -396,86 +551,55 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
     cache,
     hardSignal: options.hardSignal,
     secrets,
-    built: builtGraders,
+    built: takeBuiltGraders(prepared),
   });
+  run.defer(() => graders.close());
   const allowedErrorCount = allowedErrors(options.maxErrors, planned, Number.POSITIVE_INFINITY);
 
-  let outcome: Awaited<ReturnType<typeof runSuite>>;
   // A Python call may run as long as a job may (60 s when the suite sets no job time limit); a hard
   // stop kills the worker, so no job waits on Python code that never returns.
   setPythonTimeLimit(jobTimeoutMs);
   const stopPython = (): void => killPythonWorker();
   options.hardSignal?.addEventListener('abort', stopPython, { once: true });
-  try {
-    outcome = await runSuite(suite, resolved, {
-      ...plan,
-      maxConcurrency,
-      env: providerEnv,
-      secrets,
-      signal: options.signal,
-      hardSignal: options.hardSignal,
-      cache,
-      graders,
-      caseProviders,
-      delayMs: delayMs ?? fallbackDelayMs,
-      jobTimeoutMs,
-      maxRunMs,
-      include: (job: Job, testCase: Case) =>
-        (!shard || inShard(job, shard)) && !done.has(job.key) && (!recorded || recorded.has(job, testCase)),
-      recorded,
-      ...(turnsDone.size > 0 ? { earlierTurn: (job: Job) => turnsDone.get(job.key) } : {}),
-      stopWhen: () =>
-        progress.error > allowedErrorCount
-          ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrorCount} allowed (--max-errors)`
-          : undefined,
-      onResult: (result) => {
-        writer.append(result);
-        count(result);
-        options.onResult?.(result);
-        options.onProgress?.(progress);
-      },
-    });
-  } finally {
-    writer.close();
-    cache?.close();
-    for (const r of resolved) await r.provider.close?.();
-    for (const p of caseProviders.values()) await p.close?.();
-    await graders.close();
+  run.defer(async () => {
     options.hardSignal?.removeEventListener('abort', stopPython);
     await closePythonWorker();
     setPythonTimeLimit(undefined);
-    recorded?.close();
-  }
-  // The scorecard is what the log says: analysis reads the run log, as for any past run (progress
-  // above only counted for the progress line).
-  const card = await scorecardOfRun(writer.dir);
-  writer.writeJson('scorecard.json', card);
-  // Complete means every planned job is in the log, nothing less, whatever else happened.
-  const finished = card.counts.total >= planned;
-  let status: RunManifest['status'] = finished ? 'complete' : outcome.interrupted ? 'interrupted' : 'aborted';
-  if (!finished && !outcome.stopReason) outcome.stopReason = 'not every planned job ran';
-  const inherited = manifest.rescoredFrom?.status;
-  if (status === 'complete' && inherited && inherited !== 'complete') {
-    status = inherited;
-    outcome.stopReason = `re-scored from run ${manifest.rescoredFrom?.runId}, which is ${inherited}${source?.manifest.stopReason ? ` (${source.manifest.stopReason})` : ''}: ${notRecorded} planned job${notRecorded === 1 ? ' was' : 's were'} never run`;
-  }
-  writer.updateManifest({
-    status,
-    stopReason: status === 'complete' ? undefined : outcome.stopReason,
-    endedAt: new Date().toISOString(),
-    counts: card.counts,
-    ...(options.outputs?.length ? { outputsPending: options.outputs } : {}),
-    ...(source && manifest.rescoredFrom
-      ? { rescoredFrom: { ...manifest.rescoredFrom, unmatched: source.recorded.unmatched } }
-      : {}),
   });
-  lock?.release();
-  return {
-    runDir: writer.dir,
-    manifest: readManifest(writer.dir),
-    scorecard: card,
-    suite,
-    resumedJobs,
-    ...(filters ? { selectedCases: caseCount(suite), suiteCases: caseCount(loaded) } : {}),
-  };
+  const outcome = await runSuite(suite, resolved, {
+    ...plan,
+    maxConcurrency,
+    env: providerEnv,
+    secrets,
+    signal: options.signal,
+    hardSignal: options.hardSignal,
+    cache,
+    graders,
+    caseProviders,
+    delayMs: delayMs ?? fallbackDelayMs,
+    jobTimeoutMs,
+    maxRunMs,
+    include: (job: Job, testCase: Case) =>
+      (!shard || inShard(job, shard)) && !done.has(job.key) && (!recorded || recorded.has(job, testCase)),
+    recorded,
+    ...(turnsDone.size > 0 ? { earlierTurn: (job: Job) => turnsDone.get(job.key) } : {}),
+    stopWhen: () =>
+      progress.error > allowedErrorCount
+        ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrorCount} allowed (--max-errors)`
+        : undefined,
+    onResult: (result) => {
+      writer.append(result);
+      count(result);
+      options.onResult?.(result);
+      options.onProgress?.(progress);
+    },
+  });
+  return { writer, outcome: { ...outcome, resumedJobs } };
+}
+
+/** The prepared run's built graders, which the caller now closes (the prepared run no longer does). */
+function takeBuiltGraders(prepared: PreparedRun): Map<string, Provider> {
+  const built = new Map(prepared.builtGraders);
+  prepared.builtGraders.clear();
+  return built;
 }

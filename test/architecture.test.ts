@@ -140,10 +140,10 @@ describe('architecture', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('nothing downstream of loading imports a format: engine, runlog, analysis, providers, scorers, core', () => {
+  it('nothing downstream of loading imports a format: engine, runlog, analysis, providers, scorers, runtime, core', () => {
     const problems: string[] = [];
     for (const [file, targets] of graph) {
-      if (!/^(engine|runlog|analysis|providers|scorers|core)\//.test(file)) continue;
+      if (!/^(engine|runlog|analysis|providers|scorers|runtime|core)\//.test(file)) continue;
       for (const t of targets) if (t.startsWith('formats/')) problems.push(`${file} imports ${t}`);
     }
     assert.deepEqual(problems, []);
@@ -182,5 +182,17 @@ describe('architecture', () => {
       'evaluate.ts imports formats/types.ts',
     ]);
     assert.deepEqual(cliProblems(probe), ['report/probe.ts imports cli/common.ts']);
+  });
+
+  it('the user-code runtime sits beneath the engine: it imports no engine, run log, analysis, report or command', () => {
+    const problems: string[] = [];
+    for (const [file, targets] of graph) {
+      if (!file.startsWith('runtime/')) continue;
+      for (const t of targets)
+        if (/^(engine|runlog|analysis|report|cli|evaluate)(\/|\.ts$)/.test(t))
+          problems.push(`${file} imports ${t}`);
+    }
+    assert.ok([...graph.keys()].some((f) => f.startsWith('runtime/')));
+    assert.deepEqual(problems, []);
   });
 });

@@ -1,6 +1,7 @@
 // Statistics for comparing two runs case by case (Miller, "Adding Error Bars to Evals", arXiv
 // 2411.00640): the same cases are scored twice, so the differences are paired. Pure functions,
 // deterministic under a seed, checked against scipy and closed forms in test/analysis/paired.test.ts.
+import { seededRandom } from '../core/random.js';
 import { logGamma, normalQuantile } from './stats.js';
 
 export { normalQuantile };
@@ -71,18 +72,6 @@ export function mcnemarExact(b: number, c: number, opts: { midP?: boolean } = {}
   let p = 2 * binomHalfCdf(m, n);
   if (opts.midP) p -= binomHalfPmf(m, n);
   return Math.min(1, Math.max(0, p));
-}
-
-/** A small, fast, seedable generator (mulberry32): the same seed gives the same draws everywhere. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function mean(xs: readonly number[]): number {

@@ -1,7 +1,7 @@
 // The command-line entry. It loads only what the chosen command needs, so `--version` and
 // `--help` start instantly.
-import { readFileSync } from 'node:fs';
 import { printable } from '../core/printable.js';
+import { assayVersion } from '../version.js';
 
 /**
  * A reader that went away (`assay eval … | head`) ends console output quietly: the run, its log and
@@ -32,10 +32,7 @@ export async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === '--version' || command === '-v' || command === 'version') {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    process.stdout.write(`${pkg.version}\n`);
+    process.stdout.write(`${assayVersion()}\n`);
     return 0;
   }
   switch (command) {

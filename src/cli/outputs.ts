@@ -5,8 +5,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
 import type { Scorecard } from '../core/scorecard.js';
-import { suiteFormats } from '../formats/detect.js';
 import type { GateVerdict } from '../formats/detect.js';
+import { suiteFormats } from '../formats/detect.js';
 import {
   APPEND_LEDGER,
   type OutputTarget,

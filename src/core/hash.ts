@@ -7,7 +7,11 @@ export function sha256(data: string | Uint8Array): string {
   return hash('sha256', data, 'hex');
 }
 
-/** JSON with object keys sorted, so equal values always serialise to the same bytes. */
+/**
+ * JSON with object keys sorted, so equal values always serialise to the same bytes: the text a
+ * value is hashed by (ids, cache keys). An object's own fields are read, whatever its `toJSON` says
+ * (a Date is its ISO text); fields holding undefined are left out.
+ */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }
@@ -23,6 +27,21 @@ function sortKeys(value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * JSON with object keys sorted, of the value as `JSON.stringify` writes it (`toJSON` honoured): the
+ * same text for a value and for its copy read back from a run log, so vars held in memory can be
+ * matched with vars read from an earlier run's results (`--filter-failing`).
+ */
+export function canonicalJsonAsWritten(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+    const sorted: Record<string, unknown> = {};
+    for (const k of Object.keys(v as Record<string, unknown>).sort())
+      sorted[k] = (v as Record<string, unknown>)[k];
+    return sorted;
+  });
 }
 
 /** A short stable id for a value (first 12 hex digits of the sha256 of its canonical JSON). */

@@ -2,6 +2,8 @@
 // the core model: they never ask which format a suite came from.
 import { selectedCases, streamedSuite } from '../core/cases.js';
 import { InputError } from '../core/errors.js';
+import { canonicalJsonAsWritten } from '../core/hash.js';
+import { seededRandom } from '../core/random.js';
 import type { Case, PromptTemplate, ProviderSpec, Suite, SuiteFilters, TestRange } from '../core/types.js';
 
 /**
@@ -79,29 +81,6 @@ function metadataMatches(metadata: Record<string, unknown>, cond: MetadataCondit
   return cond.values.some((v) => texts.some((t) => t.includes(v)));
 }
 
-/** JSON with object keys sorted, so two equal vars maps give the same text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    const sorted: Record<string, unknown> = {};
-    for (const k of Object.keys(v as Record<string, unknown>).sort())
-      sorted[k] = (v as Record<string, unknown>)[k];
-    return sorted;
-  });
-}
-
-/** A small seeded generator (mulberry32): uniform floats in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** N of the positions 0…m-1 drawn without replacement (Fisher–Yates on them all, as on the entries). */
 function draw(m: number, n: number, random: () => number): Uint32Array {
   const copy = new Uint32Array(m);
@@ -149,7 +128,7 @@ function keptCases(
   for (const c of cases) {
     const keep =
       metadata.every((m) => metadataMatches(c.metadata, m)) &&
-      (!failing || failing.caseIds.has(c.id) || failing.vars.has(canonicalJson(c.vars))) &&
+      (!failing || failing.caseIds.has(c.id) || failing.vars.has(canonicalJsonAsWritten(c.vars))) &&
       (!re || (c.description !== undefined && c.description !== '' && re.test(c.description)));
     if (keep) {
       // The cases of one test as written are adjacent; a case of its own is an entry of its own.

@@ -11,7 +11,7 @@ import type {
   RunTranscript,
 } from '../core/types.js';
 import type { Provider } from '../providers/types.js';
-import { TransformError } from '../scorers/code/transform.js';
+import { TransformError } from '../runtime/transform.js';
 import type { Generation } from './generate.js';
 import { transcriptsFor } from './generate.js';
 import { type GraderPool, GradingMeter } from './graders.js';

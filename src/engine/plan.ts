@@ -2,7 +2,7 @@ import { suiteCases } from '../core/cases.js';
 import { jobKey, sha256 } from '../core/hash.js';
 import { allowedBy } from '../core/refs.js';
 import type { Case, Job, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
-import { hasComparisons } from './compare.js';
+import { hasComparisons } from './cross-row.js';
 
 /** The key a provider is known by in jobs and reports: its label, else its id. */
 export function providerKey(spec: ProviderSpec): string {

@@ -1,7 +1,7 @@
 // The output transforms a job applies before its assertions, in promptfoo's order (spec §2.1
 // step 9): the provider's, then the case's. Each assertion may add its own (engine/score.ts).
 import type { PromptTemplate } from '../core/types.js';
-import { runTransform } from '../scorers/code/transform.js';
+import { runTransform } from '../runtime/transform.js';
 
 export interface OutputTransforms {
   providerTransform?: string;

@@ -4,7 +4,7 @@ import { utf16Problem } from '../core/encoding.js';
 import { InputError } from '../core/errors.js';
 import { aFormat } from '../core/printable.js';
 import type { Suite } from '../core/types.js';
-import { setInterpreterVariables } from '../scorers/code/interpreters.js';
+import { setInterpreterVariables } from '../runtime/interpreters.js';
 import type { LoadOptions, SuiteFormat } from './types.js';
 
 export type * from './types.js';

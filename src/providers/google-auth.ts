@@ -14,6 +14,7 @@ import { createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { isRecord } from '../core/records.js';
 import { excerpt, sendOnce } from './http-transport.js';
 
 export const DEFAULT_TOKEN_URI = 'https://oauth2.googleapis.com/token';
@@ -244,8 +245,4 @@ export async function fetchAccessToken(
     };
   const expiresIn = typeof parsed.expires_in === 'number' ? parsed.expires_in : 3600;
   return { token: parsed.access_token, expiresAtMs: nowMs + expiresIn * 1000 };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -3,6 +3,7 @@
 
 import { performance } from 'node:perf_hooks';
 import { InputError } from '../core/errors.js';
+import { isRecord } from '../core/records.js';
 import type { ProviderSpec, TokenUsage } from '../core/types.js';
 import {
   attemptFailure,
@@ -300,6 +301,4 @@ export function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord };

@@ -34,7 +34,7 @@ import { STATUS_CODES } from 'node:http';
 import { isAbsolute, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ProviderSpec } from '../core/types.js';
-import { loadScriptFunction, processShim } from '../scorers/code/js-runtime.js';
+import { loadScriptFunction, processShim } from '../runtime/js-runtime.js';
 import { renderString } from '../template/render.js';
 import {
   type Config,

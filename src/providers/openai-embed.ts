@@ -1,5 +1,6 @@
 // Reading an OpenAI-compatible `/embeddings` reply: one vector per input, put back in input order
 // by each item's `index` (servers may answer out of order).
+import { isRecord } from '../core/records.js';
 import type { TokenUsage } from '../core/types.js';
 import { jsonReply } from './http-kit.js';
 import { excerpt } from './http-transport.js';
@@ -42,8 +43,4 @@ function readUsage(raw: unknown): TokenUsage | undefined {
   const prompt = typeof raw.prompt_tokens === 'number' ? raw.prompt_tokens : undefined;
   const total = typeof raw.total_tokens === 'number' ? raw.total_tokens : prompt;
   return prompt === undefined && total === undefined ? undefined : { prompt, total };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

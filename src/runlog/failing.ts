@@ -5,9 +5,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
+import { canonicalJsonAsWritten } from '../core/hash.js';
+import { isRecord } from '../core/records.js';
 import type { SuiteFilters } from '../core/types.js';
 import {
-  canonicalJson,
   checkFilters,
   type FailingKind,
   type FailingSelection,
@@ -79,7 +80,8 @@ function statusIs(status: unknown, kind: FailingKind): boolean {
 async function failingInRun(runDir: string, kind: FailingKind): Promise<FailingSelection> {
   const failing = new Map<string, { caseId: string; vars: string }>();
   for await (const r of readResults(runDir)) {
-    if (statusIs(r.status, kind)) failing.set(r.key, { caseId: r.caseId, vars: canonicalJson(r.case.vars) });
+    if (statusIs(r.status, kind))
+      failing.set(r.key, { caseId: r.caseId, vars: canonicalJsonAsWritten(r.case.vars) });
     else failing.delete(r.key);
   }
   const selection: FailingSelection = { caseIds: new Set(), vars: new Set() };
@@ -88,10 +90,6 @@ async function failingInRun(runDir: string, kind: FailingKind): Promise<FailingS
     selection.vars.add(f.vars);
   }
   return selection;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -131,7 +129,7 @@ async function failingInFile(
     for (const r of outer) {
       if (!isRecord(r) || !statusIs(r.status, kind)) continue;
       if (typeof r.caseId === 'string') selection.caseIds.add(r.caseId);
-      selection.vars.add(canonicalJson(r.vars ?? {}));
+      selection.vars.add(canonicalJsonAsWritten(r.vars ?? {}));
     }
     return selection;
   }

@@ -17,10 +17,10 @@ import {
   passAtK,
   passHatK,
   sampleSd,
-  seededRandom,
   signFlipTest,
   withinCasePermutationTest,
 } from '../../src/analysis/paired.js';
+import { seededRandom } from '../../src/core/random.js';
 import { fixture } from '../support/paths.js';
 
 interface Reference {

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Comparison } from '../../src/analysis/compare.js';
-import { seededRandom } from '../../src/analysis/paired.js';
+import { seededRandom } from '../../src/core/random.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type AnswerRule, type MockServer, startMockServer } from '../support/mock-openai.js';
 import { repoRoot } from '../support/paths.js';

@@ -5,9 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JobResult } from '../../src/core/types.js';
-import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
-import { readRun, runDirsOldestFirst, writeSuiteDir } from '../support/runs.js';
+import { evalIn, readRun, runDirsOldestFirst, writeSuiteDir } from '../support/runs.js';
 import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -28,10 +27,6 @@ function suiteDir(config: string, files: Record<string, string> = {}): string {
 }
 
 const runs = runDirsOldestFirst;
-
-async function evalIn(dir: string, args: string[], env: Record<string, string | undefined> = {}) {
-  return runCli(['eval', '--no-progress', ...args], { cwd: dir, env: { ...cleanEnv, ...env } });
-}
 
 const TWO_BY_TWO = `prompts:
   - {raw: 'short {{q}}', label: short}

@@ -5,26 +5,16 @@
 // a damaged run log is exit 2 naming the file and line (a torn last line is still the normal trace
 // of a kill); eval --baseline checks the baseline against the suite before any model call.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import {
-  appendFileSync,
-  cpSync,
-  existsSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Comparison } from '../../src/analysis/compare.js';
 import { schemaProblems } from '../../src/formats/apastra/schemas.js';
 import type { RunManifest } from '../../src/runlog/types.js';
-import { childEnv, cleanEnv, runCli } from '../support/cli.js';
+import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
-import { fixture, repoRoot } from '../support/paths.js';
+import { fixture } from '../support/paths.js';
+import { interruptedRun } from '../support/runs.js';
 import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -47,47 +37,10 @@ function manifestOf(runDir: string): RunManifest {
   return JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8'));
 }
 
-function lineCount(runDir: string): number {
-  const path = join(runDir, 'results.jsonl');
-  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').length - 1 : 0;
-}
-
 function runDirOf(stdout: string): string {
   const m = /Run written to (\S+)/.exec(stdout);
   assert.ok(m, stdout);
   return m[1];
-}
-
-/**
- * Runs `assay eval ARGS` (one job at a time against a slow mock) and stops it with SIGINT once its
- * log holds `atLeast` results: a real interrupted run. Returns its directory.
- */
-async function interruptedRun(args: string[], runsDir: string, env: Record<string, string | undefined>) {
-  const child = spawn(
-    process.execPath,
-    [join(repoRoot, 'bin', 'assay.js'), 'eval', ...args, '-j', '1', '--no-progress', '--runs-dir', runsDir],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) },
-  );
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const exited = once(child, 'exit');
-  let runDir: string | undefined;
-  for (let i = 0; i < 1500 && !runDir; i++) {
-    const [id] = existsSync(runsDir) ? readdirSync(runsDir) : [];
-    if (id && lineCount(join(runsDir, id)) >= 4) runDir = join(runsDir, id);
-    else await sleep(20);
-  }
-  assert.ok(runDir, `no run reached 4 results: ${out}`);
-  child.kill('SIGINT');
-  const [code] = await exited;
-  assert.equal(code, 3, out);
-  assert.equal(manifestOf(runDir).status, 'interrupted');
-  return runDir;
 }
 
 /** Result lines in a run's log (each a distinct job here). */

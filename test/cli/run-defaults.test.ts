@@ -5,9 +5,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { evaluate } from '../../src/evaluate.js';
-import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
-import { readRun, runDirsOldestFirst, writeSuiteDir } from '../support/runs.js';
+import { evalIn, writeSuiteDir } from '../support/runs.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-run-defaults-');
@@ -23,12 +22,6 @@ let n = 0;
 
 function suiteDir(config: string, files: Record<string, string> = {}): string {
   return writeSuiteDir(join(tmp.dir, `suite-${n++}`), config, files);
-}
-
-async function evalIn(dir: string, args: string[] = [], env: Record<string, string | undefined> = {}) {
-  const run = await runCli(['eval', '--no-progress', ...args], { cwd: dir, env: { ...cleanEnv, ...env } });
-  const latest = runDirsOldestFirst(dir).at(-1);
-  return { ...run, ...(latest ? readRun(latest) : { manifest: undefined, results: [], runDir: '' }) };
 }
 
 const TESTS = `tests:

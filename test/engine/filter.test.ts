@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors.js';
+import { canonicalJsonAsWritten } from '../../src/core/hash.js';
+import { seededRandom } from '../../src/core/random.js';
 import type { Case } from '../../src/core/types.js';
 import {
-  canonicalJson,
   checkFilters,
   filterCases,
   filterPrompts,
   filterProviders,
   parseMetadataCondition,
   parseTestRange,
-  seededRandom,
 } from '../../src/engine/filter.js';
 
 function kase(id: string, extra: Partial<Case> = {}): Case {
@@ -108,7 +108,7 @@ describe('filterCases', () => {
       kase('q', { vars: { q: '2' } }),
       kase('r', { vars: { q: '3' } }),
     ];
-    const failing = { caseIds: new Set(['q']), vars: new Set([canonicalJson({ r: 'x', q: '1' })]) };
+    const failing = { caseIds: new Set(['q']), vars: new Set([canonicalJsonAsWritten({ r: 'x', q: '1' })]) };
     assert.deepEqual(ids(filterCases(withVars, {}, failing)), ['p', 'q']);
   });
 });

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { InputError } from '../../src/core/errors.js';
 import { createProvider, isKnownProviderId } from '../../src/providers/registry.js';
 import type { Provider, ProviderRequest, RetryPolicy } from '../../src/providers/types.js';
-import { closePythonWorker } from '../../src/scorers/code/python-worker.js';
+import { closePythonWorker } from '../../src/runtime/python-worker.js';
 import { runCli } from '../support/cli.js';
 import { tempDir } from '../support/tmp.js';
 

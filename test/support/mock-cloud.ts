@@ -11,6 +11,7 @@
  * `UnrecognizedClientException`, a refused token grant a 400 `invalid_grant`.
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { isRecord } from '../../src/core/records.js';
 
 /** What the mock's scripted answer gives for a conversation (see mock-openai.ts). */
 export interface ScriptedAnswer {
@@ -381,8 +382,4 @@ function partsText(parts: unknown): string {
   let text = '';
   for (const p of parts) if (isRecord(p) && typeof p.text === 'string') text += p.text;
   return text;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -32,7 +32,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { seededRandom } from '../../src/analysis/paired.js';
+import { seededRandom } from '../../src/core/random.js';
+import { isRecord } from '../../src/core/records.js';
 import { cloudErrorBody, cloudKeyRefusal, cloudRoute, type ScriptedAnswer } from './mock-cloud.js';
 
 /** A canned answer: the first rule whose `match` (case-insensitive regex) finds the last user message (else the last message) wins. */
@@ -994,10 +995,6 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       return closing;
     },
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function contentText(content: unknown): string {

@@ -1,18 +1,38 @@
 // Test helpers for suites written to a folder and the run directories `assay eval` leaves there.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobResult } from '../../src/core/types.js';
 import type { RunManifest } from '../../src/runlog/types.js';
+import { childEnv, cleanEnv, runCli } from './cli.js';
+import { repoRoot } from './paths.js';
 
-/** Writes `promptfooconfig.yaml` (and any other files given) into a new folder `dir`. */
-export function writeSuiteDir(dir: string, config: string, files: Record<string, string> = {}): string {
+/** Writes files (names relative to `dir`, folders made as needed) into `dir`; returns `dir`. */
+export function writeFiles(dir: string, files: Record<string, string>): string {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'promptfooconfig.yaml'), config);
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, name)), { recursive: true });
     writeFileSync(join(dir, name), text);
   }
   return dir;
+}
+
+/** Writes `promptfooconfig.yaml` (and any other files given) into a new folder `dir`. */
+export function writeSuiteDir(dir: string, config: string, files: Record<string, string> = {}): string {
+  return writeFiles(dir, { 'promptfooconfig.yaml': config, ...files });
+}
+
+/**
+ * Runs `assay eval ARGS` in `dir` (a clean environment plus `env`): the CLI's answer and the newest
+ * run under `dir/.assay/runs` (its manifest undefined when there is none).
+ */
+export async function evalIn(dir: string, args: string[] = [], env: Record<string, string | undefined> = {}) {
+  const run = await runCli(['eval', '--no-progress', ...args], { cwd: dir, env: { ...cleanEnv, ...env } });
+  const latest = runDirsOldestFirst(dir).at(-1);
+  return { ...run, ...(latest ? readRun(latest) : { manifest: undefined, results: [], runDir: '' }) };
 }
 
 /** The run directories under `dir/.assay/runs`, oldest first (run ids made in the same second sort at random). */
@@ -34,4 +54,46 @@ export function readRun(runDir: string): { manifest: RunManifest; results: JobRe
     manifest: JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8')),
     results: text === '' ? [] : text.split('\n').map((l) => JSON.parse(l)),
   };
+}
+
+/** Result lines in a run's log so far (0 before the log exists). */
+function resultLines(runDir: string): number {
+  const path = join(runDir, 'results.jsonl');
+  return existsSync(path) ? readFileSync(path, 'utf8').split('\n').length - 1 : 0;
+}
+
+/**
+ * Runs `assay eval ARGS` (one job at a time against a slow mock) and stops it with SIGINT once its
+ * log holds four results: a real interrupted run. Returns its directory.
+ */
+export async function interruptedRun(
+  args: string[],
+  runsDir: string,
+  env: Record<string, string | undefined>,
+): Promise<string> {
+  const child = spawn(
+    process.execPath,
+    [join(repoRoot, 'bin', 'assay.js'), 'eval', ...args, '-j', '1', '--no-progress', '--runs-dir', runsDir],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) },
+  );
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = once(child, 'exit');
+  let runDir: string | undefined;
+  for (let i = 0; i < 1500 && !runDir; i++) {
+    const [id] = existsSync(runsDir) ? readdirSync(runsDir) : [];
+    if (id && resultLines(join(runsDir, id)) >= 4) runDir = join(runsDir, id);
+    else await sleep(20);
+  }
+  assert.ok(runDir, `no run reached 4 results: ${out}`);
+  child.kill('SIGINT');
+  const [code] = await exited;
+  assert.equal(code, 3, out);
+  assert.equal(readRun(runDir).manifest.status, 'interrupted');
+  return runDir;
 }

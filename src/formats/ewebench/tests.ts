@@ -1,6 +1,7 @@
 // Checking one ÈwéBench test object: errors for what the tool would crash on or misread, and
 // warnings for what it silently mishandles (each naming the file, line and test id).
 import type { DiagnosticBag } from '../../core/errors.js';
+import { isRecord } from '../../core/records.js';
 import type { Message, Role } from '../../core/types.js';
 import { MARKDOWN_ELEMENTS } from '../../scorers/text/markdown.js';
 import { EVAL_METHODS, type EweTest, FORMAT_KEYS, type Mode } from './assertions.js';
@@ -19,10 +20,6 @@ export interface CheckedTest extends EweTest {
 }
 
 const ROLES: Role[] = ['system', 'user', 'assistant', 'tool'];
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function shape(v: unknown): string {
   if (v === null) return 'null';

@@ -1,7 +1,7 @@
 // Runs an LVE check that is Python (a lambda, a custom checker file) in assay's python3 worker.
 
 import { pyRepr } from '../../core/python/str.js';
-import { callPython, PythonUnavailableError } from '../../scorers/code/python-worker.js';
+import { callPython, PythonUnavailableError } from '../../runtime/python-worker.js';
 import { ScorerInputError } from '../../scorers/types.js';
 import { laxBool } from './instances.js';
 import { LVE_PYTHON_SOURCE } from './python-source.js';

@@ -2,12 +2,12 @@
 // its LVE's `instances/` folder, exactly as `lve record` writes one (pydantic's model_dump_json:
 // keys args, response, passed, author, run_info, prompt_out; compact; UTF-8 as is), so LVE's own
 // tools read them. Results that could not be checked (errors) are not instances and are left out.
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pyFloatRepr } from '../../core/python/json-dumps.js';
 import { PyFloat, PyInt, type PyValue, pyJsonLoads } from '../../core/python/json-loads.js';
 import type { JobResult, Message } from '../../core/types.js';
 import { registerOutputFormat } from '../../report/outputs.js';
+import { assayVersion } from '../../version.js';
 import { type LveNative, lveNative } from './load.js';
 
 /** A value as pydantic-core writes JSON: compact, non-ASCII as is, floats with a short exponent. */
@@ -106,15 +106,6 @@ export function testInstanceLine(result: JobResult, version: string): string | u
     ['provider', result.providerId],
   ]);
   return `{"args":${pydanticJson(args)},"response":${pydanticJson(response)},"passed":${passed},"author":null,"run_info":${pydanticJson(runInfo)},"prompt_out":null}\n`;
-}
-
-function assayVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8'));
-    return String(pkg.version ?? 'unknown');
-  } catch {
-    return 'unknown';
-  }
 }
 
 registerOutputFormat({

@@ -69,7 +69,7 @@ export const format: SuiteFormat = {
   detectFile: (path, text) => isManifestFile(path) || looksLikePramanaTier(path, text),
   async load(path, options) {
     const target = isManifestFile(path) ? dirname(path) : path;
-    return (await import('./index.js')).loadPramanaSuite(target, { tiers: options.tiers });
+    return (await import('./load.js')).loadPramanaSuite(target, { tiers: options.tiers });
   },
   async hashFile(path) {
     if (extname(path).toLowerCase() !== '.jsonl') return undefined;

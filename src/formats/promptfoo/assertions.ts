@@ -5,10 +5,10 @@ import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { closest } from '../../core/suggest.js';
 import type { AssertionSpec } from '../../core/types.js';
-import { parseScriptRef, scriptFileProblem } from '../../scorers/code/script-ref.js';
+import { parseScriptRef, scriptFileProblem } from '../../runtime/script-ref.js';
 import { getScorer, resolveAssertionType, scorerTypes } from '../../scorers/registry.js';
 import { checkTemplate } from '../../template/render.js';
-import { isPromptfooAssertionType } from './assertionTypes.js';
+import { isPromptfooAssertionType, refusedType } from './assertion-types.js';
 import {
   brief,
   didYouMean,
@@ -20,7 +20,7 @@ import {
   warnAt,
 } from './context.js';
 import { type RawAssertion, ROW_KEY } from './expected.js';
-import { graderSpec, refusedGradedType, rubricPrompt, SCRIPT_FILE } from './graders.js';
+import { graderSpec, rubricPrompt, SCRIPT_FILE } from './graders.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
 import { transformAt } from './transforms.js';
 
@@ -159,7 +159,7 @@ function resolveType(
 ): { type: string; negate: boolean } | undefined {
   const resolved = resolveAssertionType(written);
   if (resolved) return resolved;
-  const refusal = refusedGradedType(written);
+  const refusal = refusedType(written);
   if (refusal) {
     errorAt(ctx, where, `${context}: assertion type "${written}" ${refusal}`);
     return undefined;

@@ -8,7 +8,7 @@ import { objectAsText } from '../../core/object-text.js';
 import { displayPath } from '../../core/positions.js';
 import type { Suite } from '../../core/types.js';
 import type { LoadOptions } from '../types.js';
-import { loadPromptfooSuite } from './index.js';
+import { loadPromptfooSuite } from './load.js';
 
 /** The name the object's text is read under (never written): the suite's source path names it. */
 const OBJECT_FILE = 'promptfoo-config-object.json';

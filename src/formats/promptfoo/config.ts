@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { closest } from '../../core/suggest.js';
 import { didYouMean, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
-import { renderEnvTemplates } from './envTemplates.js';
-import { dereferenced } from './jsonRefs.js';
+import { renderEnvTemplates } from './env-templates.js';
+import { dereferenced } from './json-refs.js';
 import { jsonProblem, type PathPart, YamlFile } from './source.js';
 
 const KNOWN_KEYS = [

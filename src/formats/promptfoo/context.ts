@@ -1,4 +1,5 @@
 import type { DiagnosticBag } from '../../core/errors.js';
+import { isRecord } from '../../core/records.js';
 import { closest } from '../../core/suggest.js';
 import { printable } from './escape.js';
 import type { SuiteFiles, Where } from './source.js';
@@ -37,11 +38,6 @@ export function didYouMean(word: string, candidates: Iterable<string>): string {
   return best !== undefined && best !== word ? ` (did you mean "${best}"?)` : '';
 }
 
-/** A plain mapping (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** YAML's spelling of a number JSON cannot hold (`.nan`, `.inf`, `-.inf`). */
 function yamlNumber(value: number): string {
   return Number.isNaN(value) ? '.nan' : value > 0 ? '.inf' : '-.inf';
@@ -72,3 +68,5 @@ export function isFileRef(value: unknown): value is string {
 export function isRefObject(value: unknown): boolean {
   return isRecord(value) && typeof value.$ref === 'string';
 }
+
+export { isRecord };

@@ -4,7 +4,7 @@
 import type { Case } from '../../core/types.js';
 import { errorAt, type LoadContext } from './context.js';
 import { globFiles, isGlobPattern } from './glob.js';
-import type { VarLocator } from './varFiles.js';
+import type { VarLocator } from './var-files.js';
 
 function valuesOf(ctx: LoadContext, name: string, value: unknown, at: VarLocator): unknown[] {
   if (typeof value === 'string' && value.startsWith('file://')) {

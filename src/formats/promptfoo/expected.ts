@@ -1,6 +1,6 @@
 // The `__expected` mini-language of promptfoo CSV rows (§3.3 of the spec), including its quirks:
 // threshold types default to 0.75 (0.8 for `similar`) and unknown shapes fall back to `equals`.
-import { PROMPTFOO_BASE_TYPES } from './assertionTypes.js';
+import { baseTypeEntry, PROMPTFOO_BASE_TYPES } from './assertion-types.js';
 
 /**
  * Marks an assertion built from a row's `__expected` cell, holding the cell, metric and column
@@ -20,23 +20,6 @@ export interface RawAssertion {
   [key: string]: unknown;
 }
 
-const ARRAY_TYPES = new Set(['contains-all', 'contains-any', 'icontains-all', 'icontains-any']);
-const RAW_VALUE_TYPES = new Set(['contains-json', 'is-json']);
-const THRESHOLD_TYPES = new Set([
-  'answer-relevance',
-  'classifier',
-  'context-faithfulness',
-  'context-recall',
-  'context-relevance',
-  'cost',
-  'latency',
-  'levenshtein',
-  'perplexity-score',
-  'perplexity',
-  'rouge-n',
-  'similar',
-  'starts-with',
-]);
 // A JS/TS file, optionally naming a function (`check.js:grade`, as older promptfoo accepted).
 const JS_FILE = /^(?!.*\.d\.ts(?::|$)).*\.(?:cjs|cts|js|jsx|mjs|mts|ts|tsx)(?::[^:]*)?$/;
 
@@ -73,11 +56,12 @@ export function assertionFromString(expected: string): RawAssertion {
   if (!match) return { type: 'equals', value: expected };
   const [, not, base, thresholdText, rest] = match;
   const type = not ? `not-${base}` : base;
-  if (ARRAY_TYPES.has(base)) {
+  const cell = baseTypeEntry(base)?.cell;
+  if (cell === 'list') {
     return { type, value: rest ? rest.split(',').map((item) => item.trim()) : rest };
   }
-  if (RAW_VALUE_TYPES.has(base)) return { type, value: rest };
-  if (THRESHOLD_TYPES.has(base)) {
+  if (cell === 'raw') return { type, value: rest };
+  if (cell === 'threshold') {
     const parsed = thresholdText ? Number.parseFloat(thresholdText) : Number.NaN;
     const threshold = Number.isFinite(parsed) ? parsed : base === 'similar' ? 0.8 : 0.75;
     return { type, value: rest?.trim(), threshold };

@@ -1,6 +1,7 @@
 // `--filter-failing FILE` given promptfoo's results JSON (`promptfoo eval -o results.json`), so a
 // team moving over can run promptfoo's failures again: rows matched by their vars, as promptfoo does.
-import { canonicalJson, type FailingKind, type FailingSelection } from '../../engine/filter.js';
+import { canonicalJsonAsWritten } from '../../core/hash.js';
+import type { FailingKind, FailingSelection } from '../../engine/filter.js';
 import { isRecord } from './context.js';
 
 /** Whether a promptfoo row counts for `kind`: promptfoo's own tests on `success` and `failureReason` (2 = error). */
@@ -26,7 +27,7 @@ export async function readPromptfooFailures(
   if (!isRecord(outer) || !Array.isArray(outer.results)) return undefined;
   const selection: FailingSelection = { caseIds: new Set(), vars: new Set() };
   for (const r of outer.results) {
-    if (isRecord(r) && promptfooRowIs(r, kind)) selection.vars.add(canonicalJson(r.vars ?? {}));
+    if (isRecord(r) && promptfooRowIs(r, kind)) selection.vars.add(canonicalJsonAsWritten(r.vars ?? {}));
   }
   return selection;
 }

@@ -4,7 +4,7 @@
 // `file://` form the docs show (promptfoo 0.123.1 cannot load that form: it joins the prefix into
 // the path and finds no file). The filters are added before any template is checked, so prompts,
 // vars and assertion values may use them.
-import { loadScriptFunction } from '../../scorers/code/js-runtime.js';
+import { loadScriptFunction } from '../../runtime/js-runtime.js';
 import { addTemplateFilter } from '../../template/render.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
 import { globFiles, isGlobPattern } from './glob.js';

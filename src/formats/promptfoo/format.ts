@@ -80,7 +80,7 @@ export const format: SuiteFormat = {
     read: async (file, text, kind) => (await import('./failures.js')).readPromptfooFailures(file, text, kind),
   },
   async load(path, options) {
-    return (await import('./index.js')).loadPromptfooSuite(path, {
+    return (await import('./load.js')).loadPromptfooSuite(path, {
       env: options.env,
       vars: options.vars,
       streamAboveBytes: options.streamAboveBytes,

@@ -112,21 +112,3 @@ export function rubricPrompt(
     return { ok: false };
   }
 }
-
-/** promptfoo's model-graded types assay does not run, and why (§5.4). */
-const REFUSED_GRADED_TYPES: Record<string, string> = {
-  classifier: 'needs a HuggingFace text-classification provider, which assay does not have',
-  moderation:
-    "needs a moderation API (OpenAI's /moderations or LlamaGuard on Replicate), which assay does not call",
-  pi: "is scored by Pi Labs' remote scoring service, which assay does not call",
-  'conversation-relevance': 'judges a multi-turn `_conversation`, a var assay does not provide',
-  'search-rubric': 'needs a grader with live web search, which assay does not provide',
-  'agent-rubric': "judges an agent's trace, which assay does not record",
-  'trajectory:goal-success': "judges an agent's trajectory, which assay does not record",
-};
-
-/** Why assay refuses a model-graded type (with or without `not-`), or undefined when it runs it. */
-export function refusedGradedType(written: string): string | undefined {
-  const bare = written.startsWith('not-') ? written.slice(4) : written;
-  return Object.hasOwn(REFUSED_GRADED_TYPES, bare) ? REFUSED_GRADED_TYPES[bare] : undefined;
-}

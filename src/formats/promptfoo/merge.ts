@@ -1,6 +1,6 @@
 // promptfoo's defaultTest merge (spec §1.6), producing assay cases.
 import type { AssertionSpec, Case, CaseOptions, ProviderSpec } from '../../core/types.js';
-import type { ParsedTest } from './testCase.js';
+import type { ParsedTest } from './test-case.js';
 
 /** A case before ids are assigned, plus what var expansion needs to know. */
 export interface MergedCase {

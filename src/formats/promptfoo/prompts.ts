@@ -9,7 +9,7 @@ import type { PromptProgram, PromptTemplate } from '../../core/types.js';
 import { templateVariableRoots } from '../../template/references.js';
 import { checkPromptTemplate, openTag } from '../../template/render.js';
 import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet, warnAt } from './context.js';
-import { envFlag } from './envFlags.js';
+import { envFlag } from './env-flags.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
 

@@ -7,8 +7,8 @@ import { extname } from 'node:path';
 import { brief, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
-import { type ParsedTest, parseTest, type TestWarnings } from './testCase.js';
-import { parseDataFile } from './testFiles.js';
+import { type ParsedTest, parseTest, type TestWarnings } from './test-case.js';
+import { parseDataFile } from './test-files.js';
 
 /** A scenario test with the name promptfoo's messages use for it. */
 export interface ScenarioTest {

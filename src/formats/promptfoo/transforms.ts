@@ -1,6 +1,6 @@
 // Output transforms as promptfoo configs write them (`transform`, `options.transform`,
 // `options.postprocess`, a provider's `transform`), checked at load time.
-import { transformFile, transformProblem } from '../../scorers/code/transform.js';
+import { transformFile, transformProblem } from '../../runtime/transform.js';
 import { errorAt, type LoadContext } from './context.js';
 import { UnreadableFile, type Where } from './source.js';
 

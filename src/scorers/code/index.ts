@@ -9,14 +9,14 @@ registerScorer(javascriptScorer);
 registerScorer(pythonScorer);
 registerScorer(rubyScorer);
 
-export type { ScriptContext } from './context.js';
-export type { ScriptScoreResult } from './normalize.js';
-export { normalizeJavascriptResult, normalizePythonResult } from './normalize.js';
 export {
   closePythonWorker,
   killPythonWorker,
   pythonExecutable,
   pythonWorkerPid,
   setPythonTimeLimit,
-} from './python-worker.js';
+} from '../../runtime/python-worker.js';
+export type { ScriptContext } from './context.js';
+export type { ScriptScoreResult } from './normalize.js';
+export { normalizeJavascriptResult, normalizePythonResult } from './normalize.js';
 export { javascriptScorer, pythonScorer, rubyScorer };

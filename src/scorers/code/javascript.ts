@@ -1,14 +1,15 @@
 // The `javascript` assertion (spec §5.3): inline code or a `file://` module, called with the raw
 // output and promptfoo's context; booleans, numbers and GradingResults read by promptfoo's rules.
+
+import { compileInline, processShim } from '../../runtime/js-runtime.js';
+import { parseScriptRef } from '../../runtime/script-ref.js';
 import { hasTemplateSyntax } from '../../template/render.js';
 import type { Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
 import { truncate, writtenType } from '../util.js';
 import { type ScriptScoreInput, scriptContext, scriptOutput } from './context.js';
-import { compileInline, processShim } from './js-runtime.js';
 import { normalizeJavascriptResult, type ScriptScoreResult } from './normalize.js';
 import { errorText, runScriptFile } from './run-file.js';
-import { parseScriptRef } from './script-ref.js';
 import { scriptValueProblem } from './validate.js';
 
 function failed(reason: string): ScriptScoreResult {

@@ -3,13 +3,13 @@
 // syntax is only checked when the code first runs: checking it at load would start Python for
 // every suite that merely mentions a python assertion.
 
+import { parseScriptRef } from '../../runtime/script-ref.js';
 import type { Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
 import { writtenType } from '../util.js';
 import { type ScriptScoreInput, scriptContext, scriptOutput } from './context.js';
 import { normalizePythonResult, type ScriptScoreResult } from './normalize.js';
 import { callPythonOrExplain, errorText, relativeWhere, runScriptFile } from './run-file.js';
-import { parseScriptRef } from './script-ref.js';
 import { scriptValueProblem } from './validate.js';
 
 /** Lines the wrapper puts before the user's code (error line numbers are shifted back by this). */

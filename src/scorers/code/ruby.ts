@@ -9,14 +9,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from '../../providers/processes.js';
+import { firstSet, interpreterVariables } from '../../runtime/interpreters.js';
+import { pythonTimeLimit } from '../../runtime/python-worker.js';
+import { parseScriptRef, scriptPath } from '../../runtime/script-ref.js';
 import type { Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
 import { type ScriptScoreInput, scriptContext, scriptOutput } from './context.js';
-import { firstSet, interpreterVariables } from './interpreters.js';
 import { normalizePythonResult, RUBY, type ScriptScoreResult } from './normalize.js';
-import { pythonTimeLimit } from './python-worker.js';
 import { errorText } from './run-file.js';
-import { parseScriptRef, scriptPath } from './script-ref.js';
 
 // Loads the script, calls the method with the JSON arguments and writes its result as JSON.
 const RUNNER = `

@@ -1,12 +1,13 @@
 // Running a `file://` script named by a javascript or python assertion. The file's extension picks
 // the runtime and the assertion's type picks how the result is read, as in promptfoo (so a
 // `javascript` assertion may name a .py file).
+
+import { loadScriptFunction } from '../../runtime/js-runtime.js';
+import { callPython, PythonUnavailableError } from '../../runtime/python-worker.js';
+import { type ScriptRef, scriptFileProblem, scriptPath, scriptRuntime } from '../../runtime/script-ref.js';
 import { ScorerInputError } from '../types.js';
 import { type ScriptScoreInput, scriptContext, scriptOutput } from './context.js';
-import { loadScriptFunction } from './js-runtime.js';
 import { ScriptResultError } from './normalize.js';
-import { callPython, PythonUnavailableError } from './python-worker.js';
-import { type ScriptRef, scriptFileProblem, scriptPath, scriptRuntime } from './script-ref.js';
 
 /** A script's return value, or why the assertion fails without one. */
 export type ScriptRun = { result: unknown } | { failure: string };

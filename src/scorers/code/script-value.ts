@@ -2,11 +2,11 @@
 // file://compute.js` on a non-script assertion): the script is called as a script assertion is,
 // with the output and the context, and what it returns is the value the assertion compares with.
 import type { AssertionSpec } from '../../core/types.js';
+import { parseScriptRef, scriptPath, scriptRuntime } from '../../runtime/script-ref.js';
 import { type ScoreInput, ScorerInputError } from '../types.js';
 import { scriptContext, scriptOutput } from './context.js';
 import { callRuby } from './ruby.js';
 import { runScriptFile } from './run-file.js';
-import { parseScriptRef, scriptPath, scriptRuntime } from './script-ref.js';
 
 /**
  * Runs `spec.valueScript` for one output. A Python error fails the assertion with its message (as

@@ -1,7 +1,7 @@
 // Load-time checks shared by the javascript and python assertions.
 import type { AssertionSpec } from '../../core/types.js';
+import { parseScriptRef, scriptFileProblem } from '../../runtime/script-ref.js';
 import { describeShape, writtenType } from '../util.js';
-import { parseScriptRef, scriptFileProblem } from './script-ref.js';
 
 /**
  * What is wrong with a script assertion's value, or undefined: it must be non-empty text, and a

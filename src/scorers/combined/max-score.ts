@@ -1,5 +1,6 @@
 // promptfoo's `max-score` (spec §5.5): among the outputs of one test, the one whose other
 // assertions scored highest wins; the others fail with score 0.
+import { isRecord } from '../../core/records.js';
 import type { Verdict } from '../../core/types.js';
 import { getScorer } from '../registry.js';
 import { type CompareInput, type ScoreResult, type Scorer, ScorerInputError } from '../types.js';
@@ -9,10 +10,6 @@ interface MaxScoreOptions {
   method: 'average' | 'sum';
   weights: Record<string, number>;
   threshold?: number;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Why a max-score value is unusable, or undefined. */

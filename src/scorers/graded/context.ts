@@ -3,7 +3,7 @@
 // the query or the output. As in promptfoo 0.123.1: the default threshold is 0.5, and `not-` flips
 // the verdict and scores 1 − score, except when the grader's reply was unusable (that failure
 // stays a failure).
-import { runTransform, transformLabel } from '../code/transform.js';
+import { runTransform, transformLabel } from '../../runtime/transform.js';
 import { type ScoreInput, type ScoreResult, type Scorer, ScorerInputError } from '../types.js';
 import {
   CONTEXT_FAITHFULNESS_LONGFORM,

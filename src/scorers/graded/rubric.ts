@@ -1,5 +1,6 @@
 // What every model-graded scorer shares: choosing the grading prompt (the default or the user's
 // `rubricPrompt`), rendering it the way promptfoo does, sending it, and reading JSON out of replies.
+import { isRecord } from '../../core/records.js';
 import type { Message, Role } from '../../core/types.js';
 import { renderString } from '../../template/render.js';
 import { type Grader, GraderError, type ScoreInput, ScorerInputError } from '../types.js';
@@ -122,12 +123,9 @@ export function clamp01(x: number): number {
   return Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0;
 }
 
-/** A plain mapping. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The `rubricPrompt` option of an assertion (the assertion's own, else its test's). */
 export function rubricPromptOption(input: ScoreInput): unknown {
   return input.spec.options?.rubricPrompt;
 }
+
+export { isRecord };

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { isRecord } from '../../core/records.js';
 import { schemaValidator } from '../structured/json-schema.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
@@ -9,10 +10,6 @@ import { truncate } from '../util.js';
 /** One tool call as OpenAI returns it (`arguments` is JSON text, not an object). */
 interface ToolCall {
   function: { name: string; arguments: string };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,5 +1,6 @@
 // promptfoo's `is-sql` and `contains-sql` (spec §5.2): the output parses as SQL of a dialect
 // (node-sql-parser, MySQL by default), optionally touching only allowed tables and columns.
+import { isRecord } from '../../core/records.js';
 import type { AssertionSpec } from '../../core/types.js';
 import { type ScoreInput, type ScoreResult, type Scorer, ScorerInputError } from '../types.js';
 import { describeShape, hasTemplate, writtenType } from '../util.js';
@@ -9,10 +10,6 @@ interface SqlOptions {
   database: string;
   allowedTables?: string[];
   allowedColumns?: string[];
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Why an is-sql value is unusable (promptfoo accepts none, or a mapping), or undefined. */

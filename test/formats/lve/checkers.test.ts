@@ -7,7 +7,7 @@ import type { Message } from '../../../src/core/types.js';
 import '../../../src/formats/lve/checkers.js';
 import { checkerType } from '../../../src/formats/lve/checkers.js';
 import { fuzzRatio } from '../../../src/formats/lve/indel.js';
-import { closePythonWorker } from '../../../src/scorers/code/python-worker.js';
+import { closePythonWorker } from '../../../src/runtime/python-worker.js';
 import { getScorer } from '../../../src/scorers/registry.js';
 import type { ScoreInput, ScoreResult } from '../../../src/scorers/types.js';
 import { fixture } from '../../support/paths.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { JobResult } from '../../../src/core/types.js';
 import { evaluate } from '../../../src/evaluate.js';
-import { closePythonWorker } from '../../../src/scorers/code/python-worker.js';
+import { closePythonWorker } from '../../../src/runtime/python-worker.js';
 import { fixture } from '../../support/paths.js';
 import { tempDir } from '../../support/tmp.js';
 import { instance, writeLve } from './helpers.js';

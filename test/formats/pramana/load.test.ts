@@ -6,7 +6,7 @@ import { InputError } from '../../../src/core/errors.js';
 import type { Suite } from '../../../src/core/types.js';
 import { SELF_GRADER } from '../../../src/core/types.js';
 import { loadSuite } from '../../../src/formats/detect.js';
-import { pramanaNative } from '../../../src/formats/pramana/index.js';
+import { pramanaNative } from '../../../src/formats/pramana/load.js';
 import { fixture } from '../../support/paths.js';
 import { tempDir } from '../../support/tmp.js';
 

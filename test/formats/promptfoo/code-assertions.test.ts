@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { Diagnostic, Suite } from '../../../src/core/types.js';
 import { scoreCase } from '../../../src/engine/score.js';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { closePythonWorker } from '../../../src/scorers/code/index.js';
 import { fixture } from '../../support/paths.js';
 import { ENV, errorsOf, loadText, plain, writeSuite } from './helpers.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputError } from '../../../src/core/errors.js';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { providerPatterns } from '../../../src/providers/registry.js';
 import { fixture } from '../../support/paths.js';
 import { errorsOf, loadErrors, loadText, located, shown, writeSuite } from './helpers.js';

@@ -1,7 +1,7 @@
 // Test generators (§1.4): real JavaScript and Python files on disk, run by the loader.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { errorsOf, loadText, plain, writeSuite } from './helpers.js';
 
 const HEAD = 'prompts: ["{{q}}"]\nproviders: [echo]\n';

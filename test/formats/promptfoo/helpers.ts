@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after } from 'node:test';
 import { InputError } from '../../../src/core/errors.js';
 import type { AssertionSpec, Case, Diagnostic, Suite } from '../../../src/core/types.js';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { displayPath } from '../../../src/formats/promptfoo/source.js';
 import { fixture } from '../../support/paths.js';
+import { writeFiles } from '../../support/runs.js';
 
 export const ENV = { ASSAY_TEST_MODEL: 'gpt-4o-mini' };
 
@@ -46,12 +47,7 @@ after(() => {
 export function writeSuite(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'assay-pf-'));
   temps.push(dir);
-  for (const [name, text] of Object.entries(files)) {
-    const path = join(dir, name);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
-  return join(dir, 'promptfooconfig.yaml');
+  return join(writeFiles(dir, files), 'promptfooconfig.yaml');
 }
 
 /** Loads a config given as text (plus any other files). */

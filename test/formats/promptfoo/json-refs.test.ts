@@ -1,7 +1,7 @@
 // JSON `$ref` pointers in configs and test files (§1.1), resolved as json-schema-ref-parser does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { ENV, errorsOf, loadText, plain, writeSuite } from './helpers.js';
 
 describe('$ref pointers (§1.1)', () => {

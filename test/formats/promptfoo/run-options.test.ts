@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { dirname, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { errorsOf, loadText, varsOf, writeSuite } from './helpers.js';
 
 const BASE = `prompts: ['{{q}}']

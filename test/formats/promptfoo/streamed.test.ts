@@ -10,7 +10,7 @@ import { caseCount } from '../../../src/core/cases.js';
 import { InputError } from '../../../src/core/errors.js';
 import type { Case, Suite } from '../../../src/core/types.js';
 import { evaluate } from '../../../src/evaluate.js';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { ENV, writeSuite } from './helpers.js';
 
 const runsDirs: string[] = [];

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { renderPrompt } from '../../../src/template/render.js';
-import { varFileValue } from '../../../src/template/varFiles.js';
+import { varFileValue } from '../../../src/template/var-files.js';
 import { ENV, errorsOf, loadText, varsOf, writeSuite } from './helpers.js';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);

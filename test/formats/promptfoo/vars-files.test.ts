@@ -1,7 +1,7 @@
 // `vars: file://…` (a whole vars map from files, §1.5) and PDF var values (§2.3).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { ENV, errorsOf, loadText, writeSuite } from './helpers.js';
 
 const HEAD = 'prompts: ["{{q}}"]\nproviders: [echo]\n';

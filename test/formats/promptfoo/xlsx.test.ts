@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import * as XLSX from '@e965/xlsx';
-import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
+import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { ENV, loadErrors, plain, writeSuite } from './helpers.js';
 
 type Sheet = unknown[][];

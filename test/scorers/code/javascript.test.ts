@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { AssertionSpec } from '../../../src/core/types.js';
+import { compileInline, inlineBody, singleLineBody } from '../../../src/runtime/js-runtime.js';
 import { closePythonWorker } from '../../../src/scorers/code/index.js';
-import { compileInline, inlineBody, singleLineBody } from '../../../src/scorers/code/js-runtime.js';
 import { getScorer } from '../../../src/scorers/registry.js';
 import { ps, score, scoreWith } from './support.js';
 

@@ -1,6 +1,6 @@
 // Test files read a piece at a time (CSV and JSONL): a suite whose tests are all in such files can
 // be streamed, its rows read again on each pass instead of held (DESIGN: a run streams). These
-// readers give the same tests, descriptions and diagnostics as testFiles.ts gives for the file read
+// readers give the same tests, descriptions and diagnostics as test-files.ts gives for the file read
 // whole.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
@@ -10,8 +10,8 @@ import { jsonProblem } from '../../core/positions.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
 import { type CsvWarnings, csvRow, testFromCsvRow } from './csv.js';
 import { globFiles, isGlobPattern } from './glob.js';
-import { dereferenced } from './jsonRefs.js';
-import { remoteSourceProblem } from './remoteSources.js';
+import { dereferenced } from './json-refs.js';
+import { remoteSourceProblem } from './remote-sources.js';
 import { displayPath, fixedLocator, type Locate, type RawTest, type Where, YamlFile } from './source.js';
 
 /** One CSV or JSONL file of tests, as a `tests` entry names it. */

@@ -3,8 +3,8 @@
 // the prompt's text, rendered with the vars afterwards as any prompt is.
 
 import { dirname } from 'node:path';
-import type { PromptTemplate } from '../../core/types.js';
-import { runCommand } from '../../providers/processes.js';
+import type { PromptTemplate } from '../core/types.js';
+import { runCommand } from '../providers/processes.js';
 import { loadScriptFunction } from './js-runtime.js';
 import { callPython, pythonExecutable } from './python-worker.js';
 

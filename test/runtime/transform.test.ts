@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { closePythonWorker } from '../../../src/scorers/code/python-worker.js';
-import { runTransform, TransformError, transformProblem } from '../../../src/scorers/code/transform.js';
-import { fixture } from '../../support/paths.js';
+import { closePythonWorker } from '../../src/runtime/python-worker.js';
+import { runTransform, TransformError, transformProblem } from '../../src/runtime/transform.js';
+import { fixture } from '../support/paths.js';
 
 const base = fixture('transforms');
 const ctx = { vars: { name: 'Ada' }, prompt: { label: 'p' } };

@@ -11,8 +11,8 @@ import { type ConfigPart, combineConfigs } from './combine.js';
 import { parseConfig } from './config.js';
 import { errorAt, isFileRef, isRecord, type LoadContext, warnAt } from './context.js';
 import { promptfooDefaultGrader } from './default-grader.js';
-import { parseDerivedMetrics } from './derivedMetrics.js';
-import { envFlag, envRunDefaults, warnUnhonouredEnv } from './envFlags.js';
+import { parseDerivedMetrics } from './derived-metrics.js';
+import { envFlag, envRunDefaults, warnUnhonouredEnv } from './env-flags.js';
 import { expandVars } from './expand.js';
 import { loadNunjucksFilters } from './filters.js';
 import { mergeDefaultTest } from './merge.js';
@@ -24,13 +24,13 @@ import {
   promptRefMatches,
   providerRefMatches,
 } from './refs.js';
-import { type RowFile, rowFilesOf, rowFileTests, STREAM_ABOVE_BYTES, totalBytes } from './rowFiles.js';
-import { type LoadDefaults, parseRunOptions } from './runOptions.js';
+import { type RowFile, rowFilesOf, rowFileTests, STREAM_ABOVE_BYTES, totalBytes } from './row-files.js';
+import { type LoadDefaults, parseRunOptions } from './run-options.js';
 import { scenarioTests } from './scenarios.js';
 import { displayPath, SuiteFiles, UnreadableFile, type Where, type YamlFile } from './source.js';
-import { type ParsedTest, parseTest, type TestWarnings } from './testCase.js';
-import { loadDefaultTestFile, loadTestSources, type RawTest } from './testFiles.js';
-import { VarFileLoader, type VarLocator, varScriptsOf } from './varFiles.js';
+import { type ParsedTest, parseTest, type TestWarnings } from './test-case.js';
+import { loadDefaultTestFile, loadTestSources, type RawTest } from './test-files.js';
+import { VarFileLoader, type VarLocator, varScriptsOf } from './var-files.js';
 
 /** Options for {@link loadPromptfooSuite}. */
 export interface LoadPromptfooOptions {

@@ -6,7 +6,7 @@
 // worker is killed and replaced); the other calls go on in the other workers.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { killGroupAtExit, signalGroup } from '../../providers/processes.js';
+import { killGroupAtExit, signalGroup } from '../providers/processes.js';
 import { firstSet, interpreterVariables } from './interpreters.js';
 import { PYTHON_WORKER_SOURCE } from './python-worker-source.js';
 

@@ -1,11 +1,11 @@
-// Review of issue 14: verdicts and recorded lines that differ from upstream LVE (575ca13). Each
+// LVE verdicts against upstream: verdicts and recorded lines that differ from upstream LVE (575ca13). Each
 // expected value below was computed by running upstream's own code (lve/checkers/*.py, pydantic).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { JobResult, Message } from '../../../src/core/types.js';
 import '../../../src/formats/lve/checkers.js';
 import { testInstanceLine } from '../../../src/formats/lve/report.js';
-import { closePythonWorker } from '../../../src/scorers/code/python-worker.js';
+import { closePythonWorker } from '../../../src/runtime/python-worker.js';
 import { getScorer } from '../../../src/scorers/registry.js';
 import type { ScoreInput } from '../../../src/scorers/types.js';
 
@@ -34,7 +34,7 @@ async function monotonic(args: object, params: object, answers: string[]): Promi
   return (await scorer.score(input)).pass;
 }
 
-describe('review14: MonotonicityChecker against upstream', () => {
+describe('MonotonicityChecker against upstream', () => {
   it('orders a nan parameter last, as numpy.argsort does', async () => {
     // upstream: argsort([nan, 5, 1]) = [2, 1, 0] -> answers [1, 5, 9] ascending -> True
     assert.equal(await monotonic({}, { y1: 'nan', y2: 5, y3: 1 }, ['9', '5', '1']), true);
@@ -50,7 +50,7 @@ describe('review14: MonotonicityChecker against upstream', () => {
   });
 });
 
-describe('review14: recorded response shape', () => {
+describe('recorded response shape', () => {
   it('a prompt with a literal named assistant message records the dict of variables (invoke_check counts it)', () => {
     // upstream RegexChecker('7', True).invoke_check(prompt_out) -> (True, {'ex': 'ok', 'response': '7'})
     const result: JobResult = {

@@ -1,4 +1,4 @@
-// Review of issue 13, end to end: two models whose names sanitise alike.
+// apastra run folders end to end: two models whose names sanitise alike, interrupted runs and baselines.
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,9 +13,9 @@ import { tempDir } from '../support/tmp.js';
 
 const { answers } = JSON.parse(readFileSync(fixture('apastra', 'answers.json'), 'utf8'));
 
-describe('review13: apastra run folders of a two-model matrix', () => {
+describe('apastra run folders of a two-model matrix', () => {
   let mock: MockServer;
-  const tmp = tempDir('assay-apastra-review13-');
+  const tmp = tempDir('assay-apastra-folders-');
   before(async () => {
     mock = await startMockServer({ answers });
   });

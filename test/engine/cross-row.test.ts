@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AssertionSpec, Case, JobResult, Message, Suite } from '../../src/core/types.js';
-import { applyComparisons, GroupBuffer } from '../../src/engine/compare.js';
+import { applyComparisons, GroupBuffer } from '../../src/engine/cross-row.js';
 import { planJobs } from '../../src/engine/plan.js';
 import { scoreCase } from '../../src/engine/score.js';
 import { inShard } from '../../src/engine/shard.js';

@@ -12,7 +12,7 @@ import { type MockServer, startMockServer } from '../../support/mock-openai.js';
 import { tempDir } from '../../support/tmp.js';
 import { readResults, runConfig } from './run-config.js';
 
-const tmp = tempDir('assay-lane4-');
+const tmp = tempDir('assay-pf-transforms-');
 let mock: MockServer;
 before(async () => {
   mock = await startMockServer({

@@ -3,12 +3,12 @@
 // called, and a file shared by a thousand cases is read once.
 
 import { extname, resolve } from 'node:path';
-import { varFileValue } from '../../template/varFiles.js';
+import { varFileValue } from '../../template/var-files.js';
 import { brief, errorAt, isFileRef, isRecord, type LoadContext, notYet } from './context.js';
-import { envFlag } from './envFlags.js';
+import { envFlag } from './env-flags.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { type PathPart, UnreadableFile, type Where } from './source.js';
-import { parseDataFile } from './testFiles.js';
+import { parseDataFile } from './test-files.js';
 
 /** A var file that is a script computing the var (JavaScript, or Python's `get_var`). */
 export const VAR_SCRIPT = /\.(?:[cm]?[jt]s|py)$/i;

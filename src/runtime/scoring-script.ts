@@ -2,10 +2,10 @@
 // replaces the weighted average of the verdicts. It is called with the named scores (each the
 // weighted mean of its assertions) and `{threshold, componentResults, tokensUsed}`, and must
 // return a grading result `{pass, score, reason, …}`, which then stands for the case.
-import type { Verdict } from '../../core/types.js';
+import type { Verdict } from '../core/types.js';
+import { errorText } from '../scorers/code/run-file.js';
 import { loadScriptFunction } from './js-runtime.js';
 import { callPython, PythonUnavailableError } from './python-worker.js';
-import { errorText } from './run-file.js';
 import { parseScriptRef, scriptPath, scriptRuntime } from './script-ref.js';
 
 /** What a scoring function decided. */

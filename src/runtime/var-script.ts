@@ -1,7 +1,7 @@
 // Vars computed by a script for each job (Case.varScripts, promptfoo's `vars: {x: file://gen.js}`):
 // a JavaScript module's default export is called with (var name, prompt template, vars, provider),
 // a Python file's `get_var(var_name, prompt, other_vars)`; each returns `{output}` or `{error}`.
-import type { Case } from '../../core/types.js';
+import type { Case } from '../core/types.js';
 import { loadScriptFunction } from './js-runtime.js';
 import { callPython, PythonUnavailableError } from './python-worker.js';
 import { parseScriptRef, scriptPath, scriptRuntime } from './script-ref.js';

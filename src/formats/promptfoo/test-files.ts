@@ -5,8 +5,8 @@ import { brief, errorAt, isRecord, isRefObject, type LoadContext, warnAt } from 
 import { type CsvRow, type CsvWarnings, parseCsvRows, testFromCsvRow } from './csv.js';
 import { generatedTests, isGeneratorPath } from './generators.js';
 import { globFiles, isGlobPattern } from './glob.js';
-import { dereferenced } from './jsonRefs.js';
-import { remoteSourceProblem } from './remoteSources.js';
+import { dereferenced } from './json-refs.js';
+import { remoteSourceProblem } from './remote-sources.js';
 import {
   displayPath,
   fixedLocator,

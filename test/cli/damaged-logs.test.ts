@@ -1,5 +1,5 @@
-// Issue 20, review of "A partial run never passes a gate" and "Nothing is half-written": what a
-// hostile user tried after the first fixes. A results line that is JSON of the wrong shape, and a
+// Damaged and partial run logs (issue 20, "A partial run never passes a gate" and "Nothing is half-written": what a
+// hostile user tried). A results line that is JSON of the wrong shape, and a
 // manifest with a field of the wrong type, are damaged run logs (exit 2 naming the file), not a
 // crash; a re-score of a run whose log was cut short (its manifest still saying complete) is not
 // a complete run; an apastra baseline saved with --force from a partial run never lets a gate
@@ -52,7 +52,7 @@ function cutCopy(runDir: string, to: string, keep: number): string {
   return to;
 }
 
-describe('gate review: damaged logs, cut logs re-scored, -o onto run logs (promptfoo suite)', () => {
+describe('damaged logs, cut logs re-scored, -o onto run logs (promptfoo suite)', () => {
   const runsDir = join(tmp.dir, 'runs');
   let suite: string;
   let base: string;
@@ -218,7 +218,7 @@ describe('gate review: damaged logs, cut logs re-scored, -o onto run logs (promp
   });
 });
 
-describe('gate review: an apastra baseline saved with --force from a partial run', () => {
+describe('an apastra baseline saved with --force from a partial run', () => {
   it('never lets a later eval pass its regression gate, nor compare --policy against the baseline file', async () => {
     const ws = join(tmp.dir, 'ws');
     cpSync(fixture('apastra', 'ws'), ws, { recursive: true });

@@ -2,7 +2,7 @@
 // `file://` modules imported once per absolute path.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ScorerInputError } from '../types.js';
+import { ScorerInputError } from '../scorers/types.js';
 import { importModule } from './import-module.js';
 
 /** A user's assertion function. */

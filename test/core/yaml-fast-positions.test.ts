@@ -1,10 +1,10 @@
-// Review of issue 11 (adversarial): places the fast YAML reader gets wrong where the yaml package
+// Positions from the fast YAML reader: places the fast YAML reader gets wrong where the yaml package
 // (the reader before it) was right.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { YamlFile } from '../../src/formats/promptfoo/source.js';
 
-describe('the fast YAML reader places what it read (review of issue 11)', () => {
+describe('the fast YAML reader places what it read', () => {
   it('places an empty value where it was written, not at 1:0', () => {
     // Each of these is read by the fast path; js-yaml gives an empty scalar valueStart -1.
     const cases: [string, (string | number)[], { line: number; col: number }][] = [

@@ -4,8 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { suiteFormats } from '../../../src/formats/detect.js';
-import { pythonScript } from '../../../src/scorers/code/python.js';
+import { suiteFormats } from '../../src/formats/detect.js';
 import {
   callPython,
   closePythonWorker,
@@ -14,10 +13,11 @@ import {
   pythonPoolSize,
   pythonWorkerPid,
   pythonWorkerPids,
-} from '../../../src/scorers/code/python-worker.js';
-import { isRunning, waitFor, waitUntilGone } from '../../support/processes.js';
-import { tempDir } from '../../support/tmp.js';
-import { CODE_DIR, scoreWith } from './support.js';
+} from '../../src/runtime/python-worker.js';
+import { pythonScript } from '../../src/scorers/code/python.js';
+import { CODE_DIR, scoreWith } from '../scorers/code/support.js';
+import { isRunning, waitFor, waitUntilGone } from '../support/processes.js';
+import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-python-worker-');
 // The format registry hands the runner the formats' interpreter variables (promptfoo's
@@ -265,8 +265,8 @@ describe('python worker', () => {
 
   it('never keeps Node alive, and exits when Node does', () => {
     // A process that uses the worker and never closes it must still exit; the worker must follow.
-    const moduleUrl = new URL('../../../src/scorers/code/python-worker.js', import.meta.url).href;
-    const sourceUrl = new URL('../../../src/scorers/code/python.js', import.meta.url).href;
+    const moduleUrl = new URL('../../src/runtime/python-worker.js', import.meta.url).href;
+    const sourceUrl = new URL('../../src/scorers/code/python.js', import.meta.url).href;
     const script = `
       const { callPython, pythonWorkerPid } = await import(${JSON.stringify(moduleUrl)});
       const { pythonScript } = await import(${JSON.stringify(sourceUrl)});
@@ -286,8 +286,8 @@ describe('python worker', () => {
   });
 
   it('exits when Node dies even while user code is stuck in a loop', async () => {
-    const moduleUrl = new URL('../../../src/scorers/code/python-worker.js', import.meta.url).href;
-    const sourceUrl = new URL('../../../src/scorers/code/python.js', import.meta.url).href;
+    const moduleUrl = new URL('../../src/runtime/python-worker.js', import.meta.url).href;
+    const sourceUrl = new URL('../../src/scorers/code/python.js', import.meta.url).href;
     const script = `
       const { callPython, pythonWorkerPid } = await import(${JSON.stringify(moduleUrl)});
       const { pythonScript } = await import(${JSON.stringify(sourceUrl)});

@@ -1,4 +1,4 @@
-// Review of issue 14: a multi_run_prompt that makes exactly one run (one entry, one repetition).
+// LVE end to end: a multi_run_prompt that makes exactly one run (one entry, one repetition).
 // Upstream's MultiRunBaseChecker.invoke_check always returns a list of responses and hands its
 // checker a list of conversations, whatever their number.
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { tempDir } from '../support/tmp.js';
 
-const tmp = tempDir('assay-cli-lve-review14-');
+const tmp = tempDir('assay-cli-lve-single-');
 let mock: MockServer;
 let n = 0;
 before(async () => {
@@ -27,7 +27,7 @@ async function assay(args: string[]) {
   });
 }
 
-describe('review14: a multi-run prompt with a single run', () => {
+describe('a multi-run prompt with a single run', () => {
   it('records the response as a one-element list, and replays an upstream-shaped ["44"]', async () => {
     const repo = join(tmp.dir, 'one-run');
     const rel = 'dummy/math/one_run/openai--gpt-35-turbo';

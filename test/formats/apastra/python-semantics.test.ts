@@ -1,4 +1,4 @@
-// Review of issue 13: reference answers computed with apastra's own Python (PyYAML safe_load +
+// apastra's Python semantics: reference answers computed with apastra's own Python (PyYAML safe_load +
 // runtime/render.py, runs/evaluate_assertions.py) on inputs crafted here.
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { readDoc } from '../../../src/formats/apastra/documents.js';
 import '../../../src/formats/apastra/assertions.js';
 import { getScorer } from '../../../src/scorers/registry.js';
 
-describe('review13: YAML values as PyYAML safe_load reads them', () => {
+describe('YAML values as PyYAML safe_load reads them', () => {
   // python3 -c 'import yaml; from render import render_template; ...'
   const yaml = [
     'id: p',
@@ -24,7 +24,7 @@ describe('review13: YAML values as PyYAML safe_load reads them', () => {
     'v: 2024-01-01 10:00:00', // datetime.datetime: str() is 2024-01-01 10:00:00
     '',
   ].join('\n');
-  const dir = mkdtempSync(join(tmpdir(), 'review13-'));
+  const dir = mkdtempSync(join(tmpdir(), 'apastra-py-'));
   const file = join(dir, 'p.yaml');
   writeFileSync(file, yaml);
   it('renders {{a}}|{{w}}|{{h}}|{{v}} as render.py does', () => {
@@ -52,7 +52,7 @@ describe('review13: YAML values as PyYAML safe_load reads them', () => {
   });
 });
 
-describe('review13: plain scalars resolved as PyYAML 6 safe_load resolves them', () => {
+describe('plain scalars resolved as PyYAML 6 safe_load resolves them', () => {
   // python3 -c 'import yaml; v = yaml.safe_load("v: " + src)["v"]; print(type(v).__name__, str(v) or repr(v))'
   // (floats by repr; a date/datetime is held as its str(), so its type here is str)
   const table: [string, string, string][] = [
@@ -103,7 +103,7 @@ describe('review13: plain scalars resolved as PyYAML 6 safe_load resolves them',
     ['1.0', 'float', '1.0'],
     ['-1.5e-3', 'float', '-0.0015'],
   ];
-  const dir = mkdtempSync(join(tmpdir(), 'review13-scalars-'));
+  const dir = mkdtempSync(join(tmpdir(), 'apastra-py-scalars-'));
   for (const [src, type, text] of table)
     it(`${src} → ${type} ${text}`, () => {
       const file = join(dir, 'v.yaml');
@@ -130,7 +130,7 @@ describe('review13: plain scalars resolved as PyYAML 6 safe_load resolves them',
   });
 });
 
-describe('review13: regex inline flags as Python re.search reads them', () => {
+describe('regex inline flags as Python re.search reads them', () => {
   const cases: [string, string, number][] = [
     // [output, pattern, evaluate_assertions.py's score]
     ['a\nb', '(?s)a.b', 1],
@@ -186,7 +186,7 @@ describe('review13: regex inline flags as Python re.search reads them', () => {
     });
 });
 
-describe('review13: is-valid-json-schema under the $schema a schema declares (jsonschema validator_for)', () => {
+describe('is-valid-json-schema under the $schema a schema declares (jsonschema validator_for)', () => {
   // evaluate_assertions.py on output "5": every one of these passes (jsonschema picks the draft,
   // an unknown $schema falls back to the latest); the not- form is then 0.
   const drafts = [
@@ -215,7 +215,7 @@ describe('review13: is-valid-json-schema under the $schema a schema declares (js
       });
 });
 
-describe('review13: draft-04 keywords as jsonschema Draft4Validator reads them', () => {
+describe('draft-04 keywords as jsonschema Draft4Validator reads them', () => {
   // python3: Draft4Validator({..., "maximum": 5, "exclusiveMaximum": True}).is_valid(5) → False, (4) → True
   for (const [output, want] of [
     ['5', 0],
@@ -247,7 +247,7 @@ describe('review13: draft-04 keywords as jsonschema Draft4Validator reads them',
     });
 });
 
-describe('review13: a similar threshold written as null', () => {
+describe('a similar threshold written as null', () => {
   // evaluate_assertions.py: assertion.get("threshold", 0.8) keeps None; float(None) raises
   // TypeError, so the judge's score decides as bool(score). It is not read as 0.8.
   for (const a of [

@@ -1,38 +1,46 @@
-// Review of issue 16 (reports people read): defects found by an adversarial review, each a
-// failing test until fixed.
+// Reports a CI reads (JUnit, GitHub annotations, Markdown): an interrupted run, file paths from
+// the repository root, case names that stay apart, and caps that never cut a row or hide failures.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { failingCases, scorecardOfRun } from '../../src/analysis/scorecard.js';
 import { githubAnnotations, renderMarkdown } from '../../src/report/markdown.js';
 import { caseName, fullTitle } from '../../src/report/naming.js';
 import { readManifest } from '../../src/runlog/reader.js';
-import { runCli } from '../support/cli.js';
+import { cleanEnv, runCli } from '../support/cli.js';
+import { startMockServer } from '../support/mock-openai.js';
 import { evalSuite } from '../support/report-runs.js';
+import { interruptedRun, readRun } from '../support/runs.js';
+import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
-const tmp = tempDir('assay-review16-');
+const tmp = tempDir('assay-ci-reports-');
 after(() => tmp.cleanup());
 
-describe('review 16', () => {
+describe('reports a CI reads: interrupted runs, file paths, case names, caps', () => {
   it('JUnit of an interrupted run is not all green: a CI test reporter must see the run did not finish', async () => {
-    const dir = join(tmp.dir, 'interrupted');
-    mkdirSync(dir);
-    const run = await evalSuite(
-      dir,
-      `prompts: ['{{x}}']\nproviders: [echo]\ntests:\n  - vars: { x: a }\n    assert: [{ type: contains, value: a }]\n`,
-    );
-    assert.equal(run.code, 0, run.stderr);
-    // What an interrupted run's manifest records (the jobs done all passed; the rest never ran).
-    const file = join(run.runDir, 'manifest.json');
-    const manifest = JSON.parse(readFileSync(file, 'utf8'));
-    manifest.status = 'interrupted';
-    manifest.stopReason = 'interrupted';
-    writeFileSync(file, JSON.stringify(manifest));
-    const r = await runCli(['report', run.runDir, '--format', 'junit'], { cwd: dir });
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /<(error|failure)\b/, 'an interrupted run reads as a passing test suite');
+    const mock = await startMockServer();
+    try {
+      // Every job of this suite passes; the run is stopped with SIGINT after four of its 20 jobs.
+      const suite = writeWordSuite(join(tmp.dir, 'interrupted'), {
+        tests: 20,
+        baseUrl: `${mock.url}/_/latency_ms=60/v1`,
+        prompt: 'Repeat',
+      });
+      const runDir = await interruptedRun([suite], join(tmp.dir, 'interrupted-runs'), cleanEnv);
+      const r = await runCli(['report', runDir, '--format', 'junit'], { cwd: suite });
+      assert.equal(r.code, 0, r.stderr);
+      const { results } = readRun(runDir);
+      assert.ok(results.length >= 4 && results.length < 20, `${results.length} results`);
+      assert.ok(
+        results.every((x) => x.status === 'pass'),
+        'every job that ran passed',
+      );
+      assert.match(r.stdout, /<(error|failure)\b/, 'an interrupted run reads as a passing test suite');
+    } finally {
+      await mock.close();
+    }
   });
 
   it('annotations name the suite file from the repository root, not from the folder assay ran in', async () => {

@@ -2,7 +2,7 @@
 // defaultTest merge can work on. Field names of promptfoo stop here.
 import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
 import { isKnownProviderId } from '../../providers/registry.js';
-import { parseScriptRef, scriptFileProblem } from '../../scorers/code/script-ref.js';
+import { parseScriptRef, scriptFileProblem } from '../../runtime/script-ref.js';
 import { checkPromptTemplate } from '../../template/render.js';
 import { parseAssertions } from './assertions.js';
 import {
@@ -20,9 +20,9 @@ import { isGlobPattern } from './glob.js';
 import { graderSpec, rubricPrompt } from './graders.js';
 import { unknownProviderMessage } from './providers.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
-import type { RawTest } from './testFiles.js';
+import type { RawTest } from './test-files.js';
 import { transformAt } from './transforms.js';
-import { varsFromFiles } from './varFiles.js';
+import { varsFromFiles } from './var-files.js';
 
 /** A test after field checks, before the defaultTest merge. */
 export interface ParsedTest {

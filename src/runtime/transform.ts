@@ -4,11 +4,11 @@
 // and by scorers that transform their own inputs (e.g. a context transform).
 
 import { extname } from 'node:path';
-import { truncate } from '../util.js';
+import { errorText, relativeWhere } from '../scorers/code/run-file.js';
+import { truncate } from '../scorers/util.js';
 import { MODULE_EXTENSIONS } from './import-module.js';
 import { loadScriptFunction, processShim, type ScriptFunction } from './js-runtime.js';
 import { callPython, PythonUnavailableError } from './python-worker.js';
-import { errorText, relativeWhere } from './run-file.js';
 import { scriptPath } from './script-ref.js';
 
 /** A transform that could not run, threw, or returned nothing: the job becomes an error with this message. */
