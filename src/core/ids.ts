@@ -155,7 +155,10 @@ export class CaseIdentities {
 
 /** A 48-bit number as the 12 hex digits it was read from. */
 function hex48(value: number): string {
-  return value.toString(16).padStart(12, '0');
+  // Two 24-bit halves: small integers print far faster than a 48-bit double does.
+  const high = Math.floor(value / 0x1000000);
+  const low = value - high * 0x1000000;
+  return high.toString(16).padStart(6, '0') + low.toString(16).padStart(6, '0');
 }
 
 /**
