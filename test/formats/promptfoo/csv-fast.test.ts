@@ -2,6 +2,8 @@
 // options) for every file it reads, and stop where it cannot; checked on edge cases and on many
 // generated files, whole and in small chunks.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import {
@@ -9,6 +11,7 @@ import {
   PlainCsvSplitter,
   plainCsvRecords,
 } from '../../../src/formats/promptfoo/csv-fast.js';
+import { fixture } from '../../support/paths.js';
 
 /** csv-parse's records (strict quotes) with the line each ends on, or the error it throws. */
 function reference(text: string, delimiter = ','): CsvRecord[] | Error {
@@ -108,6 +111,17 @@ describe('plain CSV splitter', () => {
   it('another delimiter', () => {
     assert.equal(check('a;b\n"1;2";3\n', ';'), true);
     assert.equal(check('a\tb\n1,2\t3\n', '\t'), true);
+  });
+
+  it('reads every CSV of the fixtures as csv-parse does (or leaves it to csv-parse)', () => {
+    const root = fixture();
+    const csvs = readdirSync(root, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.csv'));
+    assert.ok(csvs.length >= 5);
+    let plain = 0;
+    for (const f of csvs) if (check(readFileSync(join(root, f), 'utf8'))) plain++;
+    assert.ok(plain > 0);
   });
 
   it('agrees with csv-parse on generated files', () => {

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { caseCount, surveyOf } from '../../../src/core/cases.js';
+import { InputError } from '../../../src/core/errors.js';
+import type { Case, Suite } from '../../../src/core/types.js';
 import { caseProviderSpecs } from '../../../src/engine/case-providers.js';
 import { countJobs } from '../../../src/engine/plan.js';
 import { checkGraders } from '../../../src/evaluate/check-graders.js';
-import { InputError } from '../../../src/core/errors.js';
-import type { Case, Suite } from '../../../src/core/types.js';
 import { evaluate } from '../../../src/evaluate.js';
 import { loadPromptfooSuite } from '../../../src/formats/promptfoo/index.js';
 import { ENV, writeSuite } from './helpers.js';
@@ -92,7 +92,8 @@ describe('streamed suites (big CSV/JSONL test files)', () => {
       const kind = kinds[(i * 5) % kinds.length];
       lines.push(JSON.stringify({ vars: { topic: `t${i}` }, ...kind }));
     }
-    const config = 'prompts:\n  - {id: first, raw: "A {{topic}}"}\n  - {id: second, raw: "B {{topic}}"}\nproviders: [echo, {id: echo, label: other}]\ntests: file://tests.jsonl\n';
+    const config =
+      'prompts:\n  - {id: first, raw: "A {{topic}}"}\n  - {id: second, raw: "B {{topic}}"}\nproviders: [echo, {id: echo, label: other}]\ntests: file://tests.jsonl\n';
     const path = writeSuite({ 'promptfooconfig.yaml': config, 'tests.jsonl': `${lines.join('\n')}\n` });
     const whole = await load(path, false);
     const streamed = await load(path, true);
