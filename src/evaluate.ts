@@ -2,7 +2,7 @@
 // directory. The checks it makes first are in src/evaluate/.
 import { join, resolve } from 'node:path';
 import { scorecardOfRun } from './analysis/scorecard.js';
-import { caseCount, suiteCases } from './core/cases.js';
+import { caseCount, surveyOf } from './core/cases.js';
 import { InputError } from './core/errors.js';
 import { addSecrets, secretConfigValues, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
@@ -307,10 +307,11 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
   const caseSpecs = new Map<string, ProviderSpec>();
   const jobsOf = recorded || shard ? undefined : jobCounter(suite, providers, plan);
   let planned = 0;
-  for (const c of suiteCases(suite)) {
+  // A streamed suite's loader surveyed its cases on its first pass: one case of each kind is enough.
+  for (const { c, count } of surveyOf(suite)) {
     graderChecks.visit(c);
     addCaseProvider(caseSpecs, c);
-    if (jobsOf) planned += jobsOf(c);
+    if (jobsOf) planned += count * jobsOf(c);
   }
   graderChecks.done();
   // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.

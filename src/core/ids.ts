@@ -96,8 +96,9 @@ export function assignCaseRefs<C extends Omit<Case, 'id'>>(cases: C[]): C[] {
 /**
  * Gives cases their id and ref one at a time, in suite order, as {@link assignCaseIds} does for a
  * list: a streamed suite's cases are never all in memory, and each pass over them must give every
- * case the same identity. The first pass (`assign`) tells repeats apart with a few bytes a case and
- * keeps only where they fell; later passes (`again`, with the case's position) replay that.
+ * case the same identity. The first pass (`assign`) hashes each case and keeps its id and content
+ * ref as two 48-bit numbers (16 bytes a case) plus where repeats fell; later passes (`again`, with
+ * the case's position) read them back without hashing.
  */
 export class CaseIdentities {
   private readonly ids = new Repeats();
@@ -105,26 +106,42 @@ export class CaseIdentities {
   /** Position → suffix number, for the (rare) repeated ids and refs. */
   private readonly idRepeats = new Map<number, number>();
   private readonly refRepeats = new Map<number, number>();
+  /** Per position: the id's 48 bits, then the content ref's (-1: the format gave the ref). */
+  private hashes = new Float64Array(2048);
   private position = 0;
 
   /** Sets the next case's id and ref (first pass). */
   assign<C extends Omit<Case, 'id'>>(c: C): C & Case {
     const at = this.position++;
     const base = sha256(caseContent(c)).slice(0, 12);
-    const n = this.ids.count(Number.parseInt(base, 16));
+    const value = Number.parseInt(base, 16);
+    const n = this.ids.count(value);
     if (n > 1) this.idRepeats.set(at, n);
     (c as unknown as Case).id = n === 1 ? base : `${base}-${n}`;
+    const hashed = c.ref === undefined;
     const m = setRef(c, (key) => this.refs.count(key));
     if (m > 1) this.refRepeats.set(at, m);
+    if (2 * at + 2 > this.hashes.length) {
+      const grown = new Float64Array(this.hashes.length * 2);
+      grown.set(this.hashes);
+      this.hashes = grown;
+    }
+    this.hashes[2 * at] = value;
+    this.hashes[2 * at + 1] = hashed ? Number.parseInt((c.ref as string).slice(2, 14), 16) : -1;
     return c as C & Case;
   }
 
   /** Sets the id and ref the first pass gave the case at this position. */
   again<C extends Omit<Case, 'id'>>(c: C, position: number): C & Case {
-    const base = sha256(caseContent(c)).slice(0, 12);
+    const base = hex48(this.hashes[2 * position]);
     const n = this.idRepeats.get(position) ?? 1;
     (c as unknown as Case).id = n === 1 ? base : `${base}-${n}`;
-    setRef(c, () => this.refRepeats.get(position) ?? 1);
+    const ref = this.hashes[2 * position + 1];
+    const m = this.refRepeats.get(position) ?? 1;
+    if (ref >= 0) {
+      const hashedRef = `h:${hex48(ref)}`;
+      c.ref = m === 1 ? hashedRef : `${hashedRef}#${m}`;
+    } else setRef(c, () => m);
     return c as C & Case;
   }
 
@@ -132,7 +149,16 @@ export class CaseIdentities {
   done(): void {
     this.ids.clear();
     this.refs.clear();
+    this.hashes = this.hashes.slice(0, 2 * this.position);
   }
+}
+
+/** A 48-bit number as the 12 hex digits it was read from. */
+function hex48(value: number): string {
+  // Two 24-bit halves: small integers print far faster than a 48-bit double does.
+  const high = Math.floor(value / 0x1000000);
+  const low = value - high * 0x1000000;
+  return high.toString(16).padStart(6, '0') + low.toString(16).padStart(6, '0');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { suiteCases } from '../core/cases.js';
+import { suiteCases, surveyOf } from '../core/cases.js';
 import { jobKey, sha256 } from '../core/hash.js';
 import { allowedBy } from '../core/refs.js';
 import type { Case, Job, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
@@ -118,6 +118,6 @@ export function jobCounter(
 export function countJobs(suite: Suite, providers: ProviderSpec[], options: PlanOptions): number {
   const jobsOf = jobCounter(suite, providers, options);
   let n = 0;
-  for (const c of suiteCases(suite)) n += jobsOf(c);
+  for (const { c, count } of surveyOf(suite)) n += count * jobsOf(c);
   return n;
 }

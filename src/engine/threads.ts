@@ -2,7 +2,7 @@
 // thread's jobs run one after another in plan order, and a job whose prompt reads the thread
 // (PromptTemplate.threadVar) sees the turns before it; a turn may also keep its output under a var
 // (CaseThread.storeAs) that the thread's later turns see. Jobs of other threads run alongside.
-import { suiteCases } from '../core/cases.js';
+import { surveyOf } from '../core/cases.js';
 import type { Case, Job, JobResult, PromptTemplate, Suite, ThreadTurn } from '../core/types.js';
 
 interface Thread {
@@ -49,7 +49,7 @@ function keep(thread: Thread, storeAs: string | undefined, result: TurnSource): 
 
 /** Whether some case is a turn of an ordered thread (read in one pass; a streamed suite is not held). */
 export function hasOrderedThreads(suite: Suite): boolean {
-  for (const c of suiteCases(suite)) if (c.thread?.ordered === true) return true;
+  for (const { c } of surveyOf(suite)) if (c.thread?.ordered === true) return true;
   return false;
 }
 

@@ -1,6 +1,6 @@
 // checkGraders: refuses, before anything runs, model-graded assertions that have no grader or name
 // an unknown one.
-import { suiteCases } from '../core/cases.js';
+import { surveyOf } from '../core/cases.js';
 import { InputError } from '../core/errors.js';
 import {
   type AssertionSpec,
@@ -25,7 +25,7 @@ export function checkGraders(
   embedder?: ProviderSpec,
 ): void {
   const check = graderCheck(suite, override, embedder);
-  for (const c of suiteCases(suite)) check.visit(c);
+  for (const { c } of surveyOf(suite)) check.visit(c);
   check.done();
 }
 

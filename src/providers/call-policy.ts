@@ -71,6 +71,7 @@ export function withCallPolicy(provider: Provider, settings: CallPolicySettings)
     signal,
     sleep: settings.sleep,
     random: settings.random,
+    atOnce: provider.answersAtOnce === true,
   });
   // The run's secrets and whatever this provider was given as a credential.
   const secrets = addSecrets([...settings.secrets], provider.credentials);

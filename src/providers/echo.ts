@@ -11,6 +11,7 @@ export function createEchoProvider(spec: ProviderSpec): Provider {
     label: spec.label ?? spec.id,
     describe: () => ({ id: spec.id }),
     cacheable: false,
+    answersAtOnce: true,
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       return {
         output: request.prompt,

@@ -20,6 +20,11 @@ export interface AttemptLoopOptions extends AttemptHooks {
   limiter: AdaptiveLimiter;
   /** Cancels the call: the attempt in flight and any further ones. */
   signal?: AbortSignal;
+  /**
+   * The attempts answer without waiting on anything outside the process (echo): they cannot
+   * stall or hang, so no stall timer, deadline timer or abort listener is set for them.
+   */
+  atOnce?: boolean;
 }
 
 /** How the last attempt ended. */
@@ -55,13 +60,17 @@ export async function runAttempts<T>(
     // hold capacity healthy requests need; it still ends at its own deadline.
     let stalled = false;
     const started = performance.now();
-    const stallTimer = setTimeout(() => {
-      stalled = true;
-      limiter.releaseStalled();
-    }, limiter.stallAfterMs());
-    stallTimer.unref?.();
-    const ended = await withinDeadline(attempt, policy.timeoutMs, signal);
-    clearTimeout(stallTimer);
+    let ended: AttemptEnd<T>;
+    if (options.atOnce) ended = await answeredAtOnce(attempt, signal);
+    else {
+      const stallTimer = setTimeout(() => {
+        stalled = true;
+        limiter.releaseStalled();
+      }, limiter.stallAfterMs());
+      stallTimer.unref?.();
+      ended = await withinDeadline(attempt, policy.timeoutMs, signal);
+      clearTimeout(stallTimer);
+    }
     const failure = ended.kind === 'answered' ? judge(ended.value) : undefined;
     if (ended.kind === 'answered') limiter.observe(performance.now() - started);
     if (!stalled) limiter.release(failure?.rateLimited === true);
@@ -102,6 +111,25 @@ type AttemptEnd<T> =
   | { kind: 'timeout' }
   | { kind: 'aborted' }
   | { kind: 'threw'; error: unknown };
+
+/** One attempt of a provider that cannot hang (see AttemptLoopOptions.atOnce): no timers. */
+async function answeredAtOnce<T>(
+  attempt: (signal: () => AbortSignal) => Promise<T>,
+  outer: AbortSignal | undefined,
+): Promise<AttemptEnd<T>> {
+  let controller: AbortController | undefined;
+  const signal = (): AbortSignal => {
+    controller ??= new AbortController();
+    if (outer?.aborted && !controller.signal.aborted) controller.abort(outer.reason);
+    return controller.signal;
+  };
+  try {
+    const value = await attempt(signal);
+    return outer?.aborted ? { kind: 'aborted' } : { kind: 'answered', value };
+  } catch (error) {
+    return outer?.aborted ? { kind: 'aborted' } : { kind: 'threw', error };
+  }
+}
 
 /**
  * One attempt under a deadline. At the deadline, or when the caller cancels, the attempt's signal

@@ -100,6 +100,11 @@ export interface Provider {
   readonly credentials?: readonly string[];
   /** False for providers whose answers cost nothing to recompute (echo): they bypass the response cache. */
   readonly cacheable?: boolean;
+  /**
+   * True for providers that answer without waiting on anything outside the process (echo): their
+   * calls cannot hang, so they run without per-attempt deadline and stall timers.
+   */
+  readonly answersAtOnce?: boolean;
   call(request: ProviderRequest): Promise<ProviderResponse>;
   /**
    * Everything that shapes what `call` would send for this request, secrets left out: the endpoint,

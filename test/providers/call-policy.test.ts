@@ -128,6 +128,38 @@ describe('call policy around a non-HTTP provider', () => {
     assert.deepEqual(delays, [50, 100, 200]);
   });
 
+  it('a provider that answers at once (no timers) is retried, cancelled and reported as any other', async () => {
+    const { provider, requests } = scripted([busy, busy, ok]);
+    const atOnce: Provider = { ...provider, answersAtOnce: true };
+    const { delays, settings: s } = settings();
+    const res = await withCallPolicy(atOnce, s).call(ask('q'));
+    assert.equal(res.output, 'fine');
+    assert.equal(res.attempts, 3);
+    assert.equal(requests.length, 3);
+    assert.deepEqual(delays, [50, 100]);
+    // Cancelled while its attempt runs: the answer that comes is the caller's cancellation.
+    const controller = new AbortController();
+    const cancelled = scripted([
+      async (request) => {
+        controller.abort();
+        assert.equal(request.signal?.aborted, true);
+        return { output: 'late', latencyMs: 1 };
+      },
+    ]);
+    const res2 = await withCallPolicy({ ...cancelled.provider, answersAtOnce: true }, s).call(
+      ask('q', controller.signal),
+    );
+    assert.equal(res2.output, null);
+    assert.match(res2.error ?? '', /cancel|abort/i);
+    const thrower = scripted([
+      async () => {
+        throw new Error('broken at once');
+      },
+    ]);
+    const res3 = await withCallPolicy({ ...thrower.provider, answersAtOnce: true }, s).call(ask('q'));
+    assert.match(res3.error ?? '', /broken at once/);
+  });
+
   it('gives up after maxAttempts and says how many were made', async () => {
     const { provider, requests } = scripted([busy]);
     const { delays, settings: s } = settings({ maxAttempts: 3 });

@@ -478,8 +478,9 @@ function sharedRowAssertion(
   const { source: _source, ...shared } = spec;
   if (Array.isArray(shared.value)) Object.freeze(shared.value);
   Object.freeze(shared);
-  // Oldest first out: a cell repeated throughout the file comes straight back in.
-  if (memo.size >= SHARED_LIMIT) memo.delete(memo.keys().next().value as string);
+  // Full: start again (a cell repeated throughout the file comes straight back in). Dropping the
+  // oldest key instead made each insertion skip the holes earlier deletions left in the map.
+  if (memo.size >= SHARED_LIMIT) memo.clear();
   memo.set(key, shared);
   return shared;
 }

@@ -1,7 +1,7 @@
 // Loads a promptfoo config (and every file it references) into assay's Suite.
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, posix, relative, resolve, sep } from 'node:path';
-import { streamedSuite } from '../../core/cases.js';
+import { SurveyBuilder, type SurveyedStream, streamedSuite } from '../../core/cases.js';
 import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { shortHash } from '../../core/hash.js';
 import { assignCaseIds, CaseIdentities } from '../../core/ids.js';
@@ -339,8 +339,9 @@ async function streamedCases(
   let count = 0;
   let anyPromptVar = false;
   let needsVarFiles = false;
+  const survey = new SurveyBuilder();
   for (const { c } of casesOfRows(ctx, files, { ...opts, first: true })) {
-    ids.assign(c);
+    survey.add(ids.assign(c));
     count++;
     anyPromptVar ||= c.vars.prompt !== undefined;
     needsVarFiles ||= hasFileRef(c.vars);
@@ -363,8 +364,9 @@ async function streamedCases(
     }
     return { cases, anyPromptVar };
   }
-  const stream: CaseStream = {
+  const stream: SurveyedStream = {
     length: count,
+    survey: survey.result(),
     *[Symbol.iterator]() {
       for (const { c } of again()) yield c;
     },

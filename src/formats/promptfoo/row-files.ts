@@ -9,6 +9,7 @@ import { utf16Problem } from '../../core/encoding.js';
 import { jsonProblem } from '../../core/positions.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
 import { type CsvWarnings, csvRow, testFromCsvRow } from './csv.js';
+import { type CsvRecord, PlainCsvSplitter, plainDelimiter } from './csv-fast.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { dereferenced } from './json-refs.js';
 import { remoteSourceProblem } from './remote-sources.js';
@@ -108,23 +109,16 @@ function* csvFileTests(ctx: LoadContext, file: RowFile): Generator<RawTest> {
   const name = displayPath(file.abs);
   const header = { file: name, line: 1 };
   const delimiter = ctx.env.PROMPTFOO_CSV_DELIMITER || ',';
+  const strictOnly = ctx.env.PROMPTFOO_CSV_STRICT === 'true';
   try {
-    // promptfoo parses strictly, then with relaxed quotes unless PROMPTFOO_CSV_STRICT is set: the
-    // first pass finds out which (parsing only), and every pass reads the rows that way.
-    if (file.relax === undefined) {
-      try {
-        for (const _ of csvRecords(file.abs, delimiter, false));
-        file.relax = false;
-      } catch (err) {
-        if (ctx.env.PROMPTFOO_CSV_STRICT === 'true' || err instanceof CsvFileError) throw err;
-        file.relax = true;
-      }
-    }
+    // promptfoo parses strictly, then with relaxed quotes unless PROMPTFOO_CSV_STRICT is set. With
+    // it set, a file that is not strict CSV gives its error before any row, so that is found first.
+    if (strictOnly && file.relax === undefined) decideRelax(file, delimiter, true);
     const warnings: CsvWarnings = { seen: new Set() };
     let columns: string[] | undefined;
     let previousEnd = 0;
     let rowNumber = 0;
-    for (const { record, end } of csvRecords(file.abs, delimiter, file.relax)) {
+    for (const { record, end } of csvFileRecords(file, delimiter, strictOnly)) {
       if (columns === undefined) columns = record;
       else {
         // csv-parse reports where a record ends; it starts on the line after the previous one.
@@ -146,14 +140,65 @@ function* csvFileTests(ctx: LoadContext, file: RowFile): Generator<RawTest> {
   }
 }
 
+/**
+ * Whether the file's quotes are read relaxed: promptfoo's rule, a strict parse first (parsing
+ * only) and relaxed quotes where it fails, unless `strictOnly`; then a failure is thrown.
+ */
+function decideRelax(file: RowFile, delimiter: string, strictOnly: boolean): boolean {
+  if (file.relax === undefined) {
+    try {
+      for (const _ of csvRecords(file.abs, delimiter, false));
+      file.relax = false;
+    } catch (err) {
+      if (strictOnly || err instanceof CsvFileError) throw err;
+      file.relax = true;
+    }
+  }
+  return file.relax;
+}
+
+/**
+ * A CSV file's records (header first) as csv-parse reads them with promptfoo's options: the plain
+ * splitter reads what it can (usually all); from the first record it cannot read, csv-parse reads
+ * the file again, strict or relaxed as promptfoo decides, and gives the records from there on (the
+ * records before it are the same either way).
+ */
+function* csvFileRecords(file: RowFile, delimiter: string, strictOnly: boolean): Generator<CsvRecord> {
+  let done = 0;
+  if (plainDelimiter(delimiter)) {
+    const splitter = new PlainCsvSplitter(delimiter);
+    const records: CsvRecord[] = [];
+    let plain = true;
+    let first = true;
+    for (const chunk of chunks(file.abs)) {
+      if (first) {
+        first = false;
+        const utf16 = utf16Problem(chunk);
+        if (utf16) throw new CsvFileError(utf16);
+      }
+      plain = splitter.push(chunk, records);
+      yield* records;
+      records.length = 0;
+      if (!plain) break;
+    }
+    if (plain) {
+      plain = splitter.end(records);
+      yield* records;
+      if (plain) return;
+    }
+    done = splitter.records;
+  }
+  const relax = decideRelax(file, delimiter, strictOnly);
+  for (const record of csvRecords(file.abs, delimiter, relax)) {
+    if (done > 0) done--;
+    else yield record;
+  }
+}
+
 /** A CSV file's records (header first), each with the line it ends on; throws what csv-parse throws. */
-function* csvRecords(
-  abs: string,
-  delimiter: string,
-  relax: boolean,
-): Generator<{ record: string[]; end: number }> {
+function* csvRecords(abs: string, delimiter: string, relax: boolean): Generator<CsvRecord> {
   const api = (new Parser({ bom: true, delimiter, relax_quotes: relax }) as unknown as { api: CsvApi }).api;
-  const records: { record: string[]; end: number }[] = [];
+  const records: CsvRecord[] = [];
   const push = (record: string[]): void => {
     records.push({ record, end: api.info.lines });
   };

@@ -6,9 +6,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { caseCount } from '../../../src/core/cases.js';
+import { caseCount, surveyOf } from '../../../src/core/cases.js';
 import { InputError } from '../../../src/core/errors.js';
 import type { Case, Suite } from '../../../src/core/types.js';
+import { caseProviderSpecs } from '../../../src/engine/case-providers.js';
+import { countJobs } from '../../../src/engine/plan.js';
+import { checkGraders } from '../../../src/evaluate/check-graders.js';
 import { evaluate } from '../../../src/evaluate.js';
 import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { ENV, writeSuite } from './helpers.js';
@@ -17,6 +20,16 @@ const runsDirs: string[] = [];
 after(() => {
   for (const d of runsDirs) rmSync(d, { recursive: true, force: true });
 });
+
+/** The providers the survey's cases name, as the pass before a run gathers them. */
+function caseProviderSpecsOf(suite: Suite): Map<string, unknown> {
+  const specs = new Map<string, unknown>();
+  for (const { c } of surveyOf(suite)) {
+    const held = { ...suite, stream: undefined, cases: [c] } as Suite;
+    for (const [k, v] of caseProviderSpecs(held)) if (!specs.has(k)) specs.set(k, v);
+  }
+  return specs;
+}
 
 const load = (path: string, stream: boolean): Promise<Suite> =>
   loadPromptfooSuite(path, { env: ENV, streamAboveBytes: stream ? 0 : Number.POSITIVE_INFINITY });
@@ -60,6 +73,55 @@ describe('streamed suites (big CSV/JSONL test files)', () => {
     assert.deepEqual([...streamed.stream], a);
     // Read through `cases`, a streamed suite holds them (for library callers).
     assert.deepEqual(streamed.cases, whole.cases);
+  });
+
+  it('are surveyed on the first pass: the checks before a run find what a pass over every case finds', async () => {
+    // Rows of several kinds: restricted to a provider or a prompt, naming their own provider, with
+    // model-graded assertions (with and without a grader), and plain ones, repeated and interleaved.
+    const kinds = [
+      { assert: [{ type: 'contains', value: 'x' }] },
+      { providers: ['echo'], assert: [{ type: 'icontains', value: 'x' }] },
+      { prompts: ['second'], assert: [{ type: 'contains', value: 'x' }] },
+      { options: { provider: 'echo' }, assert: [{ type: 'contains', value: 'x' }] },
+      { assert: [{ type: 'llm-rubric', value: 'is fine' }] },
+      { assert: [{ type: 'similar', value: 'x', provider: 'openai:chat:gpt-4o-mini' }] },
+      { assert: [{ type: 'similar', value: 'x', provider: 'echo' }] },
+    ];
+    const lines: string[] = [];
+    for (let i = 0; i < 700; i++) {
+      const kind = kinds[(i * 5) % kinds.length];
+      lines.push(JSON.stringify({ vars: { topic: `t${i}` }, ...kind }));
+    }
+    const config =
+      'prompts:\n  - {id: first, raw: "A {{topic}}"}\n  - {id: second, raw: "B {{topic}}"}\nproviders: [echo, {id: echo, label: other}]\ntests: file://tests.jsonl\n';
+    const path = writeSuite({ 'promptfooconfig.yaml': config, 'tests.jsonl': `${lines.join('\n')}\n` });
+    const whole = await load(path, false);
+    const streamed = await load(path, true);
+    assert.ok(streamed.stream);
+    const survey = [...surveyOf(streamed)];
+    assert.ok(survey.length < 20, `one case of each kind, not ${survey.length}`);
+    assert.equal(
+      survey.reduce((n, e) => n + e.count, 0),
+      700,
+    );
+    for (const repeat of [1, 3])
+      assert.equal(
+        countJobs(streamed, streamed.providers, { repeat }),
+        countJobs(whole, whole.providers, { repeat }),
+      );
+    assert.deepEqual([...caseProviderSpecsOf(streamed)], [...caseProviderSpecs(whole)]);
+    const problems = (suite: Suite): string[] => {
+      try {
+        checkGraders(suite, undefined);
+      } catch (err) {
+        assert.ok(err instanceof InputError);
+        return err.diagnostics.map((d) => `${d.file}:${d.line} ${d.message}`);
+      }
+      return [];
+    };
+    const expected = problems(whole);
+    assert.ok(expected.length >= 1, expected.join('\n'));
+    assert.deepEqual(problems(streamed), expected);
   });
 
   it('read JSONL the same way, standalone (`Row #n`) and as a list entry', async () => {
