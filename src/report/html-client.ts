@@ -22,8 +22,9 @@ a.figure.filter[aria-current]{border-color:var(--accent);box-shadow:inset 0 -3px
 main{display:flex;flex-direction:column}main>*{min-width:0}main.passing>.results{order:1}
 .reasons{border:1px solid var(--line);border-left:4px solid var(--fail);border-radius:6px;padding:6px 10px;margin:0 0 10px;background:#fff}
 .reasons h3{font-size:15px;margin:0}.reasons .stats{margin:0 0 4px}
-.reason-list{list-style:none;margin:0;padding:0}
-.reason-button{display:grid;grid-template-columns:4.5em minmax(6em,max-content) minmax(0,1fr) max-content;gap:2px 10px;align-items:baseline;width:100%;border:0;border-top:1px solid var(--line);background:none;font:inherit;color:inherit;text-align:left;padding:4px 2px;cursor:pointer}
+.reason-list{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:4.5em max-content minmax(0,1fr) max-content}
+.reason-item{display:grid;grid-column:1/-1;grid-template-columns:subgrid}
+.reason-button{display:grid;grid-column:1/-1;grid-template-columns:subgrid;gap:2px 10px;align-items:baseline;width:100%;border:0;border-top:1px solid var(--line);background:none;font:inherit;color:inherit;text-align:left;padding:4px 2px;cursor:pointer}
 .reason-button:hover,.reason-button[aria-pressed=true]{background:#f6f8fa}.reason-button[aria-pressed=true]{box-shadow:inset 3px 0 var(--accent)}
 .reason-count{font-weight:700;font-variant-numeric:tabular-nums;text-align:right;color:var(--fail)}.reason-item.error .reason-count{color:var(--error)}
 .reason-assertion{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
@@ -41,7 +42,7 @@ table{border-collapse:collapse}
 .controls{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;margin-bottom:8px}
 .controls fieldset{border:1px solid var(--line);border-radius:6px;padding:2px 8px;margin:0;display:flex;gap:8px;flex-wrap:wrap}
 .controls legend{font-size:12px;color:var(--muted)}
-.controls input[type=search]{width:240px;max-width:60vw;padding:4px}
+.controls input[type=search]{width:240px;max-width:60vw;padding:4px}#meta{max-width:24em}
 .keys{color:var(--muted);font-size:12px}
 kbd{border:1px solid var(--line);border-radius:3px;padding:0 3px;font-size:11px}
 .summary{margin:4px 0;color:var(--muted)}.summary .show-all{padding:0 8px;font-size:12px}
@@ -94,15 +95,16 @@ dl.vars{display:grid;grid-template-columns:fit-content(45%) minmax(0,1fr);gap:2p
 footer{padding:12px 24px;color:var(--muted);font-size:12px;border-top:1px solid var(--line)}
 @media (max-width:700px){header,main{padding-left:10px;padding-right:10px}header{padding-top:8px;padding-bottom:8px}h1{font-size:18px;margin-bottom:2px}h2{margin:10px 0 6px}.facts{font-size:12px;margin-bottom:6px;gap:0 12px}.keys{display:none}
 .figures{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:4px}.figure{min-width:0;padding:2px 6px}.figure .label{font-size:11px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.figure .value{font-size:14px;overflow-wrap:break-word}.figure[data-figure=passRate]{grid-column:span 2}
-.controls{gap:4px 8px}.controls fieldset{gap:2px 8px;font-size:13px}.controls legend{display:none}.controls input[type=search]{width:120px}
+.figure.zero{display:none}
+.controls{gap:4px 8px}.controls fieldset{gap:2px 10px;font-size:13px;flex-wrap:nowrap;overflow-x:auto;max-width:100%;box-sizing:border-box;white-space:nowrap;min-width:0}.controls legend{display:none}.controls input[type=search]{width:120px}
 .reason-where{display:none}.reasons .stats{display:none}.reason-button{padding:3px 2px}
 .matrix .col-head .col-rate{display:none}.matrix thead th{padding:4px 6px}
 main.passing>.results{order:0}
 .matrix,.matrix thead,.matrix tbody{display:block;min-width:0}.matrix tr{display:grid;grid-template-columns:repeat(var(--cols,1),minmax(150px,1fr))}.matrix th.case-col{display:none}.matrix td.case{grid-column:1/-1;border-right:0;background:#f6f8fa}.matrix thead th{position:static}
 .matrix-wrap{overflow-x:auto}.matrix{min-width:calc(var(--cols,1) * 150px)}
-.reason-button{grid-template-columns:2.6em max-content minmax(0,1fr)}.reason-text{-webkit-line-clamp:2}
+.reason-list{grid-template-columns:2.6em max-content minmax(0,1fr)}.reason-text{-webkit-line-clamp:2}
 .verdicts thead{display:none}.verdicts,.verdicts tbody{display:block}.verdicts tr{display:flex;flex-wrap:wrap;gap:0 8px;border-bottom:1px solid var(--line);padding:3px 0}.verdicts td{border:0;padding:0}.verdicts td.none{display:none}.verdicts td.expected::before{content:'expected ';color:var(--muted);font-family:system-ui,sans-serif}.verdicts td.reason{flex-basis:100%}
-#case-view{padding:10px 12px}.trials{grid-template-columns:minmax(0,1fr)}}
+#case-view{padding:10px 12px}.trials{grid-template-columns:minmax(0,1fr)}dl.vars{grid-template-columns:minmax(0,1fr)}dl.vars dd{margin-bottom:4px}}
 @media print{.controls,.pager,#case-view,.keys{display:none!important}.matrix-wrap{overflow:visible;border:0}.matrix{min-width:0!important}.matrix thead th{position:static}.cell{min-height:0}td.pass,td.fail,td.error,td.skip,td.flaky{box-shadow:none;border-left:4px solid #888}.cell .first-lines{max-height:none}body{font-size:11px}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}header{background:none}}
 `;
 

@@ -65,7 +65,7 @@ function headerHtml(manifest: RunManifest, card: Scorecard): string {
     filterFigure('passed', String(c.pass), 'pass', 'pass', 'pass'),
     filterFigure('failed', String(c.fail), c.fail > 0 ? 'fail' : '', 'fail', 'fail'),
     filterFigure('errors', String(c.error), c.error > 0 ? 'error' : '', 'error', 'error'),
-    figure('skipped', String(c.skip), '', 'skip'),
+    figure('skipped', String(c.skip), c.skip === 0 ? 'zero' : '', 'skip'),
     figure('pass rate (95% CI)', formatRate(card.passRate), '', 'passRate'),
     figure('mean score', card.meanScore.toFixed(3), '', 'meanScore'),
   ];
@@ -130,12 +130,27 @@ function bar(y: number, label: string, value: Rate, text: string, width: number,
 }
 
 /** Longest bar label drawn whole; a longer one is cut (the bar's title has it all). */
-const BAR_LABEL_CHARS = 44;
-/** Width of a character of a bar label (12px system sans), generous so no label is clipped. */
-const LABEL_CHAR_PX = 7.4;
+const BAR_LABEL_CHARS = 40;
 
 function barLabel(label: string): string {
-  return label.length > BAR_LABEL_CHARS ? `${label.slice(0, BAR_LABEL_CHARS - 1)}…` : label;
+  const chars = [...label];
+  return chars.length > BAR_LABEL_CHARS ? `${chars.slice(0, BAR_LABEL_CHARS - 1).join('')}…` : label;
+}
+
+/**
+ * A bar label's width in the chart's units (12px sans), over-estimated a little per kind of
+ * character so that no label runs off the chart's left edge (LVE's path-like names, capitals, CJK).
+ */
+function labelWidth(label: string): number {
+  let w = 0;
+  for (const ch of label) {
+    if (/[ilIjtf.,:;'|!()[\] ]/.test(ch)) w += 4;
+    else if (/[mwMW@%]/.test(ch)) w += 11;
+    else if (/[A-Z0-9_\-/]/.test(ch)) w += 8.5;
+    else if (ch.codePointAt(0)! > 0x2e80) w += 12.5;
+    else w += 7;
+  }
+  return w;
 }
 
 /** A bar chart as inline SVG: one bar per group, each with its 95% interval as a whisker. */
@@ -143,8 +158,8 @@ function chart(title: string, bars: { label: string; value: Rate; text: string }
   const width = 800;
   const height = bars.length * 24 + 8;
   // The label column is as wide as the longest (cut) label, so no label runs off the left edge.
-  const longest = Math.max(0, ...bars.map((b) => [...barLabel(b.label)].length));
-  const x0 = Math.max(80, Math.ceil(longest * LABEL_CHAR_PX) + 16);
+  const longest = Math.max(0, ...bars.map((b) => labelWidth(barLabel(b.label))));
+  const x0 = Math.min(400, Math.max(80, Math.ceil(longest) + 16));
   return `<figure class="chart"><figcaption>${h(title)}</figcaption><svg role="img" aria-label="${h(title)}" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet">${bars
     .map((b, i) => bar(i * 24 + 4, b.label, b.value, b.text, width, x0))
     .join('')}</svg></figure>`;
