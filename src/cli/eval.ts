@@ -21,7 +21,7 @@ import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
 import { githubReporterOn, writeGithubReport } from './github.js';
 import { outputTargets, recordTarget, refuseOverwritingInputs, writeOutputs } from './outputs.js';
-import { ProgressLine } from './progress.js';
+import { ProgressLine, showLoading } from './progress.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
 import { checkExpectedHash, graderFrom, loadOptionsFrom, SUITE_FLAGS } from './suite-flags.js';
 
@@ -86,7 +86,9 @@ export async function evalCommand(args: string[]): Promise<number> {
       ...(values.provider?.length ? { providers: values.provider } : {}),
     };
     if (configs.length > 1) loadOptions.combine = configs.slice(1);
-    let suite = await loadSuite(suitePath, { ...loadOptions, vars });
+    // "loading suite…" on the terminal at once: a large suite takes seconds to read.
+    const loaded = values['no-progress'] ? undefined : showLoading('suite');
+    let suite = await loadSuite(suitePath, { ...loadOptions, vars }).finally(loaded);
     checkExpectedHash(suite, values['expect-hash']);
     // LVE's own recording: the one output format that appends into the suite's folders.
     if (values.record !== undefined) outputs.push(recordTarget(values.record, 'lve'));
