@@ -224,8 +224,6 @@ export function renderSummary(
   if (card.failures.length > 0) {
     lines.push('');
     lines.push(...renderFailures(manifest, card, runDir, style, width));
-    // The screen ends on the outcome, not on the last failure.
-    lines.push('', ...headline);
   }
 
   if (manifest.grader) lines.push('', `Grader: ${graderLine(manifest.grader)}`);
@@ -247,6 +245,8 @@ export function renderSummary(
       ),
     );
   }
+  // After a list of failures the screen ends on the outcome, not on the last failure.
+  if (card.failures.length > 0) lines.push('', ...headline);
   lines.push('');
   lines.push(paint(style, 'dim', `Run written to ${printable(runDir)}`));
   // Paths and commands a person copies are never cut; every other line fits the terminal.
@@ -295,13 +295,11 @@ function renderFailures(
     // Where it failed goes on a line of its own when the terminal has no room beside the name.
     if (width === undefined || visible(`${title} · ${where}`) <= width) lines.push(`${title} · ${where}`);
     else lines.push(title, `           ${paint(style, 'dim', where)}`);
-    const reasons = [
-      ...new Set(
-        notes.map((n) => `${n.assertion && n.assertion !== 'error' ? `${n.assertion}: ` : ''}${n.reason}`),
-      ),
-    ];
-    const others = reasons.length > 1 ? ` (and ${plural(reasons.length - 1, 'other reason')})` : '';
-    lines.push(`           ${paint(style, 'dim', `${oneLine(reasons[0], text - others.length)}${others}`)}`);
+    // The first failing assertion's reason; other assertions that failed elsewhere are counted.
+    const assertions = new Set(notes.map((n) => n.assertion ?? ''));
+    const others = assertions.size > 1 ? ` (and ${plural(assertions.size - 1, 'other assertion')})` : '';
+    const reason = `${f.assertion && f.assertion !== 'error' ? `${f.assertion}: ` : ''}${f.reason}`;
+    lines.push(`           ${paint(style, 'dim', `${oneLine(reason, text - others.length)}${others}`)}`);
     if (f.output !== undefined && f.output !== '')
       lines.push(
         `           ${paint(style, 'dim', `output: ${oneLine(JSON.stringify(f.output), text - 8)}`)}`,
