@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { printable } from '../core/printable.js';
 import type {
@@ -309,16 +309,15 @@ function renderFailures(
   const more = total - shownJobs;
   if (more > 0) {
     const report = join(runDir, 'report.html');
-    const see = existsSync(report)
-      ? `the report ${pathToFileURL(report).href}`
-      : `the report (assay report ${printable(runDir)} --format html)`;
+    // The run as the person would type it: relative to where they are, when it is below.
+    const under = relative(process.cwd(), runDir);
+    const run = printable(under && !under.startsWith('..') && !isAbsolute(under) ? under : runDir);
+    const see = existsSync(report) ? pathToFileURL(report).href : `assay report ${run} --format html`;
     const suite = manifest.suite.path
       ? ` ${printable(relative(process.cwd(), manifest.suite.path) || '.')}`
       : '';
-    lines.push(`  … and ${more} more: see ${see}`);
-    lines.push(
-      `    or run the failing tests again: assay eval${suite} --filter-failing ${printable(runDir)}`,
-    );
+    lines.push(`  … and ${more} more in the report: ${see}`);
+    lines.push(`    or run the failing tests again: assay eval${suite} --filter-failing ${run}`);
   }
   return lines;
 }

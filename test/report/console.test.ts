@@ -126,11 +126,13 @@ ${tests.join('\n')}
       /^ +output: "answer \\u001b\[2J\\u001b\]8;;http:\/\/evil\.example\\u0007click/,
     );
     // The rest are counted and pointed at the report and --filter-failing, not at results.jsonl.
-    const more = screen.findIndex((l) => /^ {2}… and 60 more: see the report/.test(l));
+    const more = screen.findIndex((l) =>
+      /^ {2}… and 60 more in the report: assay report \.assay\/runs\/\S+ --format html$/.test(l),
+    );
     assert.ok(more >= 0, screen.join('\n'));
     assert.match(
       screen[more + 1],
-      /^ {4}or run the failing tests again: assay eval promptfooconfig\.yaml --filter-failing \S+/,
+      /^ {4}or run the failing tests again: assay eval promptfooconfig\.yaml --filter-failing \.assay\/runs\/\S+$/,
     );
     assert.ok(!screen.some((l) => l.includes('results.jsonl')));
     // The screen ends on the outcome (the headline again), then where the run is.
