@@ -43,6 +43,8 @@ function namingVars(vars: Record<string, unknown> | undefined): Record<string, u
   return out;
 }
 const MAX_FLAKY_LISTED = 10;
+/** The start of a failing job's output kept in its note, for the console's one-line excerpt. */
+const NOTE_OUTPUT_CHARS = 200;
 
 /** Who a case is, for the flaky list. */
 type CaseWho = RepeatSummary['flakiest'][number] extends infer T ? Omit<T, 'passed' | 'trials'> : never;
@@ -468,6 +470,7 @@ export function failureNoteOf(r: JobResult): FailureNote {
     status: r.status as 'fail' | 'error',
     assertion: r.status === 'error' ? 'error' : failing?.type,
     reason: r.status === 'error' ? (r.error ?? r.reason) : (failing?.reason ?? r.reason),
+    ...(typeof r.output === 'string' ? { output: r.output.slice(0, NOTE_OUTPUT_CHARS) } : {}),
   };
 }
 

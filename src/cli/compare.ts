@@ -270,7 +270,13 @@ export async function compareCommand(args: string[]): Promise<number> {
       writeFileWhole(
         resolve(values.output),
         /\.html?$/i.test(values.output)
-          ? renderComparisonHtml(comparison, { baseline: positionals[0], candidate: positionals[1] })
+          ? renderComparisonHtml(comparison, {
+              baseline: positionals[0],
+              candidate: positionals[1],
+              baselineDir,
+              candidateDir,
+              page: resolve(values.output),
+            })
           : json,
       );
     process.stdout.write(

@@ -31,7 +31,7 @@ import {
   writeOutputs,
   writeRunReport,
 } from './outputs.js';
-import { ProgressLine } from './progress.js';
+import { ProgressLine, showLoading } from './progress.js';
 import { promptsAndProviders, renderTable, tableFlag, testsFlag } from './promptfoo-flags.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
 import { checkExpectedHash, graderFrom, loadOptionsFrom } from './suite-flags.js';
@@ -105,7 +105,9 @@ export async function evalCommand(args: string[]): Promise<number> {
       ...(providers ? { providers } : {}),
     };
     if (configs.length > 1) loadOptions.combine = configs.slice(1);
-    let suite = await loadSuite(suitePath, { ...loadOptions, vars });
+    // "loading suite…" on the terminal at once: a large suite takes seconds to read.
+    const loaded = values['no-progress'] ? undefined : showLoading('suite');
+    let suite = await loadSuite(suitePath, { ...loadOptions, vars }).finally(loaded);
     checkExpectedHash(suite, values['expect-hash']);
     if (values.description !== undefined) suite.name = values.description;
     // A format's flag that appends results into the suite's own folders (LVE's --record).

@@ -120,7 +120,10 @@ async function reportComparison(
   const labels = { baseline, candidate: readManifest(candidateDir).runId };
   if (format === 'html' || output) {
     const file = resolve(output ?? join(candidateDir, 'compare.html'));
-    writeFileWhole(file, renderComparisonHtml(comparison, labels));
+    writeFileWhole(
+      file,
+      renderComparisonHtml(comparison, { ...labels, baselineDir, candidateDir, page: file }),
+    );
     process.stdout.write(`Wrote ${printable(file)}\n`);
   } else process.stdout.write(renderComparison(comparison, labels));
   return compareExitCode(comparison, failOn);

@@ -67,6 +67,8 @@ export interface FailureNote {
   /** The failing assertion type (or `error`) and its reason. */
   assertion?: string;
   reason: string;
+  /** The start of the output (report/console.ts shows a one-line excerpt); absent when there was none. */
+  output?: string;
 }
 
 /** One value of a breakdown key (e.g. category = math). */

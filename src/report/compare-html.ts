@@ -3,7 +3,12 @@
 // with its change and interval drawn on a common axis, the suites' own summaries side by side, and
 // the cases that flipped with both outputs. Static markup only (no script at all), every text
 // escaped: what a model said is shown, never run. Renders analysis/compare's Comparison as it is.
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Comparison, FlippedCase, MetricComparison } from '../analysis/compare.js';
+import { readManifest } from '../runlog/reader.js';
+import type { RunManifest } from '../runlog/types.js';
 import { atKNotes, pairingNotes } from './compare.js';
 import { percent } from './console.js';
 import { escapeHtml as h } from './html.js';
@@ -113,11 +118,73 @@ table{border-collapse:collapse}th,td{border-bottom:1px solid #d0d7de;padding:4px
 .change .regressed{stroke:#b42318;fill:#b42318}.change .improved{stroke:#1a7f37;fill:#1a7f37}
 .flip{border:1px solid #d0d7de;border-radius:6px;padding:8px 10px;margin:8px 0}.flip h3{margin:0}.sides{display:grid;grid-template-columns:repeat(auto-fit,minmax(280px,1fr));gap:10px;margin-top:6px}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;border:1px solid #d0d7de;border-radius:4px;padding:6px 8px;margin:2px 0;font-size:12px;max-height:20em;overflow:auto}.reason{font-size:12px;color:#57606a;overflow-wrap:anywhere}
-tr.total td{font-weight:700}footer{padding:12px 24px;color:#57606a;font-size:12px;border-top:1px solid #d0d7de}
+tr.total td{font-weight:700}.plain{font-size:15px;margin:4px 0;padding-left:20px}.plain li{margin:2px 0}.models{margin-top:2px}.reports{padding-left:20px;margin:6px 0 0}.reports a{color:#0969da;font-weight:600}footer{padding:12px 24px;color:#57606a;font-size:12px;border-top:1px solid #d0d7de}
 @media print{.flip{break-inside:avoid}pre{max-height:none}}`;
 
+/** What the page says of the two runs: how they were named, and where they are. */
+export interface ComparedRuns {
+  baseline: string;
+  candidate: string;
+  /** The runs' directories: the page names their suite and models and links their reports. */
+  baselineDir?: string;
+  candidateDir?: string;
+  /** Where the page is written, so its links to the reports are relative (they survive a move of both). */
+  page?: string;
+}
+
+function manifestOf(dir: string | undefined): RunManifest | undefined {
+  if (!dir) return undefined;
+  try {
+    return readManifest(dir);
+  } catch {
+    return undefined;
+  }
+}
+
+function models(m: RunManifest): string {
+  return m.providers.map((p) => String(p.label ?? p.id ?? p.key)).join(', ');
+}
+
+/** A link to a run's HTML report, or how to write one. */
+function reportLink(side: string, dir: string, page: string | undefined): string {
+  const file = join(dir, 'report.html');
+  if (!existsSync(file))
+    return `<li>${h(side)}: no report.html in ${h(dir)} (<code>assay report ${h(dir)} --format html</code> writes it)</li>`;
+  const href = page
+    ? relative(dirname(page), file).split(sep).map(encodeURIComponent).join('/')
+    : pathToFileURL(file).href;
+  return `<li><a href="${h(href)}" data-report="${h(side)}">${h(side)} report</a> <span class="muted">${h(file)}</span></li>`;
+}
+
+/** A change in the metric's own words: `−20.0 points`, `+0.050`. */
+function change(m: MetricComparison, x: number): string {
+  const minus = x < 0 ? '−' : '+';
+  return m.metric === 'pass rate'
+    ? `${minus}${Math.abs(x * 100).toFixed(1)} points`
+    : `${minus}${Math.abs(x).toFixed(3)}`;
+}
+
+/**
+ * The verdict of one metric in plain words, beside the smallest change the suite can detect:
+ * "−20.0 points could be noise with 40 cases; this suite detects changes of 26.9 points or more".
+ */
+export function plainWords(m: MetricComparison): string | undefined {
+  if (m.verdict !== 'inconclusive' && m.verdict !== 'unchanged') return undefined;
+  const cases = `${m.pairs} ${m.pairs === 1 ? 'case' : 'cases'}`;
+  const detects = !Number.isFinite(m.minimumDetectable)
+    ? `with ${cases}, this suite cannot detect a change of any size`
+    : `this suite detects changes of ${m.metric === 'pass rate' ? `${(m.minimumDetectable * 100).toFixed(1)} points` : m.minimumDetectable.toFixed(3)} or more`;
+  const what = m.metric === 'pass rate' ? 'pass rate' : 'mean score';
+  const word = m.verdict === 'unchanged' ? 'Unchanged' : 'Inconclusive';
+  if (m.delta === 0) return `${word}: the ${what} did not move over ${cases}; ${detects}.`;
+  const lead = `${change(m, m.delta)} in ${what} could be noise with ${cases}`;
+  return m.verdict === 'unchanged'
+    ? `Unchanged: ${lead} and stays within what counts as no change; ${detects}.`
+    : `Inconclusive: ${lead}; ${detects}.`;
+}
+
 /** The comparison as a self-contained HTML page. */
-export function renderComparisonHtml(c: Comparison, labels: { baseline: string; candidate: string }): string {
+export function renderComparisonHtml(c: Comparison, labels: ComparedRuns): string {
   const notes: string[] = [];
   notes.push(
     `${c.pairs} cases paired by case identity × prompt × provider${c.trials.baseline > 1 || c.trials.candidate > 1 ? ` (trials per case: ${c.trials.baseline} → ${c.trials.candidate}, reduced per case)` : ''}`,
@@ -132,20 +199,41 @@ export function renderComparisonHtml(c: Comparison, labels: { baseline: string; 
     notes.push(`a change counts only beyond ±${c.options.minEffect} (--min-effect)`);
   if (c.flaky) notes.push(`flaky cases: ${percent(c.flaky.baseline)}% → ${percent(c.flaky.candidate)}%`);
   notes.push(...atKNotes(c));
+  const before = manifestOf(labels.baselineDir);
+  const after = manifestOf(labels.candidateDir);
+  const suites = [...new Set([before, after].filter((m) => m !== undefined).map((m) => m.suite.name))];
+  const suiteTitle = suites.length > 0 ? `${suites.join(' → ')} · ` : '';
+  const modelsLine =
+    before && after
+      ? `\n<div class="models">models: ${models(before) === models(after) ? `<strong>${h(models(after))}</strong>` : `<strong>${h(models(before))}</strong> → <strong>${h(models(after))}</strong>`}</div>`
+      : '';
+  const several = c.metrics.length > 1;
+  const sentences = c.metrics.flatMap((m) => {
+    const text = plainWords(m);
+    return text ? [several ? `${m.cell.promptLabel} · ${m.cell.providerId}: ${text}` : text] : [];
+  });
+  const plain = sentences.length
+    ? `\n<ul class="plain">${sentences.map((t) => `<li>${h(t)}</li>`).join('')}</ul>`
+    : '';
+  const linkItems = [
+    labels.baselineDir ? reportLink('baseline', labels.baselineDir, labels.page) : '',
+    labels.candidateDir ? reportLink('candidate', labels.candidateDir, labels.page) : '',
+  ].join('');
+  const links = linkItems ? `\n<ul class="reports">${linkItems}</ul>` : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;unsafe-inline&#39;">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${h(`assay compare · ${labels.baseline} → ${labels.candidate}`)}</title><style>${CSS}</style></head>
-<body><header><h1>assay compare</h1>
-<div>baseline <strong>${h(labels.baseline)}</strong> → candidate <strong>${h(labels.candidate)}</strong></div>
-<p class="big">Verdict: <span class="verdict ${c.verdict}" data-verdict="${c.verdict}">${h(VERDICT_WORD[c.verdict])}</span> <span class="muted">(seed ${c.options.seed}, ${c.options.correction === 'bh' ? 'Benjamini–Hochberg' : 'Holm'} correction, α = ${c.options.alpha})</span></p>${
+<title>${h(`${suiteTitle}assay compare · ${labels.baseline} → ${labels.candidate}`)}</title><style>${CSS}</style></head>
+<body><header><h1>${h(suiteTitle ? suiteTitle.replace(/ · $/, '') : 'assay compare')}</h1>
+<div>baseline <strong>${h(labels.baseline)}</strong> → candidate <strong>${h(labels.candidate)}</strong></div>${modelsLine}
+<p class="big">Verdict: <span class="verdict ${c.verdict}" data-verdict="${c.verdict}">${h(VERDICT_WORD[c.verdict])}</span> <span class="muted">(seed ${c.options.seed}, ${c.options.correction === 'bh' ? 'Benjamini–Hochberg' : 'Holm'} correction, α = ${c.options.alpha})</span></p>${plain}${
     c.why
       ? `
 <p class="muted">${h(c.why)}</p>`
       : ''
   }
-<ul class="muted">${notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul></header>
+<ul class="muted">${notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>${links}</header>
 <main><section><h2>Per prompt × provider</h2><div class="metrics-wrap"><table class="metrics"><thead><tr><th>verdict</th><th>prompt · provider</th><th>metric</th><th>baseline → candidate</th><th>change (95% CI)</th><th>change on −1…+1</th><th>p</th><th>test</th><th>smallest detectable (80% power)</th><th>errors</th></tr></thead>
 <tbody>${c.metrics.map((m) => metricRow(m, c)).join('')}</tbody></table></div></section>
 ${viewsHtml(c)}

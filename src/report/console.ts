@@ -1,11 +1,55 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { printable } from '../core/printable.js';
-import type { Rate, RepeatSummary, Scorecard, ScorecardCell, WeightedScore } from '../core/scorecard.js';
+import type {
+  FailureNote,
+  Rate,
+  RepeatSummary,
+  Scorecard,
+  ScorecardCell,
+  WeightedScore,
+} from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
 import { type CaseIdentity, caseName, resultCase } from './naming.js';
 
 export interface ConsoleStyle {
   color: boolean;
+  /**
+   * Columns to fit every line into. Unset: the terminal's width when stdout is one, else no limit
+   * (a file or a pipe keeps whole lines).
+   */
+  width?: number;
+}
+
+/** The width lines are fitted to: the style's, else the terminal's, else none. */
+function widthOf(style: ConsoleStyle): number | undefined {
+  if (style.width !== undefined) return style.width > 0 ? style.width : undefined;
+  return process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : undefined;
+}
+
+const SGR = /\u001b\[[0-9;]*m/g;
+
+/** A line cut to `width` columns (its colour codes take none), ending in `…` when cut. */
+export function fitLine(line: string, width: number | undefined): string {
+  if (width === undefined || [...line.replace(SGR, '')].length <= width) return line;
+  let out = '';
+  let shown = 0;
+  let painted = false;
+  for (const part of line.split(/(\u001b\[[0-9;]*m)/)) {
+    if (part.startsWith('\u001b[')) {
+      out += part;
+      painted = true;
+      continue;
+    }
+    for (const ch of part) {
+      if (shown >= width - 1) return `${out}…${painted ? '\u001b[0m' : ''}`;
+      out += ch;
+      shown++;
+    }
+  }
+  return out;
 }
 
 const codes = {
@@ -77,9 +121,16 @@ export function renderSummary(
     paint(style, c.error > 0 ? 'yellow' : 'dim', plural(c.error, 'error')),
   ];
   if (c.skip > 0) parts.push(`${c.skip} skipped`);
-  lines.push(
-    `${c.total} jobs: ${parts.join(' · ')} · pass rate ${formatRate(card.passRate)} · mean score ${card.meanScore.toFixed(3)}`,
-  );
+  const width = widthOf(style);
+  // The outcome in one line, or two where the terminal is narrower.
+  const counts = `${c.total} jobs: ${parts.join(' · ')}`;
+  const rates = `pass rate ${formatRate(card.passRate)} · mean score ${card.meanScore.toFixed(3)}`;
+  const oneLineHeadline = `${counts} · ${rates}`;
+  const headline =
+    width !== undefined && [...oneLineHeadline.replace(SGR, '')].length > width
+      ? [counts, rates]
+      : [oneLineHeadline];
+  lines.push(...headline);
 
   if (card.cells.length > 0) {
     lines.push('');
@@ -101,7 +152,18 @@ export function renderSummary(
         rows[i].push(...streamFigures(cell.stream));
       });
     }
-    const widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]].length)));
+    let widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]].length)));
+    // On a narrow terminal the prompt and provider labels give way; the figures are never cut.
+    const over = width === undefined ? 0 : widths.reduce((a, b) => a + b, 2 * (widths.length - 1)) - width;
+    if (over > 0) {
+      const provider = Math.max(8, widths[1] - Math.ceil(over / 3));
+      const prompt = Math.max(10, widths[0] - (over - (widths[1] - provider)));
+      card.cells.forEach((cell, i) => {
+        rows[i][0] = oneLine(cell.promptLabel, prompt);
+        rows[i][1] = oneLine(cell.providerId, provider);
+      });
+      widths = header.map((h, i) => Math.max([...h].length, ...rows.map((r) => [...r[i]].length)));
+    }
     const numeric = new Set([2, 3, 4, 6, 7, 8, 9]);
     const fmt = (r: string[]): string => r.map((v, i) => pad(v, widths[i], numeric.has(i))).join('  ');
     lines.push(paint(style, 'dim', fmt(header)));
@@ -161,17 +223,7 @@ export function renderSummary(
 
   if (card.failures.length > 0) {
     lines.push('');
-    const total = card.failures.length + card.failuresOmitted;
-    lines.push(paint(style, 'bold', `Failures and errors (${total})`));
-    for (const f of card.failures) {
-      const mark = f.status === 'error' ? paint(style, 'yellow', '! error') : paint(style, 'red', '✗ fail ');
-      const what = caseLabel(f);
-      const trial = manifest.options.repeat > 1 ? ` · trial ${f.trial + 1}` : '';
-      lines.push(`  ${mark} ${what} · ${oneLine(f.promptLabel, 30)} · ${oneLine(f.providerId, 30)}${trial}`);
-      const assertion = f.assertion && f.assertion !== 'error' ? `${f.assertion}: ` : '';
-      lines.push(`           ${paint(style, 'dim', oneLine(`${assertion}${f.reason}`, 160))}`);
-    }
-    if (card.failuresOmitted > 0) lines.push(`  … and ${card.failuresOmitted} more (see results.jsonl)`);
+    lines.push(...renderFailures(manifest, card, runDir, style, width));
   }
 
   if (manifest.grader) lines.push('', `Grader: ${graderLine(manifest.grader)}`);
@@ -193,9 +245,91 @@ export function renderSummary(
       ),
     );
   }
+  // After a list of failures the screen ends on the outcome, not on the last failure.
+  if (card.failures.length > 0) lines.push('', ...headline);
   lines.push('');
   lines.push(paint(style, 'dim', `Run written to ${printable(runDir)}`));
-  return `${lines.join('\n')}\n`;
+  // Paths and commands a person copies are never cut; every other line fits the terminal.
+  const whole = (l: string): boolean =>
+    /^\s*(Run written to|… and \d+ more|or run the failing tests again)/.test(l.replace(SGR, ''));
+  return `${lines.map((l) => (whole(l) ? l : fitLine(l, width))).join('\n')}\n`;
+}
+
+/** Failing tests listed on the console; the rest are counted and pointed at. */
+const FAILING_TESTS_SHOWN = 10;
+
+/**
+ * The failures, one entry per failing test however many prompts × providers (and trials) it
+ * failed in: the test, where it failed, the failing assertion's reason, and a one-line excerpt of
+ * what the model said (escaped). The rest are counted and pointed at the report and
+ * `--filter-failing`.
+ */
+function renderFailures(
+  manifest: RunManifest,
+  card: Scorecard,
+  runDir: string,
+  style: ConsoleStyle,
+  width: number | undefined,
+): string[] {
+  const total = card.failures.length + card.failuresOmitted;
+  const lines = [paint(style, 'bold', `Failures and errors (${total})`)];
+  const groups = new Map<string, FailureNote[]>();
+  for (const f of card.failures) {
+    const list = groups.get(f.caseId);
+    if (list) list.push(f);
+    else groups.set(f.caseId, [f]);
+  }
+  const text = Math.max(40, (width ?? 172) - 12);
+  let shownJobs = 0;
+  for (const notes of [...groups.values()].slice(0, FAILING_TESTS_SHOWN)) {
+    shownJobs += notes.length;
+    const f = notes[0];
+    const errorsOnly = notes.every((n) => n.status === 'error');
+    const mark = errorsOnly ? paint(style, 'yellow', '! error') : paint(style, 'red', '✗ fail ');
+    const where =
+      notes.length === 1
+        ? `${oneLine(f.promptLabel, 30)} · ${oneLine(f.providerId, 30)}${manifest.options.repeat > 1 ? ` · trial ${f.trial + 1}` : ''}`
+        : spread(notes, manifest.options.repeat > 1);
+    const title = `  ${mark} ${caseLabel(f)}`;
+    const visible = (l: string): number => [...l.replace(SGR, '')].length;
+    // Where it failed goes on a line of its own when the terminal has no room beside the name.
+    if (width === undefined || visible(`${title} · ${where}`) <= width) lines.push(`${title} · ${where}`);
+    else lines.push(title, `           ${paint(style, 'dim', where)}`);
+    // The first failing assertion's reason; other assertions that failed elsewhere are counted.
+    const assertions = new Set(notes.map((n) => n.assertion ?? ''));
+    const others = assertions.size > 1 ? ` (and ${plural(assertions.size - 1, 'other assertion')})` : '';
+    const reason = `${f.assertion && f.assertion !== 'error' ? `${f.assertion}: ` : ''}${f.reason}`;
+    lines.push(`           ${paint(style, 'dim', `${oneLine(reason, text - others.length)}${others}`)}`);
+    if (f.output !== undefined && f.output !== '')
+      lines.push(
+        `           ${paint(style, 'dim', `output: ${oneLine(JSON.stringify(f.output), text - 8)}`)}`,
+      );
+    else if (!errorsOnly) lines.push(`           ${paint(style, 'dim', 'output: (empty)')}`);
+  }
+  const more = total - shownJobs;
+  if (more > 0) {
+    const report = join(runDir, 'report.html');
+    // The run as the person would type it: relative to where they are, when it is below.
+    const under = relative(process.cwd(), runDir);
+    const run = printable(under && !under.startsWith('..') && !isAbsolute(under) ? under : runDir);
+    const see = existsSync(report) ? pathToFileURL(report).href : `assay report ${run} --format html`;
+    const suite = manifest.suite.path
+      ? ` ${printable(relative(process.cwd(), manifest.suite.path) || '.')}`
+      : '';
+    lines.push(`  … and ${more} more in the report: ${see}`);
+    lines.push(`    or run the failing tests again: assay eval${suite} --filter-failing ${run}`);
+  }
+  return lines;
+}
+
+/** Where a test failed, briefly: `2 prompts × 3 providers`, `in 3 of its trials`. */
+function spread(notes: FailureNote[], repeated: boolean): string {
+  const prompts = new Set(notes.map((n) => n.promptLabel)).size;
+  const providers = new Set(notes.map((n) => n.providerId)).size;
+  if (prompts === 1 && providers === 1)
+    return `${oneLine(notes[0].promptLabel, 30)} · ${oneLine(notes[0].providerId, 30)} · ${plural(notes.length, repeated ? 'trial' : 'job')}`;
+  const parts = [plural(prompts, 'prompt'), plural(providers, 'provider')];
+  return `fails in ${parts.join(' × ')}${repeated ? ` (${plural(notes.length, 'job')})` : ''}`;
 }
 
 /** A stream summary's time to first token (ms) and tokens per second, as printed ('–' where unknown). */
@@ -312,11 +446,33 @@ export function renderResultLine(r: JobResult, style: ConsoleStyle): string {
   return `${mark} ${what} · ${oneLine(r.promptLabel, 24)} · ${oneLine(r.providerId, 30)} · ${r.score.toFixed(2)} · ${Math.round(r.answer.latencyMs)}ms${why}\n`;
 }
 
-/** The live progress line. */
+/** A duration as a clock reads: `0:07`, `12:30`, `1:02:03`. */
+export function clock(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h > 0 ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
+}
+
+/**
+ * The live progress line: jobs done, the tally, the rate, the time since the run started and the
+ * time left at the rate so far (none until a job is done).
+ */
 export function renderProgress(
   p: { done: number; planned: number; pass: number; fail: number; error: number },
   ratePerSec: number,
+  elapsedMs?: number,
 ): string {
   const pct = p.planned > 0 ? ((p.done / p.planned) * 100).toFixed(1) : '100.0';
-  return `[${p.done}/${p.planned}] ${pct}% · ${p.pass} pass · ${p.fail} fail · ${p.error} error · ${ratePerSec.toFixed(0)} jobs/s`;
+  const line = `[${p.done}/${p.planned}] ${pct}% · ${p.pass} pass · ${p.fail} fail · ${p.error} error · ${ratePerSec.toFixed(ratePerSec < 10 ? 1 : 0)} jobs/s`;
+  if (elapsedMs === undefined) return line;
+  const left = p.planned - p.done;
+  const eta =
+    left <= 0
+      ? ''
+      : p.done > 0 && ratePerSec > 0
+        ? ` · ETA ${clock((left / ratePerSec) * 1000)}`
+        : ' · ETA –';
+  return `${line} · ${clock(elapsedMs)} elapsed${eta}`;
 }

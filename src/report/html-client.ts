@@ -11,12 +11,28 @@ h1{font-size:22px;margin:0 0 6px}
 h2{font-size:17px;margin:20px 0 8px}
 main{padding:0 24px 24px}
 .facts{display:flex;flex-wrap:wrap;gap:4px 20px;margin:0 0 12px;color:var(--muted)}
-.facts div{display:flex;gap:6px}.facts dt{font-weight:600}.facts dd{margin:0;overflow-wrap:anywhere}
+.facts div{display:flex;gap:6px;min-width:0}.facts dd{min-width:0}.facts dt{font-weight:600}.facts dd{margin:0;overflow-wrap:break-word}
 .figures{display:flex;flex-wrap:wrap;gap:8px}
 .figure{border:1px solid var(--line);border-radius:6px;padding:6px 10px;background:#fff;min-width:90px}
 .figure .label{display:block;font-size:12px;color:var(--muted)}.figure .value{font-size:17px;font-weight:600}
 .figure.pass .value{color:var(--pass)}.figure.fail .value{color:var(--fail)}.figure.error .value{color:var(--error)}
 .figure.headline{border-color:var(--accent)}
+a.figure.filter{color:inherit;text-decoration:none;cursor:pointer}a.figure.filter:hover{border-color:var(--accent)}a.figure.filter:focus-visible{outline:3px solid var(--accent);outline-offset:1px}
+a.figure.filter[aria-current]{border-color:var(--accent);box-shadow:inset 0 -3px var(--accent)}
+main{display:flex;flex-direction:column}main>*{min-width:0}main.passing>.results{order:1}
+.reasons{border:1px solid var(--line);border-left:4px solid var(--fail);border-radius:6px;padding:6px 10px;margin:0 0 10px;background:#fff}
+.reasons h3{font-size:15px;margin:0}.reasons .stats{margin:0 0 4px}
+.reason-list{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:4.5em max-content minmax(0,1fr) max-content}
+.reason-item{display:grid;grid-column:1/-1;grid-template-columns:subgrid}
+.reason-button{display:grid;grid-column:1/-1;grid-template-columns:subgrid;gap:2px 10px;align-items:baseline;width:100%;border:0;border-top:1px solid var(--line);background:none;font:inherit;color:inherit;text-align:left;padding:4px 2px;cursor:pointer}
+.reason-button:hover,.reason-button[aria-pressed=true]{background:#f6f8fa}.reason-button[aria-pressed=true]{box-shadow:inset 3px 0 var(--accent)}
+.reason-count{font-weight:700;font-variant-numeric:tabular-nums;text-align:right;color:var(--fail)}.reason-item.error .reason-count{color:var(--error)}
+.reason-assertion{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
+.reason-text{overflow-wrap:break-word;min-width:0;display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden}
+.reason-where{color:var(--muted);font-size:12px;white-space:nowrap}
+button.sort{border:1px solid var(--line);border-radius:4px;background:#fff;font:inherit;font-size:11px;padding:0 4px;margin:2px 2px 0 0;cursor:pointer;color:var(--muted)}button.sort.on{color:var(--accent);border-color:var(--accent);font-weight:600}
+.matrix .sorts{display:block;font-weight:400}.matrix th.case-col .sort{margin-left:6px}
+.cell .cell-top{display:flex;justify-content:space-between;gap:6px;flex-wrap:wrap}.cell .cell-stats{font-size:11px;color:var(--muted);font-variant-numeric:tabular-nums;white-space:nowrap}
 .chart{margin:0 0 12px;max-width:900px}.chart figcaption{font-weight:600;margin-bottom:4px}
 .bar-label,.bar-value{font-size:12px;fill:#1f2328}.bar-track{fill:#eaeef2}.bar-fill{fill:#4c9aff}.whisker{stroke:#1f2328;stroke-width:1.5}
 table{border-collapse:collapse}
@@ -26,26 +42,26 @@ table{border-collapse:collapse}
 .controls{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;margin-bottom:8px}
 .controls fieldset{border:1px solid var(--line);border-radius:6px;padding:2px 8px;margin:0;display:flex;gap:8px;flex-wrap:wrap}
 .controls legend{font-size:12px;color:var(--muted)}
-.controls input[type=search]{width:240px;max-width:60vw;padding:4px}
+.controls input[type=search]{width:240px;max-width:60vw;padding:4px}#meta{max-width:24em}
 .keys{color:var(--muted);font-size:12px}
 kbd{border:1px solid var(--line);border-radius:3px;padding:0 3px;font-size:11px}
-.summary{margin:4px 0;color:var(--muted)}
+.summary{margin:4px 0;color:var(--muted)}.summary .show-all{padding:0 8px;font-size:12px}
 .matrix-wrap{overflow-x:auto;border:1px solid var(--line);border-radius:6px}
 .matrix{width:100%;table-layout:fixed;min-width:calc(280px + var(--cols,1) * 220px)}
 .matrix th,.matrix td{border-bottom:1px solid var(--line);border-right:1px solid var(--line);padding:0;vertical-align:top;text-align:left}
 .matrix thead th{background:#f6f8fa;padding:6px 8px;position:sticky;top:0}
 .matrix th.case-col{width:28%}
-.matrix .col-head .col-label{display:block;font-weight:600;overflow-wrap:anywhere}
-.matrix .col-head .col-provider{display:block;color:var(--muted);font-weight:400;overflow-wrap:anywhere}
+.matrix .col-head .col-label{display:block;font-weight:600;overflow-wrap:break-word}
+.matrix .col-head .col-provider{display:block;color:var(--muted);font-weight:400;overflow-wrap:break-word}
 .matrix .col-head .col-rate{display:block;font-weight:400}
 .matrix td.case{padding:6px 8px}
-.case-name{font-weight:600;overflow-wrap:anywhere}
-.case-vars{color:var(--muted);font-size:12px;overflow-wrap:anywhere}
+.case-name{font-weight:600;overflow-wrap:break-word}
+.case-vars{color:var(--muted);font-size:12px;overflow-wrap:break-word}
 .cell{display:block;width:100%;min-height:48px;border:0;text-align:left;padding:6px 8px;font:inherit;cursor:pointer;background:none;color:inherit}
 .cell:focus-visible{outline:3px solid var(--accent);outline-offset:-3px}
 .cell .badge{font-size:11px;font-weight:700;text-transform:uppercase;letter-spacing:.03em}
-.cell .first-lines{display:block;white-space:pre-wrap;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;max-height:4.6em;overflow:hidden}
-.cell .why{display:block;font-size:12px;color:var(--muted);overflow-wrap:anywhere;max-height:3em;overflow:hidden}
+.cell .first-lines{display:block;white-space:pre-wrap;overflow-wrap:break-word;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px;max-height:4.6em;overflow:hidden}
+.cell .why{display:block;font-size:12px;color:var(--muted);overflow-wrap:break-word;max-height:3em;overflow:hidden}
 td.pass{background:var(--pass-bg);box-shadow:inset 4px 0 var(--pass)}td.pass .badge{color:var(--pass)}
 td.fail{background:var(--fail-bg);box-shadow:inset 4px 0 var(--fail)}td.fail .badge{color:var(--fail)}
 td.error{background:var(--error-bg);box-shadow:inset 4px 0 var(--error)}td.error .badge{color:var(--error)}
@@ -56,26 +72,39 @@ td.selected .cell{outline:3px solid var(--accent);outline-offset:-3px}
 button.nav{padding:4px 10px;border:1px solid var(--line);border-radius:6px;background:#f6f8fa;font:inherit;cursor:pointer}
 button.nav:disabled{opacity:.5;cursor:default}
 #case-view{position:fixed;top:0;right:0;bottom:0;width:min(920px,100vw);overflow:auto;background:#fff;border-left:1px solid var(--line);box-shadow:-6px 0 24px rgba(0,0,0,.15);padding:16px 20px;box-sizing:border-box;z-index:10}
-#case-view h2{margin-top:0;padding-right:80px;overflow-wrap:anywhere}
-#case-view .close{position:absolute;top:12px;right:16px}
-#case-view .where{color:var(--muted);overflow-wrap:anywhere}
+#case-view h2{margin:8px 0 0;overflow-wrap:break-word}
+.case-tools{display:flex;gap:8px;align-items:center;flex-wrap:wrap}.case-tools .close{margin-left:auto}
+#case-view .where{color:var(--muted);overflow-wrap:break-word}
 .trials{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:12px}
 .trial{border:1px solid var(--line);border-radius:6px;padding:8px 10px;min-width:0}
 .trial h3{font-size:15px;margin:0 0 6px}
 .trial h4{font-size:13px;margin:10px 0 4px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
 .trial.pass{border-top:4px solid var(--pass)}.trial.fail{border-top:4px solid var(--fail)}.trial.error{border-top:4px solid var(--error)}.trial.skip{border-top:4px solid var(--skip)}
-pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fa;border:1px solid var(--line);border-radius:4px;padding:6px 8px;margin:0;font-size:12px;max-height:28em;overflow:auto}
+pre{white-space:pre-wrap;overflow-wrap:break-word;background:#f6f8fa;border:1px solid var(--line);border-radius:4px;padding:6px 8px;margin:0;font-size:12px;max-height:28em;overflow:auto}
 .msg{margin:4px 0}.msg .role{font-size:11px;font-weight:700;text-transform:uppercase;color:var(--muted)}
 .msg.hole pre{border-style:dashed;background:#fff}
 .hole-mark{font-size:11px;background:#ddf4ff;border:1px solid #54aeff;border-radius:3px;padding:0 4px;margin-left:4px;color:#0550ae}
-.verdicts{width:100%;font-size:12px;table-layout:fixed}.verdicts.vars{table-layout:auto;width:auto}.verdicts.vars th{padding-right:16px}
-.verdicts th:nth-child(1){width:3.2em}.verdicts th:nth-child(2){width:24%}.verdicts th:nth-child(3){width:4.2em}.verdicts th:nth-child(4){width:5.6em}.verdicts th,.verdicts td{border-bottom:1px solid var(--line);padding:3px 4px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+.verdicts{width:100%;font-size:12px;table-layout:fixed}
+.verdicts th:nth-child(1){width:4.6em}.verdicts th:nth-child(2){width:18%}.verdicts th:nth-child(3){width:18%}.verdicts th:nth-child(4){width:4.2em}.verdicts th:nth-child(5){width:5.8em}.verdicts th,.verdicts td{border-bottom:1px solid var(--line);padding:3px 4px;text-align:left;vertical-align:top;overflow-wrap:break-word}
+.verdicts td.mark,.verdicts td.num{white-space:nowrap}.verdicts td.expected{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;white-space:pre-wrap}
+dl.vars{display:grid;grid-template-columns:fit-content(45%) minmax(0,1fr);gap:2px 12px;margin:0;font-size:12px}dl.vars dt{font-weight:600;min-width:0;overflow-wrap:break-word}dl.vars dd{margin:0;min-width:0;overflow-wrap:break-word;white-space:pre-wrap}
 .verdicts tr.v-fail td:first-child{color:var(--fail);font-weight:700}.verdicts tr.v-pass td:first-child{color:var(--pass);font-weight:700}
 .verdicts tr.child td:nth-child(2){padding-left:16px}
 .stats{color:var(--muted);font-size:12px}
 .note{color:var(--muted)}
 footer{padding:12px 24px;color:var(--muted);font-size:12px;border-top:1px solid var(--line)}
-@media (max-width:700px){header,main{padding-left:10px;padding-right:10px}.matrix{min-width:calc(140px + var(--cols,1) * 170px)}.matrix th.case-col{width:140px}.keys{display:none}.figure{min-width:70px}}
+@media (max-width:700px){header,main{padding-left:10px;padding-right:10px}header{padding-top:8px;padding-bottom:8px}h1{font-size:18px;margin-bottom:2px}h2{margin:10px 0 6px}.facts{font-size:12px;margin-bottom:6px;gap:0 12px}.keys{display:none}
+.figures{display:grid;grid-template-columns:repeat(4,minmax(0,1fr));gap:4px}.figure{min-width:0;padding:2px 6px}.figure .label{font-size:11px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}.figure .value{font-size:14px;overflow-wrap:break-word}.figure[data-figure=passRate]{grid-column:span 2}
+.figure.zero{display:none}
+.controls{gap:4px 8px}.controls fieldset{gap:2px 10px;font-size:13px;flex-wrap:nowrap;overflow-x:auto;max-width:100%;box-sizing:border-box;white-space:nowrap;min-width:0}.controls legend{display:none}.controls input[type=search]{width:120px}
+.reason-where{display:none}.reasons .stats{display:none}.reason-button{padding:3px 2px}
+.matrix .col-head .col-rate{display:none}.matrix thead th{padding:4px 6px}
+main.passing>.results{order:0}
+.matrix,.matrix thead,.matrix tbody{display:block;min-width:0}.matrix tr{display:grid;grid-template-columns:repeat(var(--cols,1),minmax(150px,1fr))}.matrix th.case-col{display:none}.matrix td.case{grid-column:1/-1;border-right:0;background:#f6f8fa}.matrix thead th{position:static}
+.matrix-wrap{overflow-x:auto}.matrix{min-width:calc(var(--cols,1) * 150px)}
+.reason-list{grid-template-columns:2.6em max-content minmax(0,1fr)}.reason-text{-webkit-line-clamp:2}
+.verdicts thead{display:none}.verdicts,.verdicts tbody{display:block}.verdicts tr{display:flex;flex-wrap:wrap;gap:0 8px;border-bottom:1px solid var(--line);padding:3px 0}.verdicts td{border:0;padding:0}.verdicts td.none{display:none}.verdicts td.expected::before{content:'expected ';color:var(--muted);font-family:system-ui,sans-serif}.verdicts td.reason{flex-basis:100%}
+#case-view{padding:10px 12px}.trials{grid-template-columns:minmax(0,1fr)}dl.vars{grid-template-columns:minmax(0,1fr)}dl.vars dd{margin-bottom:4px}}
 @media print{.controls,.pager,#case-view,.keys{display:none!important}.matrix-wrap{overflow:visible;border:0}.matrix{min-width:0!important}.matrix thead th{position:static}.cell{min-height:0}td.pass,td.fail,td.error,td.skip,td.flaky{box-shadow:none;border-left:4px solid #888}.cell .first-lines{max-height:none}body{font-size:11px}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}header{background:none}}
 `;
 
@@ -138,19 +167,28 @@ function parseMeta(text) {
 }
 
 // ---- state in the URL hash: #status=fail&q=paris&meta=%5B%22category%22%2C%22math%22%5D&page=2&case=3.1
+// A run with failures or errors opens on them (status "bad": not passing); one without, on all.
+var DEFAULT_STATUS = rows.some(function (r) { return r.fail || r.error; }) ? 'bad' : 'all';
+var STATUSES = ['all', 'bad', 'fail', 'error', 'flaky', 'pass'];
+var SORT_KEYS = ['status', 'score', 'latency'];
 var state = readState();
 function readState() {
   var p = new URLSearchParams(location.hash.replace(/^#/, ''));
-  var status = p.get('status') || 'all';
-  if (['all', 'fail', 'error', 'flaky', 'pass'].indexOf(status) < 0) status = 'all';
-  return { status: status, q: p.get('q') || '', meta: p.get('meta') || '', page: Math.max(0, parseInt(p.get('page') || '1', 10) - 1 || 0), kase: /^\d+\.\d+$/.test(p.get('case') || '') ? p.get('case') : '' };
+  var status = p.get('status') || DEFAULT_STATUS;
+  if (STATUSES.indexOf(status) < 0) status = DEFAULT_STATUS;
+  var sort = p.get('sort') || '';
+  var m = /^(\d+)\.(\w+)\.(a|d)$/.exec(sort);
+  if (!m || SORT_KEYS.indexOf(m[2]) < 0 || Number(m[1]) >= columns.length) sort = '';
+  return { status: status, q: p.get('q') || '', meta: p.get('meta') || '', why: p.get('why') || '', sort: sort, page: Math.max(0, parseInt(p.get('page') || '1', 10) - 1 || 0), kase: /^\d+\.\d+$/.test(p.get('case') || '') ? p.get('case') : '' };
 }
 function writeState(next) {
   state = next;
   var p = new URLSearchParams();
-  if (state.status !== 'all') p.set('status', state.status);
+  if (state.status !== DEFAULT_STATUS) p.set('status', state.status);
   if (state.q) p.set('q', state.q);
   if (state.meta) p.set('meta', state.meta);
+  if (state.why) p.set('why', state.why);
+  if (state.sort) p.set('sort', state.sort);
   if (state.page > 0) p.set('page', String(state.page + 1));
   if (state.kase) p.set('case', state.kase);
   var hash = p.toString();
@@ -219,7 +257,10 @@ function matchesText(row, q) {
 function filtered() {
   var q = state.q.trim().toLowerCase();
   var meta = parseMeta(state.meta);
-  return rows.filter(function (row) {
+  var why = state.why ? reasonByKey.get(state.why) : null;
+  var list = rows.filter(function (row) {
+    if (why && !why.rows.has(row.i)) return false;
+    if (state.status === 'bad' && !row.fail && !row.error) return false;
     if (state.status === 'fail' && !row.fail) return false;
     if (state.status === 'error' && !row.error) return false;
     if (state.status === 'flaky' && !row.flaky) return false;
@@ -227,6 +268,108 @@ function filtered() {
     if (meta && (!row.m || !Object.prototype.hasOwnProperty.call(row.m, meta[0]) || row.m[meta[0]] !== meta[1])) return false;
     return !q || matchesText(row, q);
   });
+  return sortRows(list);
+}
+
+// ---- sorting: by one column's status (worst first), score or latency; cases without that cell last
+var STATUS_RANK = { fail: 0, error: 1, flaky: 2, skip: 3, pass: 4 };
+function mean(trials, key) {
+  var sum = 0;
+  trials.forEach(function (t) { sum += Number(t[key]) || 0; });
+  return sum / trials.length;
+}
+function sortValue(row, c, key) {
+  var trials = row.cells[c];
+  if (!trials) return null;
+  if (key === 'status') return STATUS_RANK[cellStatus(trials)];
+  return mean(trials, key === 'score' ? 'sc' : 'l');
+}
+function sortRows(list) {
+  if (!state.sort) return list;
+  var parts = state.sort.split('.');
+  var c = Number(parts[0]);
+  var key = parts[1];
+  var dir = parts[2] === 'd' ? -1 : 1;
+  var keyed = list.map(function (row) { return { row: row, v: sortValue(row, c, key) }; });
+  keyed.sort(function (a, b) {
+    if (a.v === null || b.v === null) return a.v === null ? (b.v === null ? a.row.i - b.row.i : 1) : -1;
+    return (a.v - b.v) * dir || a.row.i - b.row.i;
+  });
+  return keyed.map(function (k) { return k.row; });
+}
+
+// ---- top failure reasons: every failing or erroring job, grouped by its assertion and reason
+// (the output, where a reason quotes it, is taken out, so one rule failing on many outputs is one group)
+function failingVerdict(list) {
+  for (var i = 0; i < list.length; i++) {
+    var v = list[i];
+    if (!v.p && !v.k) return v;
+  }
+  return null;
+}
+function reasonOf(j) {
+  var assertion, text;
+  if (j.s === 'error') { assertion = 'error'; text = j.e || j.r || 'error'; }
+  else {
+    var v = failingVerdict(j.vd);
+    assertion = v ? v.t : 'case';
+    text = v ? (v.e ? v.r + ' — ' + v.e : v.r) : (j.r || '');
+  }
+  if (j.o && j.o.length >= 8) text = text.split(j.o).join('[output]');
+  text = text.replace(/\s+/g, ' ').trim();
+  if (text.length > 300) text = text.slice(0, 300) + '…';
+  return [assertion, text];
+}
+var reasons = [];
+var reasonByKey = new Map();
+data.jobs.forEach(function (j) {
+  if (j.s !== 'fail' && j.s !== 'error') return;
+  var ar = reasonOf(j);
+  var key = JSON.stringify(ar);
+  var g = reasonByKey.get(key);
+  if (!g) {
+    g = { key: key, assertion: ar[0], reason: ar[1], status: j.s, jobs: 0, rows: new Set(), cols: new Set() };
+    reasonByKey.set(key, g);
+    reasons.push(g);
+  }
+  g.jobs++;
+  g.rows.add(j.i);
+  g.cols.add(j.c);
+});
+reasons.sort(function (a, b) { return b.jobs - a.jobs || b.rows.size - a.rows.size; });
+// On a phone the three most common reasons, so the failing tests are still on the first screen.
+var TOP_REASONS = window.matchMedia && window.matchMedia('(max-width: 700px)').matches ? 3 : 6;
+var reasonsBox = document.getElementById('reasons');
+var allReasons = false;
+function renderReasons() {
+  reasonsBox.textContent = '';
+  if (reasons.length === 0) { reasonsBox.hidden = true; return; }
+  reasonsBox.hidden = false;
+  var failing = data.jobs.filter(function (j) { return j.s === 'fail' || j.s === 'error'; }).length;
+  reasonsBox.appendChild(el('h3', '', 'Top failure reasons'));
+  reasonsBox.appendChild(el('p', 'stats', failing + ' failing or erroring ' + (failing === 1 ? 'job' : 'jobs') + ', ' + reasons.length + (reasons.length === 1 ? ' reason' : ' distinct reasons') + '. Pick one to see its tests.'));
+  var list = el('ol', 'reason-list');
+  (allReasons ? reasons : reasons.slice(0, TOP_REASONS)).forEach(function (g) {
+    var li = el('li', 'reason-item ' + g.status);
+    var b = el('button', 'reason-button');
+    b.type = 'button';
+    b.dataset.reason = g.key;
+    b.setAttribute('aria-pressed', String(state.why === g.key));
+    b.appendChild(el('span', 'reason-count', g.jobs + '×'));
+    b.appendChild(el('span', 'reason-assertion', g.assertion));
+    b.appendChild(el('span', 'reason-text', g.reason || '(no reason given)'));
+    b.appendChild(el('span', 'reason-where', 'in ' + g.rows.size + (g.rows.size === 1 ? ' test' : ' tests') + (columns.length > 1 ? ' · ' + g.cols.size + ' of ' + columns.length + ' columns' : '')));
+    b.addEventListener('click', function () { set({ why: state.why === g.key ? '' : g.key, status: state.status === 'pass' ? 'all' : state.status, page: 0, kase: '' }); });
+    li.appendChild(b);
+    list.appendChild(li);
+  });
+  reasonsBox.appendChild(list);
+  if (reasons.length > TOP_REASONS) {
+    var more = el('button', 'nav', allReasons ? 'Show the top ' + TOP_REASONS + ' only' : 'Show all ' + reasons.length + ' reasons');
+    more.type = 'button';
+    more.addEventListener('click', function () { allReasons = !allReasons; renderReasons(); });
+    reasonsBox.appendChild(more);
+  }
 }
 
 // ---- matrix
@@ -234,24 +377,49 @@ var matrix = document.getElementById('matrix');
 var summary = document.getElementById('summary');
 var pager = document.getElementById('pager');
 var shown = [];
+var SORT_NAMES = { status: 'status', score: 'score', latency: 'latency' };
+function sortButton(c, key) {
+  var parts = state.sort.split('.');
+  var on = state.sort && Number(parts[0]) === c && parts[1] === key;
+  var dir = on ? parts[2] : '';
+  var b = el('button', 'sort' + (on ? ' on' : ''), SORT_NAMES[key] + (dir === 'a' ? ' ▲' : dir === 'd' ? ' ▼' : ''));
+  b.type = 'button';
+  b.dataset.sort = key;
+  b.title = 'sort the tests by this column’s ' + SORT_NAMES[key] + (dir === 'a' ? ' (descending next)' : '');
+  b.setAttribute('aria-pressed', String(!!on));
+  b.addEventListener('click', function () { set({ sort: c + '.' + key + '.' + (dir === 'a' ? 'd' : 'a'), page: 0 }); });
+  return b;
+}
 function header() {
   var thead = el('thead');
   var tr = el('tr');
-  var first = el('th', 'case-col', 'Test');
+  var first = el('th', 'case-col');
   first.scope = 'col';
+  first.appendChild(el('span', 'col-label', 'Test'));
+  if (state.sort) {
+    var plan = el('button', 'sort', 'plan order');
+    plan.type = 'button';
+    plan.title = 'back to the order the suite lists its tests in';
+    plan.addEventListener('click', function () { set({ sort: '', page: 0 }); });
+    first.appendChild(plan);
+  }
   tr.appendChild(first);
-  columns.forEach(function (c) {
+  columns.forEach(function (c, i) {
     var th = el('th', 'col-head');
     th.scope = 'col';
     th.appendChild(el('span', 'col-label', c.label));
     th.appendChild(el('span', 'col-provider', c.provider));
     if (c.counts) th.appendChild(el('span', 'col-rate', 'pass rate ' + c.passRate + ' · ' + c.counts.pass + ' pass, ' + c.counts.fail + ' fail, ' + c.counts.error + ' error'));
+    var sorts = el('span', 'sorts');
+    sorts.appendChild(el('span', 'stats', 'sort: '));
+    SORT_KEYS.forEach(function (key) { sorts.appendChild(sortButton(i, key)); });
+    th.appendChild(sorts);
+    if (state.sort && Number(state.sort.split('.')[0]) === i) th.setAttribute('aria-sort', state.sort.split('.')[2] === 'd' ? 'descending' : 'ascending');
     tr.appendChild(th);
   });
   thead.appendChild(tr);
   return thead;
 }
-var thead = header();
 // Every column keeps a readable width; many columns scroll sideways inside the matrix's box.
 matrix.style.setProperty('--cols', String(columns.length));
 function firstLines(text) {
@@ -270,7 +438,10 @@ function cellButton(row, c, trials) {
   var passed = judged.filter(function (t) { return t.s === 'pass'; }).length;
   var label = st === 'flaky' ? 'flaky' : st;
   if (trials.length > 1) label += ' · ' + passed + '/' + judged.length + ' trials';
-  b.appendChild(el('span', 'badge', label));
+  var top = el('span', 'cell-top');
+  top.appendChild(el('span', 'badge', label));
+  top.appendChild(el('span', 'cell-stats', fmtNum(mean(trials, 'sc'), 2) + ' · ' + Math.round(mean(trials, 'l')) + ' ms'));
+  b.appendChild(top);
   var j = trials[0];
   b.appendChild(el('span', 'first-lines', j.s === 'error' && j.o === null ? (j.e || j.r || 'error') : firstLines(j.o)));
   if (st !== 'pass' && st !== 'skip') {
@@ -288,7 +459,7 @@ function renderMatrix() {
   var page = Math.min(state.page, pages - 1);
   var slice = shown.slice(page * PAGE, page * PAGE + PAGE);
   matrix.textContent = '';
-  matrix.appendChild(thead);
+  matrix.appendChild(header());
   var tbody = el('tbody');
   slice.forEach(function (row) {
     var tr = el('tr');
@@ -313,7 +484,16 @@ function renderMatrix() {
     ? 'This run has no results.'
     : shown.length === rows.length
     ? 'Tests ' + from + '–' + (page * PAGE + slice.length) + ' of ' + rows.length
-    : shown.length + ' of ' + rows.length + ' tests match' + (shown.length > 0 ? ' · showing ' + from + '–' + (page * PAGE + slice.length) : '');
+    : shown.length + ' of ' + rows.length + ' tests ' + (state.status === 'bad' && !state.q && !state.meta && !state.why ? 'fail or error' : 'match') + (shown.length > 0 ? ' · showing ' + from + '–' + (page * PAGE + slice.length) : '');
+  var why = state.why ? reasonByKey.get(state.why) : null;
+  if (why) summary.textContent += ' · failing with ' + why.assertion + ': ' + (why.reason.length > 80 ? why.reason.slice(0, 80) + '…' : why.reason);
+  if (shown.length < rows.length) {
+    var all = el('button', 'nav show-all', 'show all ' + rows.length);
+    all.type = 'button';
+    all.addEventListener('click', function () { set({ status: 'all', q: '', meta: '', why: '', page: 0 }); });
+    summary.appendChild(document.createTextNode(' '));
+    summary.appendChild(all);
+  }
   pager.textContent = '';
   if (pages > 1) {
     var prev = el('button', 'nav', '‹ Previous');
@@ -345,8 +525,9 @@ function fmtNum(x, digits) { return typeof x === 'number' && isFinite(x) ? x.toF
 function verdictRows(tbody, list, child) {
   list.forEach(function (v) {
     var tr = el('tr', (v.p ? 'v-pass' : 'v-fail') + (child ? ' child' : ''));
-    tr.appendChild(el('td', '', v.k ? 'skipped' : v.p ? 'pass' : 'fail'));
-    tr.appendChild(el('td', '', v.t + (v.w !== undefined ? ' (weight ' + v.w + ')' : '')));
+    tr.appendChild(el('td', 'mark', v.k ? 'skipped' : v.p ? 'pass' : 'fail'));
+    tr.appendChild(el('td', 'assertion', v.t + (v.w !== undefined ? ' (weight ' + v.w + ')' : '')));
+    tr.appendChild(el('td', v.x === undefined ? 'expected none' : 'expected', v.x === undefined ? '—' : v.x));
     tr.appendChild(el('td', 'num', fmtNum(v.s, 3)));
     tr.appendChild(el('td', 'num', v.th === undefined ? '—' : String(v.th)));
     var why = el('td', 'reason');
@@ -391,7 +572,7 @@ function trialView(j, cols) {
   else {
     var t = el('table', 'verdicts');
     var head = el('tr');
-    ['', 'assertion', 'score', 'threshold', 'reason'].forEach(function (x) { head.appendChild(el('th', '', x)); });
+    ['', 'assertion', 'expected', 'score', 'threshold', 'reason'].forEach(function (x) { head.appendChild(el('th', '', x)); });
     var th = el('thead');
     th.appendChild(head);
     t.appendChild(th);
@@ -419,11 +600,28 @@ function renderCase() {
   var c = Number(parts[1]);
   var trials = row && row.cells[c];
   if (!trials) { view.hidden = true; return; }
+  var active = document.activeElement;
+  var refocus = active && view.contains(active) && active.classList.contains('nav') ? active.className : '';
   view.textContent = '';
+  var tools = el('div', 'case-tools');
+  var cells = shownCells();
+  var at = cells.indexOf(state.kase);
+  var prev = el('button', 'nav prev-case', '‹ Previous');
+  prev.type = 'button';
+  prev.disabled = at <= 0;
+  prev.addEventListener('click', function () { goCase(cells, at - 1); });
+  var next = el('button', 'nav next-case', 'Next ›');
+  next.type = 'button';
+  next.disabled = at < 0 || at >= cells.length - 1;
+  next.addEventListener('click', function () { goCase(cells, at + 1); });
+  tools.appendChild(prev);
+  tools.appendChild(el('span', 'stats case-pos', at < 0 ? 'not in the filtered list' : (at + 1) + ' of ' + cells.length));
+  tools.appendChild(next);
   var close = el('button', 'nav close', 'Close ✕');
   close.type = 'button';
   close.addEventListener('click', function () { set({ kase: '' }); });
-  view.appendChild(close);
+  tools.appendChild(close);
+  view.appendChild(tools);
   var title = el('h2', '', row.n);
   title.id = 'case-title';
   view.appendChild(title);
@@ -431,12 +629,10 @@ function renderCase() {
   view.appendChild(el('div', 'where', 'case ' + row.id + ' · ' + col.label + ' · ' + col.provider + (row.src ? ' · ' + row.src : '')));
   if (row.v) {
     view.appendChild(el('h4', '', 'Vars'));
-    var vt = el('table', 'verdicts vars');
+    var vt = el('dl', 'vars');
     Object.keys(row.v).forEach(function (k) {
-      var tr = el('tr');
-      tr.appendChild(el('th', '', k));
-      tr.appendChild(el('td', '', row.v[k]));
-      vt.appendChild(tr);
+      vt.appendChild(el('dt', '', k));
+      vt.appendChild(el('dd', '', row.v[k]));
     });
     view.appendChild(vt);
   }
@@ -445,17 +641,38 @@ function renderCase() {
   trials.slice().sort(function (a, b) { return a.t - b.t; }).forEach(function (j) { grid.appendChild(trialView(j, trials.length)); });
   view.appendChild(grid);
   view.hidden = false;
-  close.focus();
+  var again = refocus && view.querySelector('button.' + refocus.split(' ').join('.'));
+  if (again && !again.disabled) again.focus();
+  else close.focus();
+}
+/** Every cell of the tests the matrix shows, in order (row by row), as case references. */
+function shownCells() {
+  var list = [];
+  shown.forEach(function (row) {
+    row.cells.forEach(function (trials, c) { if (trials) list.push(row.i + '.' + c); });
+  });
+  return list;
+}
+function goCase(cells, k) {
+  if (k < 0 || k >= cells.length) return;
+  var i = Number(cells[k].split('.')[0]);
+  var at = shown.findIndex(function (row) { return row.i === i; });
+  set({ kase: cells[k], page: Math.floor(at / PAGE) });
 }
 var drawn = '';
 var lastCase = '';
 function render() {
   // The matrix is redrawn only when what it shows changes; opening a case only marks its cell.
-  var view = [state.status, state.q, state.meta, state.page].join('\u0000');
+  var view = [state.status, state.q, state.meta, state.why, state.sort, state.page].join('\u0000');
   if (view !== drawn) {
     renderMatrix();
+    renderReasons();
     drawn = view;
   }
+  Array.prototype.forEach.call(document.querySelectorAll('a.figure.filter'), function (a) {
+    if (a.dataset.status === state.status) a.setAttribute('aria-current', 'true');
+    else a.removeAttribute('aria-current');
+  });
   Array.prototype.forEach.call(matrix.querySelectorAll('td.selected'), function (td) { td.classList.remove('selected'); });
   if (state.kase) {
     var b = matrix.querySelector('button.cell[data-case="' + state.kase + '"]');

@@ -37,6 +37,11 @@ function figure(label: string, value: string, cls = '', testId = ''): string {
   return `<div class="figure ${cls}"${testId ? ` data-figure="${h(testId)}"` : ''}><span class="label">${h(label)}</span><span class="value">${h(value)}</span></div>`;
 }
 
+/** A count that is also a filter of the matrix: a link to the results showing that status. */
+function filterFigure(label: string, value: string, cls: string, testId: string, status: string): string {
+  return `<a class="figure filter ${cls}" data-figure="${h(testId)}" data-status="${h(status)}" href="#status=${h(status)}" title="${h(`show ${status === 'all' ? 'every test' : `the ${label} tests`} in the results`)}"><span class="label">${h(label)}</span><span class="value">${h(value)}</span></a>`;
+}
+
 /** The header: what was run and its figures (counts, pass rate with interval, score, tokens, cost, time). */
 function headerHtml(manifest: RunManifest, card: Scorecard): string {
   const c = card.counts;
@@ -56,11 +61,11 @@ function headerHtml(manifest: RunManifest, card: Scorecard): string {
   if (manifest.status !== 'complete')
     facts.push(['status', `${manifest.status}${manifest.stopReason ? `: ${manifest.stopReason}` : ''}`]);
   const figures = [
-    figure('jobs', String(c.total), '', 'total'),
-    figure('passed', String(c.pass), 'pass', 'pass'),
-    figure('failed', String(c.fail), c.fail > 0 ? 'fail' : '', 'fail'),
-    figure('errors', String(c.error), c.error > 0 ? 'error' : '', 'error'),
-    figure('skipped', String(c.skip), '', 'skip'),
+    filterFigure('jobs', String(c.total), '', 'total', 'all'),
+    filterFigure('passed', String(c.pass), 'pass', 'pass', 'pass'),
+    filterFigure('failed', String(c.fail), c.fail > 0 ? 'fail' : '', 'fail', 'fail'),
+    filterFigure('errors', String(c.error), c.error > 0 ? 'error' : '', 'error', 'error'),
+    figure('skipped', String(c.skip), c.skip === 0 ? 'zero' : '', 'skip'),
     figure('pass rate (95% CI)', formatRate(card.passRate), '', 'passRate'),
     figure('mean score', card.meanScore.toFixed(3), '', 'meanScore'),
   ];
@@ -110,13 +115,12 @@ function metricsHtml(card: Scorecard, columns: ScorecardCell[]): string {
 }
 
 /** One horizontal bar with its interval whisker, for a value in [0, 1]. */
-function bar(y: number, label: string, value: Rate, text: string, width: number): string {
-  const x0 = 200;
+function bar(y: number, label: string, value: Rate, text: string, width: number, x0: number): string {
   // The rest of the width holds the figure written after the bar.
   const span = width - x0 - 290;
   const x = (v: number): number => x0 + Math.max(0, Math.min(1, v)) * span;
   const title = `${label}: ${text}`;
-  return `<g><title>${h(title)}</title><text x="${x0 - 8}" y="${y + 13}" text-anchor="end" class="bar-label">${h(label.length > 28 ? `${label.slice(0, 27)}…` : label)}</text>
+  return `<g><title>${h(title)}</title><text x="${x0 - 8}" y="${y + 13}" text-anchor="end" class="bar-label">${h(barLabel(label))}</text>
 <rect x="${x0}" y="${y + 2}" width="${span}" height="16" class="bar-track"/>
 <rect x="${x0}" y="${y + 2}" width="${(x(value.value) - x0).toFixed(1)}" height="16" class="bar-fill"/>
 <line x1="${x(value.low).toFixed(1)}" x2="${x(value.high).toFixed(1)}" y1="${y + 10}" y2="${y + 10}" class="whisker"/>
@@ -125,12 +129,39 @@ function bar(y: number, label: string, value: Rate, text: string, width: number)
 <text x="${x0 + span + 8}" y="${y + 13}" class="bar-value">${h(text)}</text></g>`;
 }
 
+/** Longest bar label drawn whole; a longer one is cut (the bar's title has it all). */
+const BAR_LABEL_CHARS = 40;
+
+function barLabel(label: string): string {
+  const chars = [...label];
+  return chars.length > BAR_LABEL_CHARS ? `${chars.slice(0, BAR_LABEL_CHARS - 1).join('')}…` : label;
+}
+
+/**
+ * A bar label's width in the chart's units (12px sans), over-estimated a little per kind of
+ * character so that no label runs off the chart's left edge (LVE's path-like names, capitals, CJK).
+ */
+function labelWidth(label: string): number {
+  let w = 0;
+  for (const ch of label) {
+    if (/[ilIjtf.,:;'|!()[\] ]/.test(ch)) w += 4;
+    else if (/[mwMW@%]/.test(ch)) w += 11;
+    else if (/[A-Z0-9_\-/]/.test(ch)) w += 8.5;
+    else if (ch.codePointAt(0)! > 0x2e80) w += 12.5;
+    else w += 7;
+  }
+  return w;
+}
+
 /** A bar chart as inline SVG: one bar per group, each with its 95% interval as a whisker. */
 function chart(title: string, bars: { label: string; value: Rate; text: string }[]): string {
   const width = 800;
   const height = bars.length * 24 + 8;
+  // The label column is as wide as the longest (cut) label, so no label runs off the left edge.
+  const longest = Math.max(0, ...bars.map((b) => labelWidth(barLabel(b.label))));
+  const x0 = Math.min(400, Math.max(80, Math.ceil(longest) + 16));
   return `<figure class="chart"><figcaption>${h(title)}</figcaption><svg role="img" aria-label="${h(title)}" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet">${bars
-    .map((b, i) => bar(i * 24 + 4, b.label, b.value, b.text, width))
+    .map((b, i) => bar(i * 24 + 4, b.label, b.value, b.text, width, x0))
     .join('')}</svg></figure>`;
 }
 
@@ -220,16 +251,15 @@ export async function writeHtmlReport(runDir: string, card: Scorecard, out: Writ
 </head>
 <body>
 ${headerHtml(manifest, card)}
-<main>
-${breakdownsHtml(card, breakdowns)}
-${metricsHtml(card, columns)}
-${flakyHtml(card)}
-<section class="results" aria-label="Results">
+<main class="${card.counts.fail + card.counts.error > 0 ? 'failing' : 'passing'}">
+<section class="results" aria-label="Results" id="results">
 <h2>Results</h2>
+<section class="reasons" id="reasons" aria-label="Top failure reasons" hidden></section>
 <noscript><p>The matrix, filters and case view need JavaScript; the figures above do not.</p></noscript>
 <form class="controls" id="controls" role="search">
 <fieldset class="status-filter"><legend>Show</legend>
 <label><input type="radio" name="status" value="all" checked> all</label>
+<label><input type="radio" name="status" value="bad"> not passing</label>
 <label><input type="radio" name="status" value="fail"> failures</label>
 <label><input type="radio" name="status" value="error"> errors</label>
 <label><input type="radio" name="status" value="flaky"> flaky</label>
@@ -243,6 +273,9 @@ ${flakyHtml(card)}
 <div class="matrix-wrap"><table class="matrix" id="matrix"></table></div>
 <nav class="pager" id="pager" aria-label="Pages"></nav>
 </section>
+${breakdownsHtml(card, breakdowns)}
+${metricsHtml(card, columns)}
+${flakyHtml(card)}
 </main>
 <aside id="case-view" role="dialog" aria-modal="false" aria-labelledby="case-title" hidden></aside>
 <footer>Written by assay ${h(manifest.assayVersion ?? '')} from ${h(manifest.runId)} (results.jsonl, manifest.json). Outputs are shown as text.</footer>

@@ -12,6 +12,8 @@ export const OUTPUT_CHARS = 8000;
 export const TEXT_CHARS = 3000;
 /** Longest var value kept. */
 const VAR_CHARS = 1000;
+/** Longest expected value of an assertion kept. */
+const EXPECTED_CHARS = 500;
 
 /** A text cut to `max` characters, and how many were cut. */
 export function cut(text: string, max: number): { text: string; cut: number } {
@@ -39,6 +41,8 @@ export interface VerdictRow {
   s: number;
   /** threshold, when the assertion had one */
   th?: number;
+  /** the expected value (after template rendering), as text */
+  x?: string;
   /** reason */
   r: string;
   e?: string;
@@ -114,6 +118,8 @@ function verdictRow(v: Verdict): VerdictRow {
   const row: VerdictRow = { t: v.type, p: v.pass, s: v.score, r: cutText(v.reason ?? '') };
   const threshold = v.assertion?.threshold;
   if (threshold !== undefined) row.th = threshold;
+  const expected = v.renderedValue !== undefined ? v.renderedValue : v.assertion?.value;
+  if (expected !== undefined && expected !== null) row.x = cutText(asText(expected), EXPECTED_CHARS);
   if (v.error) row.e = cutText(v.error);
   if (v.weight !== undefined && v.weight !== 1) row.w = v.weight;
   const g = graderWords(v);

@@ -2,7 +2,7 @@
 // in Chromium, from two real runs: the verdict and every metric are compare's, the flipped cases
 // show both outputs, and a hostile output is text.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Comparison } from '../../src/analysis/compare.js';
@@ -18,6 +18,8 @@ let dir: string;
 let comparison: Comparison;
 let page1: string;
 let page2: string;
+let baselineDir: string;
+let candidateDir: string;
 let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
 
 before(async () => {
@@ -27,6 +29,13 @@ before(async () => {
   // The candidate: Japan now passes, the hostile case now fails (its reply is in the page).
   const changed = CAPITALS.replace('value: Tokyo', 'value: Japan').replace('value: capital', 'value: absent');
   const candidate = await evalSuite(dir, changed);
+  // Both runs' own reports, which the comparison page links to.
+  for (const run of [baseline, candidate]) {
+    const w = await runCli(['report', run.runDir, '--format', 'html'], { cwd: dir });
+    assert.equal(w.code, 0, w.stderr);
+  }
+  baselineDir = baseline.runDir;
+  candidateDir = candidate.runDir;
   const json = await runCli(['compare', baseline.runDir, candidate.runDir, '--json'], { cwd: dir });
   comparison = JSON.parse(json.stdout) as Comparison;
   page1 = join(dir, 'compare.html');
@@ -70,8 +79,77 @@ describe('the comparison page', { skip: missing }, () => {
       assert.equal(await page.evaluate('window.__pwned'), undefined);
       if (file === page1)
         await page.screenshot({ path: join(repoRoot, 'test-artifacts', 'compare.png'), fullPage: true });
+      // The page names the suite and the models, and says what an unclear result means in plain words.
+      assert.equal(await page.locator('h1').innerText(), 'Capitals (report test)');
+      assert.equal(await page.locator('.models').innerText(), 'models: echo');
+      const plain = await page.locator('ul.plain li').allInnerTexts();
+      const unclear = comparison.metrics.filter(
+        (m) => m.verdict === 'inconclusive' || m.verdict === 'unchanged',
+      );
+      assert.ok(unclear.length > 0);
+      assert.equal(plain.length, unclear.length);
+      for (const [i, m] of unclear.entries()) {
+        const detects = Number.isFinite(m.minimumDetectable)
+          ? `this suite detects changes of ${(m.minimumDetectable * 100).toFixed(1)} points or more`
+          : `with ${m.pairs} cases, this suite cannot detect a change of any size`;
+        const moved =
+          m.delta === 0 ? `did not move over ${m.pairs} cases` : `could be noise with ${m.pairs} cases`;
+        assert.ok(plain[i].includes(moved) && plain[i].endsWith(`; ${detects}.`), plain[i]);
+        assert.ok(plain[i].startsWith(`${m.cell.promptLabel} · ${m.cell.providerId}: `), plain[i]);
+      }
+      // Both runs' reports are a click away, from wherever the page was written.
+      for (const [side, runDir] of [
+        ['baseline', baselineDir],
+        ['candidate', candidateDir],
+      ]) {
+        const link = page.locator(`a[data-report="${side}"]`);
+        assert.equal(
+          new URL(await link.evaluate((a) => (a as unknown as { href: string }).href)).pathname,
+          join(runDir, 'report.html'),
+        );
+      }
+      await page.locator('a[data-report="candidate"]').click();
+      await page.waitForURL(/report\.html/);
+      assert.equal(await page.locator('header h1').innerText(), 'Capitals (report test)');
       await page.close();
       assert.deepEqual(errors, []);
     }
+  });
+
+  it('says "inconclusive" in plain words with the smallest change the suite detects', async () => {
+    // 40 tests; the candidate fails 4 that passed: −10 points, too few flips to tell from noise.
+    const d = join(tmp.dir, 'noise');
+    mkdirSync(d);
+    const suite = (failing: number) =>
+      `description: Noise\nprompts: ['item {{n}}']\nproviders: [echo]\ntests:\n${Array.from(
+        { length: 40 },
+        (_, i) =>
+          `  - vars: { n: ${i} }\n    assert: [{ type: contains, value: '${i < failing ? 'absent' : 'item'}' }]`,
+      ).join('\n')}\n`;
+    const a = await evalSuite(d, suite(0));
+    const b = await evalSuite(d, suite(4));
+    const out = join(d, 'noise.html');
+    // Every eval writes its report.html; the candidate's is removed, to see the page say how to write one.
+    assert.ok(existsSync(join(b.runDir, 'report.html')));
+    rmSync(join(b.runDir, 'report.html'));
+    const r = await runCli(['compare', a.runDir, b.runDir, '-o', out], { cwd: d });
+    const json = JSON.parse(
+      (await runCli(['compare', a.runDir, b.runDir, '--json'], { cwd: d })).stdout,
+    ) as Comparison;
+    assert.equal(json.verdict, 'inconclusive', r.stdout);
+    const m = json.metrics[0];
+    assert.ok(browser);
+    const page = await browser.context.newPage();
+    await page.goto(`file://${out}`);
+    assert.equal(
+      await page.locator('ul.plain li').innerText(),
+      `Inconclusive: −10.0 points in pass rate could be noise with 40 cases; this suite detects changes of ${(m.minimumDetectable * 100).toFixed(1)} points or more.`,
+    );
+    assert.equal(await page.locator('h1').innerText(), 'Noise');
+    // The baseline's report is linked; the candidate has none now: the page says how to write one.
+    const reports = await page.locator('ul.reports').innerText();
+    assert.match(reports, new RegExp(`baseline report .*${a.runDir.split('/').pop()}/report\\.html`));
+    assert.match(reports, /no report\.html in .* \(assay report .* --format html writes it\)/);
+    await page.close();
   });
 });

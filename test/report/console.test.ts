@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { printable } from '../../src/core/printable.js';
 import { formatRate, percent, plural } from '../../src/report/console.js';
-import { cleanEnv, runCli } from '../support/cli.js';
+import { cleanEnv, runCli, runCliInTerminal, SCRIPT } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -68,5 +68,83 @@ tests:
       assert.match(r.stdout, /\\x1b\[2J/, 'the escape is shown, not hidden');
       assert.match(r.stdout, /1 failed · 0 errors/);
     }
+  });
+
+  it('at an 80-column terminal: fits it, one entry per failing test with an output excerpt, points at the report and --filter-failing, ends on the outcome', {
+    skip: SCRIPT ? false : 'no `script` command for a pseudo-terminal',
+  }, async () => {
+    const dir = join(tmp.dir, 'terminal');
+    mkdirSync(dir, { recursive: true });
+    const tests = [
+      `  - description: nasty one\n    vars: {q: nasty}\n    assert: [{type: equals, value: nope}]`,
+    ];
+    for (let i = 0; i < 24; i++)
+      tests.push(
+        `  - description: wrong ${i}\n    vars: {q: 'word ${i}'}\n    assert: [{type: equals, value: nope}]`,
+      );
+    tests.push(`  - description: fine\n    vars: {q: fine}\n    assert: [{type: icontains, value: fine}]`);
+    writeFileSync(
+      join(dir, 'promptfooconfig.yaml'),
+      `description: A suite whose name is long enough to need the whole width of a terminal
+prompts: ['Say {{q}}', 'Repeat {{q}}']
+providers:
+  - id: openai:chat:a-model-with-a-long-name
+    config: {apiBaseUrl: ${mock.baseUrl}, apiKey: k, maxRetries: 0}
+  - id: openai:chat:another-model
+    config: {apiBaseUrl: ${mock.baseUrl}, apiKey: k, maxRetries: 0}
+tests:
+${tests.join('\n')}
+`,
+    );
+    const r = await runCliInTerminal(['eval', 'promptfooconfig.yaml'], {
+      cwd: dir,
+      columns: 80,
+      env: cleanEnv,
+    });
+    assert.equal(r.code, 1, r.raw);
+    // Nothing the model said reaches the terminal raw.
+    assert.ok(!/[\u0007\u202e]|\u001b\]|\u001b\[2J/.test(r.raw), JSON.stringify(r.raw));
+    // At once, before anything else: the suite is being read (on the terminal's stderr).
+    assert.match(r.raw, /^[^\n]*loading suite…/);
+    // The progress line tells the time gone and the time left.
+    assert.match(r.raw, /\[\d+\/104\] [\d.]+% · .* jobs\/s · \d+:\d\d elapsed · ETA (\d+:\d\d|–)/);
+    const screen = r.screen;
+    const copyable = /^\s*(Run written to|Report: file:|… and \d+ more|or run the failing tests again)/;
+    for (const line of screen)
+      if (!copyable.test(line)) assert.ok([...line].length <= 80, `${[...line].length} columns: ${line}`);
+    // 25 failing tests × 2 prompts × 2 providers: each test is one entry, not four.
+    const entries = screen.filter((l) => /^ {2}✗ fail {2}"/.test(l));
+    assert.equal(entries.length, 10);
+    assert.equal(screen.filter((l) => l.includes('"wrong 3"')).length, 1);
+    const at = screen.findIndex((l) => l.includes('"nasty one"'));
+    assert.ok(at >= 0, screen.join('\n'));
+    assert.match(screen[at + 1], /^ +fails in 2 prompts × 2 providers$/);
+    assert.match(screen[at + 2], /^ +equals: /);
+    // The output excerpt: one line, escaped (the reply holds a clear-screen, a hyperlink, a bell).
+    assert.match(
+      screen[at + 3],
+      /^ +output: "answer \\u001b\[2J\\u001b\]8;;http:\/\/evil\.example\\u0007click/,
+    );
+    // The rest are counted and pointed at the report and --filter-failing, not at results.jsonl.
+    const more = screen.findIndex((l) =>
+      /^ {2}… and 60 more in the report: assay report \.assay\/runs\/\S+ --format html$/.test(l),
+    );
+    assert.ok(more >= 0, screen.join('\n'));
+    assert.match(
+      screen[more + 1],
+      /^ {4}or run the failing tests again: assay eval promptfooconfig\.yaml --filter-failing \.assay\/runs\/\S+$/,
+    );
+    assert.ok(!screen.some((l) => l.includes('results.jsonl')));
+    // The screen ends on the outcome (the headline again), then where the run and its report are.
+    const end = screen.map((l) => l.trim()).filter((l) => l !== '');
+    assert.match(end[end.length - 1], /^Report: file:\/\/.*\/report\.html$/);
+    assert.match(end[end.length - 2], /^Run written to /);
+    const headline = end.filter((l) => /^104 jobs: 4 passed · 100 failed · 0 errors$/.test(l));
+    assert.equal(headline.length, 2);
+    assert.match(end[end.length - 4], /^104 jobs: /);
+    assert.match(end[end.length - 3], /^pass rate [\d.]+% \(/);
+    // Piped, nothing of it: no loading line, no progress redraws.
+    const piped = await runCli(['eval', 'promptfooconfig.yaml'], { cwd: dir, env: cleanEnv });
+    assert.doesNotMatch(piped.stderr, /loading suite/);
   });
 });

@@ -131,7 +131,8 @@ describe('the HTML report', { skip: missing }, () => {
   });
 
   it('shows the scorecard’s counts and pass rate, and each column’s', async () => {
-    const page = await open(capitals.html);
+    // A run with failures opens on them; `status=all` shows every test.
+    const page = await open(capitals.html, '#status=all');
     const c = capitals.card.counts;
     assert.equal(await figure(page, 'total'), String(c.total));
     assert.equal(await figure(page, 'pass'), String(c.pass));
@@ -178,7 +179,7 @@ describe('the HTML report', { skip: missing }, () => {
   });
 
   it('search finds a case by its vars, outputs and reasons; metadata narrows', async () => {
-    const page = await open(capitals.html);
+    const page = await open(capitals.html, '#status=all');
     await page.locator('#search').fill('peru');
     await page.waitForURL(/q=peru/);
     await rowsAre(page, 1);
@@ -202,7 +203,7 @@ describe('the HTML report', { skip: missing }, () => {
   });
 
   it('the case view shows messages, output, every verdict and where the test is written', async () => {
-    const page = await open(capitals.html);
+    const page = await open(capitals.html, '#status=all');
     await page.locator('.matrix tbody tr').nth(2).locator('button.cell').first().click();
     const view = page.locator('#case-view');
     await view.waitFor({ state: 'visible' });
@@ -210,8 +211,9 @@ describe('the HTML report', { skip: missing }, () => {
     assert.match(await view.locator('.where').innerText(), /promptfooconfig\.yaml:\d+/);
     const verdicts = await view.locator('.verdicts tbody tr').allInnerTexts();
     assert.equal(verdicts.length, 2);
-    assert.match(verdicts[0], /fail\s+icontains\s+0\.000\s+—\s+Expected output to contain "lima"/);
-    assert.match(verdicts[1], /fail\s+javascript/);
+    // Each verdict shows what the assertion expected.
+    assert.match(verdicts[0], /fail\s+icontains\s+lima\s+0\.000\s+—\s+Expected output to contain "lima"/);
+    assert.match(verdicts[1], /fail\s+javascript\s+output\.length < 5\s/);
     assert.equal(await view.locator('.msg pre').first().innerText(), 'What is the capital of Peru?');
     assert.equal(await view.locator('pre.output').innerText(), 'What is the capital of Peru?');
     await page.screenshot({ path: join(ARTIFACTS, 'report-case-view.png') });
@@ -222,7 +224,7 @@ describe('the HTML report', { skip: missing }, () => {
   });
 
   it('keeps a hostile reply inert and shows it as text', async () => {
-    const page = await open(capitals.html);
+    const page = await open(capitals.html, '#status=all');
     await page.locator('#search').fill('pwned');
     await page.waitForURL(/q=pwned/);
     await rowsAre(page, 1);
@@ -258,7 +260,7 @@ describe('the HTML report', { skip: missing }, () => {
   });
 
   it('pages a large run and keeps the page in the link', async () => {
-    const page = await open(many.html);
+    const page = await open(many.html, '#status=all');
     assert.equal(await page.locator('.matrix tbody tr').count(), 50);
     assert.match(await page.locator('#pager').innerText(), /Page 1 of 3/);
     await page.getByRole('button', { name: 'Next ›' }).click();

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './paths.js';
@@ -75,3 +75,42 @@ export const cleanEnv = {
   OPENAI_BASE_URL: undefined,
   OPENAI_API_BASE_URL: undefined,
 };
+
+/** Where `script` (util-linux) is, to run the CLI on a pseudo-terminal; undefined where there is none. */
+export const SCRIPT = ['/usr/bin/script', '/bin/script'].find((f) => existsSync(f));
+
+/**
+ * Runs the real `assay` on a pseudo-terminal `columns` wide (through `script`), as a person at a
+ * terminal sees it: stdout and stderr interleaved in `raw`, and `screen`, the lines left on the
+ * screen once every line redrawn in place (`\r`) shows its last state.
+ */
+export function runCliInTerminal(
+  args: string[],
+  opts: { cwd: string; columns: number; env?: Record<string, string | undefined> },
+): Promise<{ code: number; raw: string; screen: string[] }> {
+  if (!SCRIPT) throw new Error('no `script` command (util-linux) for a pseudo-terminal');
+  const quote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
+  const command = `stty cols ${opts.columns} rows 60 2>/dev/null; exec ${[process.execPath, join(repoRoot, 'bin', 'assay.js'), ...args].map(quote).join(' ')}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(SCRIPT, ['-qec', command, '/dev/null'], {
+      cwd: opts.cwd,
+      env: childEnv(opts.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let raw = '';
+    child.stdout.on('data', (d) => {
+      raw += d;
+    });
+    child.stderr.on('data', (d) => {
+      raw += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const screen = raw
+        .replace(/\r\n/g, '\n')
+        .split('\n')
+        .map((line) => (line.split('\r').pop() ?? '').replace(/\u001b\[2K/g, ''));
+      resolve({ code: code ?? -1, raw, screen });
+    });
+  });
+}
