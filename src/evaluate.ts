@@ -19,6 +19,7 @@ import { graderCheck, graderRecord } from './evaluate/check-graders.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
 import { RecordedGenerations } from './evaluate/recorded.js';
+import { refuseUnusableProviders } from './evaluate/unusable.js';
 import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
 import { resolveRunSettings } from './evaluate/settings.js';
@@ -257,6 +258,12 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
       }),
     ),
   );
+  // A provider or grader that cannot make a single call (no key) stops the run before it starts. A
+  // re-score calls no provider under test, only the graders.
+  refuseUnusableProviders(suite.source.path, {
+    underTest: recorded ? [] : [...resolved.map((r) => r.provider), ...caseProviders.values()],
+    graders: builtGraders.values(),
+  });
   if (recorded) planned = countRecorded(suite, providers, plan, recorded);
   else if (shard) planned = countPlanned(suite, providers, plan, shard);
   // A re-score covers what its source recorded: the jobs of the suite (of the source's shard) the
