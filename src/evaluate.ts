@@ -19,12 +19,13 @@ import { graderCheck, graderRecord } from './evaluate/check-graders.js';
 import { allowedErrors, type ErrorBudget } from './evaluate/error-budget.js';
 import { countPlanned, newManifest } from './evaluate/manifest.js';
 import { RecordedGenerations } from './evaluate/recorded.js';
-import { refuseUnusableProviders } from './evaluate/unusable.js';
 import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
 import { resolveRunSettings } from './evaluate/settings.js';
+import { refuseUnusableProviders } from './evaluate/unusable.js';
 import { loadSuite } from './formats/detect.js';
 import { createProvider } from './providers/registry.js';
+import type { Provider } from './providers/types.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './providers/types.js';
 import { runCompleteness } from './runlog/completeness.js';
 import { pinFilters, readSelectedFailures } from './runlog/failing.js';
@@ -262,7 +263,10 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   // re-score calls no provider under test, only the graders.
   refuseUnusableProviders(suite.source.path, {
     underTest: recorded ? [] : [...resolved.map((r) => r.provider), ...caseProviders.values()],
-    graders: builtGraders.values(),
+    graders: graderChecks
+      .required()
+      .map((spec) => builtGraders.get(providerKey(spec)))
+      .filter((p): p is Provider => p !== undefined),
   });
   if (recorded) planned = countRecorded(suite, providers, plan, recorded);
   else if (shard) planned = countPlanned(suite, providers, plan, shard);

@@ -25,7 +25,9 @@ let n = 0;
 function suite(providers: string, extra = ''): string {
   const dir = join(tmp.dir, `s${n++}`);
   mkdirSync(dir, { recursive: true });
-  const tests = ['a', 'b', 'c'].map((x) => `  - vars: {x: ${x}}\n    assert: [{type: contains, value: ${x}}]`);
+  const tests = ['a', 'b', 'c'].map(
+    (x) => `  - vars: {x: ${x}}\n    assert: [{type: contains, value: ${x}}]`,
+  );
   writeFileSync(
     join(dir, 'promptfooconfig.yaml'),
     `prompts: ['Say {{x}}']\nproviders: ${providers}\n${extra}tests:\n${tests.join('\n')}\n`,
@@ -72,7 +74,10 @@ describe('a provider that cannot make any call is refused before the run', () =>
     );
     const r = await runCli(['eval', '--no-progress'], { cwd: dir, env: bareEnv() });
     assert.equal(r.code, 2, r.stdout + r.stderr);
-    assert.match(r.stderr, /provider bedrock:anthropic\.claude-3-haiku.*no AWS credentials: set AWS_ACCESS_KEY_ID/);
+    assert.match(
+      r.stderr,
+      /provider bedrock:anthropic\.claude-3-haiku.*no AWS credentials: set AWS_ACCESS_KEY_ID/,
+    );
     assert.equal(mock.stats().requests, 0);
   });
 
