@@ -20,6 +20,7 @@ import { renderComparisonHtml } from '../report/compare-html.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { describeCompleteness, runCompleteness } from '../runlog/completeness.js';
 import { readManifest, readResults } from '../runlog/reader.js';
+import { lastTwoRuns } from '../runlog/runs.js';
 import { writeFileWhole } from '../runlog/write-whole.js';
 import { guard, intFlag, parseFlags } from './common.js';
 import { refuseOverwritingInputs } from './outputs.js';
@@ -167,13 +168,14 @@ async function policyPartial(
   return lines;
 }
 
-const USAGE = `Usage: assay compare BASELINE CANDIDATE [options]
+const USAGE = `Usage: assay compare [BASELINE CANDIDATE] [options]
 
 Pairs the results of two runs case by case (case identity × prompt label × provider, trials
 reduced per case) and says, for each prompt × provider and metric (pass rate, score), whether the
 candidate regressed, improved, is unchanged, or whether the difference is within the noise
 (inconclusive). BASELINE and CANDIDATE are run directories, run ids under --runs-dir, or baseline
-names (assay baseline save). Unlabeled prompts whose text changed pair by position; a case judged
+names (assay baseline save); with neither, the newest run is compared with the run of the same
+suite before it. Unlabeled prompts whose text changed pair by position; a case judged
 on one side only (skipped on the other) is unpaired and listed, never counted as a failure.
 
 Tests: exact McNemar on the cases whose outcome flipped (one trial a case), else a sign-flip
@@ -306,13 +308,22 @@ export async function compareCommand(args: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return 0;
     }
-    if (positionals.length !== 2)
-      throw new InputError(`assay compare: expected BASELINE CANDIDATE, got ${positionals.length} arguments`);
-    const { options, ks, failOn } = compareOptionsFrom(values);
     const dirs = {
       runsDir: values['runs-dir'] ?? '.assay/runs',
       baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
     };
+    // With no runs named: the newest run against the run of the same suite before it.
+    if (positionals.length === 0 && values.policy === undefined) {
+      const { baseline, candidate } = lastTwoRuns(dirs.runsDir);
+      positionals.push(baseline.runId, candidate.runId);
+      if (!values.json)
+        process.stderr.write(
+          `Comparing the last two runs of ${printable(candidate.manifest!.suite.path)}: ${baseline.runId} (baseline) and ${candidate.runId} (candidate)\n`,
+        );
+    }
+    if (positionals.length !== 2)
+      throw new InputError(`assay compare: expected BASELINE CANDIDATE, got ${positionals.length} arguments`);
+    const { options, ks, failOn } = compareOptionsFrom(values);
     if (values.policy !== undefined) return policyCompare(positionals, values, dirs, { options, ks, failOn });
     const [baselineDir, candidateDir] = positionals.map((ref) => resolveRun(ref, dirs));
     if (values.output) refuseOverwritingInputs([values.output], [baselineDir, candidateDir]);

@@ -18,6 +18,9 @@ Usage:
                                    unchanged or inconclusive, with paired statistics
   assay baseline save RUN | list   pin a run as a baseline to compare with
   assay cache stats|clear|prune    inspect or empty the response cache
+  assay runs                       the runs kept in .assay/runs, newest first
+  assay view [RUN]                 open a run's HTML report (the newest run by default)
+  assay init [DIR] [--format F]    write a small suite that runs offline at once
   assay --version | --help
   assay COMMAND --help             options of one command
 
@@ -80,9 +83,15 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./compare.js')).compareCommand(rest);
     case 'baseline':
       return (await import('./baseline.js')).baselineCommand(rest);
+    case 'runs':
+      return (await import('./runs.js')).runsCommand(rest);
+    case 'view':
+      return (await import('./view.js')).viewCommand(rest);
+    case 'init':
+      return (await import('./init.js')).initCommand(rest);
     default:
       process.stderr.write(
-        `assay: unknown command "${command}"; expected eval, validate, hash, merge, rescore, report, compare, baseline or cache (assay --help)\n`,
+        `assay: unknown command "${command}"; expected eval, validate, hash, merge, rescore, report, compare, baseline, cache, runs, view or init (assay --help)\n`,
       );
       return 2;
   }

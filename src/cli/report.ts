@@ -14,6 +14,7 @@ import { resolveOutputFormat, writeOutput } from '../report/formats.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
+import { newestRun } from '../runlog/runs.js';
 import { writeFileWhole } from '../runlog/write-whole.js';
 import { guard, parseFlags, useColor } from './common.js';
 import { COMPARE_FLAGS, compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
@@ -42,18 +43,6 @@ version.
   --runs-dir DIR        where run ids are found (default .assay/runs)
   --baselines-dir DIR   where baseline names are found (default .assay/baselines)
 `;
-
-/** The newest run directory under a folder (run ids sort by time). */
-function newestRun(runsDir: string): string {
-  const root = resolve(runsDir);
-  const ids = existsSync(root)
-    ? readdirSync(root)
-        .filter((id) => existsSync(join(root, id, 'manifest.json')))
-        .sort()
-    : [];
-  if (ids.length === 0) throw new InputError(`assay report: no run in ${runsDir}; give a run directory`);
-  return join(root, ids[ids.length - 1]);
-}
 
 const FORMATS = ['html', 'junit', 'markdown', 'github'] as const;
 type ReportFormat = (typeof FORMATS)[number];
@@ -93,7 +82,7 @@ export async function reportCommand(args: string[]): Promise<number> {
             runsDir,
             baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
           })
-        : newestRun(runsDir);
+        : newestRun(runsDir, 'report');
     if (values.output) refuseOverwritingInputs([values.output], [runDir]);
     if (values.baseline !== undefined)
       return reportComparison(runDir, values.baseline, values, format, values.output);

@@ -52,6 +52,16 @@ export interface LoadOptions {
 }
 
 /**
+ * A small suite of a format that runs offline at once (`assay init --format NAME`): its files, by
+ * path relative to the folder it is written into, and the `assay eval` arguments that run it there.
+ */
+export interface Starter {
+  files: Record<string, string>;
+  /** Arguments after `assay eval`, run from the folder the files were written into. */
+  evalArgs: string[];
+}
+
+/**
  * One input format. Detection must be cheap (a file name, a glance at the text); `load` may pull in
  * the format's parser. Formats are tried in the order of `FORMATS`.
  */
@@ -71,4 +81,6 @@ export interface SuiteFormat {
    * (pramana's hash_suite takes any JSONL of objects with ids); undefined when it does not apply.
    */
   hashFile?(path: string): Promise<string | undefined>;
+  /** A starter suite of this format (`assay init --format NAME`), loaded on demand. */
+  starter?(): Promise<Starter>;
 }

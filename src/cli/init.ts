@@ -1,0 +1,70 @@
+// `assay init [DIR] [--format NAME]`: writes a small suite that `assay eval` runs offline at once —
+// a promptfoo config by default, or a starter of another format. Each format supplies its own
+// starter (SuiteFormat.starter); nothing existing is overwritten unless --force.
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { InputError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
+import { closest } from '../core/suggest.js';
+import { suiteFormats } from '../formats/detect.js';
+import { ensureDir } from '../runlog/dirs.js';
+import { writeFileWhole } from '../runlog/write-whole.js';
+import { guard, parseFlags, shellWord } from './common.js';
+
+const USAGE = `Usage: assay init [DIR] [--format NAME] [--force]
+
+Writes a small suite into DIR (default: the current folder) that assay eval runs offline at once
+with the echo provider (it answers with the prompt itself), and prints the command that runs it.
+Replace echo with a real model when you are ready.
+
+      --format NAME   promptfoo (default: promptfooconfig.yaml), pramana (manifest.toml and a
+                      tier), ewebench (tests/translation.json), apastra (a promptops/ workspace)
+                      or lve (an LVE repository with one test)
+      --force         overwrite files of the same names (otherwise nothing is written when one
+                      exists)
+`;
+
+/** `assay init`. */
+export async function initCommand(args: string[]): Promise<number> {
+  return guard(async () => {
+    const { values, positionals } = parseFlags(args, {
+      format: { type: 'string' },
+      force: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    if (positionals.length > 1)
+      throw new InputError(`assay init: expected one DIR, got ${positionals.length}`);
+    const name = values.format ?? 'promptfoo';
+    const formats = (await suiteFormats()).filter((f) => f.starter);
+    const format = formats.find((f) => f.name === name);
+    if (!format?.starter) {
+      const names = formats.map((f) => f.name);
+      const close = closest(name, names);
+      throw new InputError(
+        `--format ${name}: expected one of ${names.join(', ')}${close ? ` (did you mean ${close}?)` : ''}`,
+      );
+    }
+    const starter = await format.starter();
+    const dir = resolve(positionals[0] ?? '.');
+    const targets = Object.keys(starter.files).map((file) => join(dir, file));
+    const taken = targets.filter((t) => existsSync(t));
+    if (taken.length > 0 && !values.force)
+      throw new InputError(
+        `assay init: ${taken.map((t) => printable(relative(process.cwd(), t) || t)).join(', ')} already exist${taken.length === 1 ? 's' : ''}; nothing was written (--force overwrites)`,
+      );
+    for (const [file, text] of Object.entries(starter.files)) {
+      const target = join(dir, file);
+      ensureDir(dirname(target));
+      writeFileWhole(target, text);
+      process.stdout.write(`Wrote ${printable(relative(process.cwd(), target) || target)}\n`);
+    }
+    const where = positionals[0] === undefined ? [] : [positionals[0]];
+    const command = ['assay', 'eval', ...where, ...starter.evalArgs].map(shellWord).join(' ');
+    process.stdout.write(`\nRun it (offline, with the echo provider):\n  ${command}\n`);
+    return 0;
+  });
+}
