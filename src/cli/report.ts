@@ -1,6 +1,6 @@
 // `assay report [RUN]`: any run rendered from its log: the console summary, the scorecard as JSON,
 // or a report file (HTML, JUnit, Markdown) and the GitHub job summary.
-import { createReadStream, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
