@@ -318,7 +318,7 @@ export async function compareCommand(args: string[]): Promise<number> {
       positionals.push(baseline.runId, candidate.runId);
       if (!values.json)
         process.stderr.write(
-          `Comparing the last two runs of ${printable(candidate.manifest!.suite.path)}: ${baseline.runId} (baseline) and ${candidate.runId} (candidate)\n`,
+          `Comparing the last two runs of ${printable(candidate.manifest!.suite.path)}: ${printable(baseline.runId)} (baseline) and ${printable(candidate.runId)} (candidate)\n`,
         );
     }
     if (positionals.length !== 2)

@@ -2,7 +2,7 @@
 // `assay view` and `assay report` open by default, and the two runs `assay compare` compares when
 // given none. Only manifests are read (and each finished run's scorecard.json for its pass rate), so
 // listing a folder of large runs stays quick.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Counts } from '../core/scorecard.js';
@@ -21,26 +21,56 @@ export interface RunListing {
 }
 
 /**
- * The runs under `runsDir`, newest first (run ids begin with their start time, so they sort by it).
- * A folder whose manifest is damaged is listed with its problem rather than hiding the others.
+ * When a run was made, for ordering: its start time (to the millisecond), or the time its id was
+ * made when that is later (a merged run starts when its first shard did, but was made after them
+ * all). Run ids alone do not order runs: two made in the same second sort at random by their
+ * suffix, and a run folder renamed or copied by hand sorts anywhere.
+ */
+function madeAt(manifest: RunManifest | undefined, name: string): number {
+  const stamp = (id: string | undefined): number => {
+    const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(id ?? '');
+    return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : Number.NEGATIVE_INFINITY;
+  };
+  const started = manifest ? Date.parse(manifest.startedAt) : Number.NaN;
+  return Math.max(Number.isNaN(started) ? Number.NEGATIVE_INFINITY : started, stamp(manifest?.runId ?? name));
+}
+
+/**
+ * The runs under `runsDir`, newest first (by when each was made, see `madeAt`). A folder whose
+ * manifest is damaged is listed with its problem rather than hiding the others. Run folders may be
+ * symbolic links; hidden folders (a merge under way) are not runs.
  */
 export function listRuns(runsDir: string): RunListing[] {
   const root = resolve(runsDir);
   if (!existsSync(root)) return [];
-  const ids = readdirSync(root, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && existsSync(join(root, e.name, 'manifest.json')))
-    .map((e) => e.name)
-    .sort()
-    .reverse();
-  return ids.map((runId) => {
-    const dir = join(root, runId);
-    try {
-      const manifest = readManifest(dir);
-      return { runId, dir, manifest, passRate: scorecardPassRate(dir) };
-    } catch (err) {
-      return { runId, dir, problem: err instanceof Error ? err.message.split('\n')[0] : String(err) };
+  if (!statSync(root).isDirectory())
+    throw new InputError({
+      file: runsDir,
+      message: 'expected the folder runs are kept in, found a file',
+      severity: 'error',
+    });
+  const runs = readdirSync(root)
+    .filter((name) => !name.startsWith('.') && existsSync(join(root, name, 'manifest.json')))
+    .map((runId): RunListing => {
+      const dir = join(root, runId);
+      try {
+        const manifest = readManifest(dir);
+        return { runId, dir, manifest, passRate: scorecardPassRate(dir) };
+      } catch (err) {
+        return { runId, dir, problem: err instanceof Error ? err.message.split('\n')[0] : String(err) };
+      }
+    });
+  const time = new Map(runs.map((r) => [r, madeAt(r.manifest, r.runId)]));
+  // A merged run was made after the runs it was merged from, however close their times.
+  const byId = new Map(runs.map((r) => [r.manifest?.runId ?? r.runId, r]));
+  for (const r of runs)
+    for (const id of r.manifest?.mergedFrom ?? []) {
+      const source = byId.get(id);
+      if (source && time.get(source)! >= time.get(r)!) time.set(r, time.get(source)! + 1);
     }
-  });
+  return runs.sort(
+    (a, b) => time.get(b)! - time.get(a)! || (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0),
+  );
 }
 
 /** The scorecard's pass rate, when the run wrote one (a finished run); undefined otherwise. */
@@ -68,14 +98,28 @@ function sameSuite(a: RunManifest, b: RunManifest): boolean {
 }
 
 /**
+ * Whether `earlier` is a run to compare `candidate` with: of the same suite and the same shard, and
+ * neither a run the candidate was merged from nor a copy of the candidate itself.
+ */
+function comparable(earlier: RunManifest, candidate: RunManifest): boolean {
+  const shard = (m: RunManifest): string => `${m.options.shard?.index ?? 0}/${m.options.shard?.count ?? 1}`;
+  return (
+    sameSuite(earlier, candidate) &&
+    shard(earlier) === shard(candidate) &&
+    earlier.runId !== candidate.runId &&
+    !(candidate.mergedFrom ?? []).includes(earlier.runId)
+  );
+}
+
+/**
  * The two runs `assay compare` compares when given none: the newest run, and the newest earlier
- * run of the same suite as the baseline.
+ * run of the same suite (and shard) as the baseline — never a shard the newest run was merged from.
  */
 export function lastTwoRuns(runsDir: string): { baseline: RunListing; candidate: RunListing } {
   const runs = listRuns(runsDir).filter((r) => r.manifest !== undefined);
   const candidate = runs[0];
   if (!candidate) throw new InputError(`assay compare: no run in ${runsDir}; give BASELINE and CANDIDATE`);
-  const baseline = runs.slice(1).find((r) => sameSuite(r.manifest!, candidate.manifest!));
+  const baseline = runs.slice(1).find((r) => comparable(r.manifest!, candidate.manifest!));
   if (!baseline)
     throw new InputError(
       `assay compare: the newest run ${candidate.runId} (${candidate.manifest!.suite.path}) is the only run of its suite in ${runsDir}; run it again, or give BASELINE and CANDIDATE`,
