@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
-import { printable } from '../core/printable.js';
+import { aFormat, printable } from '../core/printable.js';
 import { closest } from '../core/suggest.js';
 import { suiteFormats } from '../formats/detect.js';
 import { ensureDir } from '../runlog/dirs.js';
@@ -39,7 +39,8 @@ export async function initCommand(args: string[]): Promise<number> {
     if (positionals.length > 1)
       throw new InputError(`assay init: expected one DIR, got ${positionals.length}`);
     const name = values.format ?? 'promptfoo';
-    const formats = (await suiteFormats()).filter((f) => f.starter);
+    const all = await suiteFormats();
+    const formats = all.filter((f) => f.starter);
     const format = formats.find((f) => f.name === name);
     if (!format?.starter) {
       const names = formats.map((f) => f.name);
@@ -50,6 +51,15 @@ export async function initCommand(args: string[]): Promise<number> {
     }
     const starter = await format.starter();
     const dir = resolve(positionals[0] ?? '.');
+    // A folder holds one suite: `assay eval DIR` loads the first it recognises, so a starter of
+    // another format beside an existing suite would either never run or hide the user's suite.
+    const other = existsSync(dir)
+      ? all.find((f) => f.name !== format.name && f.detectDir?.(dir) !== undefined)
+      : undefined;
+    if (other)
+      throw new InputError(
+        `assay init: ${printable(positionals[0] ?? '.')} already holds ${aFormat(other.name)} suite, which a ${format.name} starter beside it would hide or be hidden by in assay eval; nothing was written (give another DIR)`,
+      );
     const targets = Object.keys(starter.files).map((file) => join(dir, file));
     const taken = targets.filter((t) => existsSync(t));
     if (taken.length > 0 && !values.force)

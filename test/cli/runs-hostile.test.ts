@@ -3,7 +3,7 @@
 // that is a symbolic link, a merge under way (a hidden folder), a --runs-dir that is a file, a run
 // folder whose name holds control characters, and a merged run next to the shards it was made from.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runCli } from '../support/cli.js';
@@ -138,5 +138,25 @@ describe('compare with no runs named, next to a sharded evaluation', () => {
     const wholeId = whole.split('/').at(-1)!;
     assert.match(r.stderr, new RegExp(`: ${wholeId} \\(baseline\\) and \\S+ \\(candidate\\)`));
     assert.doesNotMatch(r.stdout, /unpaired/);
+  });
+});
+
+describe('assay init beside a suite already there', () => {
+  it('a starter of another format is refused (exit 2, nothing written): assay eval would run the other suite, or no longer run it', async () => {
+    const dir = freshDir();
+    assert.equal((await runCli(['init'], { cwd: dir, env: cleanEnv })).code, 0);
+    for (const format of ['ewebench', 'pramana', 'lve']) {
+      const r = await runCli(['init', '--format', format], { cwd: dir, env: cleanEnv });
+      assert.equal(r.code, 2, `${format}: ${r.stdout}${r.stderr}`);
+      assert.match(r.stderr, /already holds a promptfoo suite.*nothing was written \(give another DIR\)/);
+    }
+    const pramana = freshDir();
+    await runCli(['init', '--format', 'pramana'], { cwd: pramana, env: cleanEnv });
+    const shadow = await runCli(['init'], { cwd: pramana, env: cleanEnv });
+    assert.equal(shadow.code, 2, shadow.stdout + shadow.stderr);
+    assert.match(shadow.stderr, /already holds a pramana suite/);
+    // What is there still runs as it did: the promptfoo starter, the pramana starter.
+    assert.deepEqual(readdirSync(dir).sort(), ['promptfooconfig.yaml']);
+    assert.deepEqual(readdirSync(pramana).sort(), ['manifest.toml', 'starter.jsonl']);
   });
 });
