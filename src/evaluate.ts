@@ -229,10 +229,16 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const caseSpecs = new Map<string, ProviderSpec>();
   const jobsOf = recorded || shard ? undefined : jobCounter(suite, providers, plan);
   let planned = 0;
+  // The providers under test some job of the suite calls (a case naming its own provider, or
+  // restricted to others, calls none of them): only those must be able to make a call.
+  const called = new Set<ProviderSpec>();
+  const columns = providers.map((spec) => ({ spec, jobsOf: jobCounter(suite, [spec], { repeat: 1 }) }));
   for (const c of suiteCases(suite)) {
     graderChecks.visit(c);
     addCaseProvider(caseSpecs, c);
     if (jobsOf) planned += jobsOf(c);
+    if (!c.options?.provider && called.size < columns.length)
+      for (const { spec, jobsOf: of } of columns) if (!called.has(spec) && of(c) > 0) called.add(spec);
   }
   graderChecks.done();
   // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.
@@ -262,7 +268,9 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   // A provider or grader that cannot make a single call (no key) stops the run before it starts. A
   // re-score calls no provider under test, only the graders.
   refuseUnusableProviders(suite.source.path, {
-    underTest: recorded ? [] : [...resolved.map((r) => r.provider), ...caseProviders.values()],
+    underTest: recorded
+      ? []
+      : [...resolved.filter((r) => called.has(r.spec)).map((r) => r.provider), ...caseProviders.values()],
     graders: graderChecks
       .required()
       .map((spec) => builtGraders.get(providerKey(spec)))

@@ -93,6 +93,40 @@ describe('a provider that cannot make any call is refused before the run', () =>
     assert.equal(mock.stats().requests, 0, 'the provider under test was not called either');
   });
 
+  it('a provider no job calls is not refused: its cases filtered away, or every case answered by its own provider', async () => {
+    const dir = join(tmp.dir, `s${n++}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'promptfooconfig.yaml'),
+      `prompts: ['Say {{x}}']
+providers: [echo, openai:gpt-4o-mini]
+tests:
+  - description: local
+    vars: {x: a}
+    providers: [echo]
+    assert: [{type: contains, value: a}]
+  - description: remote
+    vars: {x: b}
+    providers: [openai:gpt-4o-mini]
+    assert: [{type: contains, value: b}]
+`,
+    );
+    const filtered = await runCli(['eval', '--no-progress', '--filter-pattern', 'local'], {
+      cwd: dir,
+      env: bareEnv(),
+    });
+    assert.equal(filtered.code, 0, filtered.stdout + filtered.stderr);
+    assert.match(filtered.stdout, /1 jobs?: 1 passed/);
+    const unfiltered = await runCli(['eval', '--no-progress'], { cwd: dir, env: bareEnv() });
+    assert.equal(unfiltered.code, 2, 'the remote case still needs the key');
+    assert.match(unfiltered.stderr, /provider openai:gpt-4o-mini: .*OPENAI_API_KEY/);
+
+    const own = suite('[openai:gpt-4o-mini]', 'defaultTest:\n  provider: echo\n');
+    const r = await runCli(['eval', '--no-progress'], { cwd: own, env: bareEnv() });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /3 jobs: 3 passed/);
+  });
+
   it('a local OpenAI-compatible server needs no key: the run goes ahead', async () => {
     const dir = suite('[openai:gpt-4o-mini]');
     const r = await runCli(['eval', '--no-progress'], {
