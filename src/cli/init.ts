@@ -72,7 +72,11 @@ export async function initCommand(args: string[]): Promise<number> {
       writeFileWhole(target, text);
       process.stdout.write(`Wrote ${printable(relative(process.cwd(), target) || target)}\n`);
     }
-    const where = positionals[0] === undefined ? [] : [positionals[0]];
+    // A DIR beginning with '-' would be read back as an option: name it from here.
+    const where =
+      positionals[0] === undefined
+        ? []
+        : [positionals[0].startsWith('-') ? `./${positionals[0]}` : positionals[0]];
     const command = ['assay', 'eval', ...where, ...starter.evalArgs].map(shellWord).join(' ');
     process.stdout.write(`\nRun it (offline, with the echo provider):\n  ${command}\n`);
     return 0;

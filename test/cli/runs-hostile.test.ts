@@ -3,8 +3,9 @@
 // that is a symbolic link, a merge under way (a hidden folder), a --runs-dir that is a file, a run
 // folder whose name holds control characters, and a merged run next to the shards it was made from.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { runDirsOldestFirst } from '../support/runs.js';
@@ -158,5 +159,33 @@ describe('assay init beside a suite already there', () => {
     // What is there still runs as it did: the promptfoo starter, the pramana starter.
     assert.deepEqual(readdirSync(dir).sort(), ['promptfooconfig.yaml']);
     assert.deepEqual(readdirSync(pramana).sort(), ['manifest.toml', 'starter.jsonl']);
+  });
+});
+
+describe('the command assay init prints', () => {
+  it('is read back by a shell as the words that run the starter: a DIR with a newline or a quote, or beginning with -', async () => {
+    for (const name of ['two\nlines', "it's here", '-dashed']) {
+      const cwd = freshDir();
+      const init = await runCli(['init', '--', name], { cwd, env: cleanEnv });
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      const printed = init.stdout.trim().split('\n').at(-1)!.trim();
+      assert.doesNotMatch(printed, /[\n\x1b]/);
+      // The words a shell makes of it, NUL-separated.
+      const shell = spawnSync(
+        'bash',
+        ['-c', `set -- ${printed.replace(/^assay /, '')}; printf '%s\\0' "$@"`],
+        {
+          encoding: 'utf8',
+        },
+      );
+      assert.equal(shell.status, 0, shell.stderr);
+      const argv = shell.stdout.split('\0').slice(0, -1);
+      assert.equal(argv[0], 'eval');
+      const dir = argv[1];
+      assert.ok(!dir.startsWith('-'), `${JSON.stringify(dir)} would be read as an option`);
+      assert.equal(resolve(cwd, dir), join(cwd, name));
+      const run = await runCli([...argv, '--no-progress'], { cwd, env: cleanEnv });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+    }
   });
 });
