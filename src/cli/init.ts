@@ -1,7 +1,7 @@
 // `assay init [DIR] [--format NAME]`: writes a small suite that `assay eval` runs offline at once —
 // a promptfoo config by default, or a starter of another format. Each format supplies its own
 // starter (SuiteFormat.starter); nothing existing is overwritten unless --force.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { aFormat, printable } from '../core/printable.js';
@@ -66,10 +66,27 @@ export async function initCommand(args: string[]): Promise<number> {
       throw new InputError(
         `assay init: ${taken.map((t) => printable(relative(process.cwd(), t) || t)).join(', ')} already exist${taken.length === 1 ? 's' : ''}; nothing was written (--force overwrites)`,
       );
+    const shown = (t: string): string => relative(process.cwd(), t) || t;
+    // --force overwrites files, never a folder: found before anything is written.
+    const folder = taken.find((t) => !statSync(t).isFile());
+    if (folder)
+      throw new InputError({
+        file: shown(folder),
+        message: 'is not a file, so the starter cannot be written there; nothing was written',
+        severity: 'error',
+      });
     for (const [file, text] of Object.entries(starter.files)) {
       const target = join(dir, file);
       ensureDir(dirname(target));
-      writeFileWhole(target, text);
+      try {
+        writeFileWhole(target, text);
+      } catch (err) {
+        throw new InputError({
+          file: shown(target),
+          message: `cannot write: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+          severity: 'error',
+        });
+      }
       process.stdout.write(`Wrote ${printable(relative(process.cwd(), target) || target)}\n`);
     }
     // A DIR beginning with '-' would be read back as an option: name it from here.

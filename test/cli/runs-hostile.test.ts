@@ -189,3 +189,20 @@ describe('the command assay init prints', () => {
     }
   });
 });
+
+describe('assay init where a starter file cannot be written', () => {
+  it('a folder where the starter puts a file: exit 2 naming it, even with --force, nothing written', async () => {
+    const dir = freshDir();
+    mkdirSync(join(dir, 'manifest.toml'));
+    const refused = await runCli(['init', '--format', 'pramana'], { cwd: dir, env: cleanEnv });
+    assert.equal(refused.code, 2, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, /manifest\.toml already exists; nothing was written/);
+    const forced = await runCli(['init', '--format', 'pramana', '--force'], { cwd: dir, env: cleanEnv });
+    assert.equal(forced.code, 2, forced.stdout + forced.stderr);
+    assert.match(
+      forced.stderr,
+      /^manifest\.toml: is not a file, so the starter cannot be written there; nothing was written\n$/,
+    );
+    assert.deepEqual(readdirSync(dir), ['manifest.toml']);
+  });
+});
