@@ -113,13 +113,16 @@ function comparable(earlier: RunManifest, candidate: RunManifest): boolean {
 
 /**
  * The two runs `assay compare` compares when given none: the newest run, and the newest earlier
- * run of the same suite (and shard) as the baseline — never a shard the newest run was merged from.
+ * run of the same suite (and shard) as the baseline — a complete one if there is one, never a shard
+ * the newest run was merged from.
  */
 export function lastTwoRuns(runsDir: string): { baseline: RunListing; candidate: RunListing } {
   const runs = listRuns(runsDir).filter((r) => r.manifest !== undefined);
   const candidate = runs[0];
   if (!candidate) throw new InputError(`assay compare: no run in ${runsDir}; give BASELINE and CANDIDATE`);
-  const baseline = runs.slice(1).find((r) => comparable(r.manifest!, candidate.manifest!));
+  // A run stopped half-way (interrupted, aborted) is a baseline only when no complete one is left.
+  const earlier = runs.slice(1).filter((r) => comparable(r.manifest!, candidate.manifest!));
+  const baseline = earlier.find((r) => r.manifest!.status === 'complete') ?? earlier[0];
   if (!baseline)
     throw new InputError(
       `assay compare: the newest run ${candidate.runId} (${candidate.manifest!.suite.path}) is the only run of its suite in ${runsDir}; run it again, or give BASELINE and CANDIDATE`,

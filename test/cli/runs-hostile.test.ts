@@ -122,6 +122,39 @@ describe('runs folders as users have them', () => {
   });
 });
 
+describe('compare with no runs named, after a run stopped half-way', () => {
+  it('the baseline is the newest complete earlier run, not an interrupted one between', async () => {
+    const { dir, runs, run } = await oneRun();
+    const complete = copyRun(
+      run,
+      runs,
+      '20300101T000000Z-aaaaaa',
+      '20300101T000000Z-aaaaaa',
+      '2030-01-01T00:00:00.000Z',
+    );
+    const stopped = copyRun(
+      run,
+      runs,
+      '20300101T000001Z-bbbbbb',
+      '20300101T000001Z-bbbbbb',
+      '2030-01-01T00:00:01.000Z',
+    );
+    const file = join(stopped, 'manifest.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), status: 'interrupted' }));
+    writeFileSync(
+      join(stopped, 'results.jsonl'),
+      readFileSync(join(stopped, 'results.jsonl'), 'utf8').split('\n')[0] + '\n',
+    );
+    copyRun(run, runs, '20300101T000002Z-cccccc', '20300101T000002Z-cccccc', '2030-01-01T00:00:02.000Z');
+    const r = await runCli(['compare'], { cwd: dir, env: cleanEnv });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(
+      r.stderr,
+      /: 20300101T000000Z-aaaaaa \(baseline\) and 20300101T000002Z-cccccc \(candidate\)/,
+    );
+  });
+});
+
 describe('compare with no runs named, next to a sharded evaluation', () => {
   it('a merged run is compared with the earlier whole run, never with a shard it was merged from', async () => {
     const { dir, run: whole } = await oneRun();
