@@ -125,7 +125,7 @@ describe('runs folders as users have them', () => {
 describe('compare with no runs named, after a run stopped half-way', () => {
   it('the baseline is the newest complete earlier run, not an interrupted one between', async () => {
     const { dir, runs, run } = await oneRun();
-    const complete = copyRun(
+    copyRun(
       run,
       runs,
       '20300101T000000Z-aaaaaa',
