@@ -125,13 +125,7 @@ describe('runs folders as users have them', () => {
 describe('compare with no runs named, after a run stopped half-way', () => {
   it('the baseline is the newest complete earlier run, not an interrupted one between', async () => {
     const { dir, runs, run } = await oneRun();
-    copyRun(
-      run,
-      runs,
-      '20300101T000000Z-aaaaaa',
-      '20300101T000000Z-aaaaaa',
-      '2030-01-01T00:00:00.000Z',
-    );
+    copyRun(run, runs, '20300101T000000Z-aaaaaa', '20300101T000000Z-aaaaaa', '2030-01-01T00:00:00.000Z');
     const stopped = copyRun(
       run,
       runs,
