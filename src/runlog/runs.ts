@@ -21,8 +21,8 @@ export interface RunListing {
 }
 
 /**
- * When a run was made, for ordering: its start time (to the millisecond), or the time its id was
- * made when that is later (a merged run starts when its first shard did, but was made after them
+ * When a run was made, for ordering: its start time (to the millisecond) or last resumption, or the
+ * time its id was made when that is later (a merged run starts when its first shard did, but was made after them
  * all). Run ids alone do not order runs: two made in the same second sort at random by their
  * suffix, and a run folder renamed or copied by hand sorts anywhere.
  */
@@ -31,8 +31,11 @@ function madeAt(manifest: RunManifest | undefined, name: string): number {
     const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z/.exec(id ?? '');
     return m ? Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) : Number.NEGATIVE_INFINITY;
   };
-  const started = manifest ? Date.parse(manifest.startedAt) : Number.NaN;
-  return Math.max(Number.isNaN(started) ? Number.NEGATIVE_INFINITY : started, stamp(manifest?.runId ?? name));
+  // A resumed run was last made when it was last resumed.
+  const times = [manifest?.startedAt, ...(manifest?.resumedAt ?? [])]
+    .map((iso) => (typeof iso === 'string' ? Date.parse(iso) : Number.NaN))
+    .filter((t) => !Number.isNaN(t));
+  return Math.max(...times, stamp(manifest?.runId ?? name));
 }
 
 /**

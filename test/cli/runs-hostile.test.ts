@@ -79,6 +79,22 @@ describe('runs folders as users have them', () => {
     );
   });
 
+  it('a run resumed later counts from its resumption: it is listed newest', async () => {
+    const resumed = copyRun(
+      run,
+      runs,
+      '20250101T000000Z-dddddd',
+      '20250101T000000Z-dddddd',
+      '2025-01-01T00:00:00.000Z',
+    );
+    const file = join(resumed, 'manifest.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), resumedAt: ['2035-01-01T00:00:00.000Z'] }),
+    );
+    assert.equal((await listed(dir))[0], '20250101T000000Z-dddddd');
+  });
+
   it('a run folder that is a symbolic link is a run; a hidden folder (a merge under way) is not', async () => {
     const elsewhere = join(freshDir(), 'kept-elsewhere');
     copyRun(
