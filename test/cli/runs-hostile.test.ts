@@ -165,6 +165,24 @@ describe('compare with no runs named, after a run stopped half-way', () => {
   });
 });
 
+describe('compare with no runs named, beside a copy of the newest run', () => {
+  it('a copy of the newest run (a backup folder) is never its baseline', async () => {
+    const { dir, runs, run } = await oneRun();
+    const newest = copyRun(
+      run,
+      runs,
+      '20300101T000000Z-eeeeee',
+      '20300101T000000Z-eeeeee',
+      '2030-01-01T00:00:00.000Z',
+    );
+    cpSync(newest, join(runs, 'backup-of-newest'), { recursive: true });
+    const r = await runCli(['compare'], { cwd: dir, env: cleanEnv });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const first = run.split('/').at(-1)!;
+    assert.match(r.stderr, new RegExp(`: ${first} \\(baseline\\) and \\S+ \\(candidate\\)`));
+  });
+});
+
 describe('compare with no runs named, next to a sharded evaluation', () => {
   it('a merged run is compared with the earlier whole run, never with a shard it was merged from', async () => {
     const { dir, run: whole } = await oneRun();
