@@ -24,6 +24,7 @@ import { RecordedGenerations } from './evaluate/recorded.js';
 import { checkResumable } from './evaluate/resumable.js';
 import { selectProviders } from './evaluate/select-providers.js';
 import { type RunSettings, resolveRunSettings } from './evaluate/settings.js';
+import { refuseUnusableProviders } from './evaluate/unusable.js';
 import { loadSuite, loadSuiteObject, suiteFormats } from './formats/detect.js';
 import { createProvider } from './providers/registry.js';
 import {
@@ -307,11 +308,17 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
   const caseSpecs = new Map<string, ProviderSpec>();
   const jobsOf = recorded || shard ? undefined : jobCounter(suite, providers, plan);
   let planned = 0;
+  // The providers under test some job of the suite calls (a case naming its own provider, or
+  // restricted to others, calls none of them): only those must be able to make a call.
+  const called = new Set<ProviderSpec>();
+  const columns = providers.map((spec) => ({ spec, jobsOf: jobCounter(suite, [spec], { repeat: 1 }) }));
   // A streamed suite's loader surveyed its cases on its first pass: one case of each kind is enough.
   for (const { c, count } of surveyOf(suite)) {
     graderChecks.visit(c);
     addCaseProvider(caseSpecs, c);
     if (jobsOf) planned += count * jobsOf(c);
+    if (!c.preparation?.options?.provider && called.size < columns.length)
+      for (const { spec, jobsOf: of } of columns) if (!called.has(spec) && of(c) > 0) called.add(spec);
   }
   graderChecks.done();
   // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.
@@ -341,6 +348,17 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
   );
   // Until executeRun hands them to its GraderPool (which then closes them).
   owned.defer(() => closeAll([...builtGraders.values()]));
+  // A provider or grader that cannot make a single call (no key) stops the run before it starts. A
+  // re-score calls no provider under test, only the graders.
+  refuseUnusableProviders(suite.source.path, {
+    underTest: recorded
+      ? []
+      : [...resolved.filter((r) => called.has(r.spec)).map((r) => r.provider), ...caseProviders.values()],
+    graders: graderChecks
+      .required()
+      .map((spec) => builtGraders.get(providerKey(spec)))
+      .filter((p): p is Provider => p !== undefined),
+  });
   if (recorded) planned = countRecorded(suite, providers, plan, recorded);
   else if (shard) planned = countPlanned(suite, providers, plan, shard);
   // A re-score covers what its source recorded: the jobs of the suite (of the source's shard) the

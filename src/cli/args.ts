@@ -192,7 +192,7 @@ export function usage(command: CommandName, formatFlags: FormatOption[]): string
     }
   }
   // The output formats, from the registry (a plugin's among them), for the commands that write them.
-  if (optionsOf(command).some((o) => o.name === 'output-format' || o.name === 'format'))
+  if (command === 'report' || optionsOf(command).some((o) => o.name === 'output-format'))
     out += `Output formats (-o FILE by extension, or by name with --output-format / --format):\n${outputFormatsHelp('  ')}`;
   if (spec.footer) out += `\n${wrap(spec.footer, WIDTH, 0)}\n`;
   return out;

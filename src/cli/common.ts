@@ -89,6 +89,10 @@ export function useColor(stream: NodeJS.WriteStream, disabled: boolean): boolean
  * terminal it is shown on.
  */
 export function shellWord(word: string): string {
-  const quoted = /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-  return printable(quoted);
+  if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(word)) return word;
+  // A control character cannot be shown as it is: bash's, zsh's and ksh's $'…' reads the escape
+  // printable() shows it as (\x0a, \u202e) back as that character.
+  const shown = printable(word);
+  if (shown !== word) return `$'${printable(word.replaceAll('\\', '\\\\').replaceAll("'", "\\'"))}'`;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -21,6 +21,7 @@ import { renderComparisonHtml } from '../report/compare-html.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { describeCompleteness, runCompleteness } from '../runlog/completeness.js';
 import { readManifest, readResults } from '../runlog/reader.js';
+import { lastTwoRuns } from '../runlog/runs.js';
 import { writeFileWhole } from '../runlog/write-whole.js';
 import { parseCommand, usage } from './args.js';
 import { guard, intFlag } from './common.js';
@@ -254,13 +255,22 @@ export async function compareCommand(args: string[]): Promise<number> {
       process.stdout.write(usage('compare', []));
       return 0;
     }
-    if (positionals.length !== 2)
-      throw new InputError(`assay compare: expected BASELINE CANDIDATE, got ${positionals.length} arguments`);
-    const { options, ks, failOn } = compareOptionsFrom(values);
     const dirs = {
       runsDir: values['runs-dir'] ?? '.assay/runs',
       baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
     };
+    // With no runs named: the newest run against the run of the same suite before it.
+    if (positionals.length === 0 && values.policy === undefined) {
+      const { baseline, candidate } = lastTwoRuns(dirs.runsDir);
+      positionals.push(baseline.runId, candidate.runId);
+      if (!values.json)
+        process.stderr.write(
+          `Comparing the last two runs of ${printable(candidate.manifest!.suite.path)}: ${printable(baseline.runId)} (baseline) and ${printable(candidate.runId)} (candidate)\n`,
+        );
+    }
+    if (positionals.length !== 2)
+      throw new InputError(`assay compare: expected BASELINE CANDIDATE, got ${positionals.length} arguments`);
+    const { options, ks, failOn } = compareOptionsFrom(values);
     if (values.policy !== undefined) return policyCompare(positionals, values, dirs, { options, ks, failOn });
     const [baselineDir, candidateDir] = positionals.map((ref) => resolveRun(ref, dirs));
     if (values.output) refuseOverwritingInputs([values.output], [baselineDir, candidateDir]);

@@ -54,6 +54,12 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./compare.js')).compareCommand(rest);
     case 'baseline':
       return (await import('./baseline.js')).baselineCommand(rest);
+    case 'runs':
+      return (await import('./runs.js')).runsCommand(rest);
+    case 'view':
+      return (await import('./view.js')).viewCommand(rest);
+    case 'init':
+      return (await import('./init.js')).initCommand(rest);
     default: {
       const { suggestCommand } = await import('./args.js');
       const { COMMANDS } = await import('./options.js');

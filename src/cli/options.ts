@@ -18,7 +18,10 @@ export type CommandName =
   | 'report'
   | 'compare'
   | 'baseline'
-  | 'cache';
+  | 'cache'
+  | 'runs'
+  | 'view'
+  | 'init';
 
 /** The setting a flag maps to: a field of the library's options, of the loader's, of the filters… */
 export type SettingPath =
@@ -464,8 +467,10 @@ export const OPTIONS = [
       report: 'where run ids are found (default .assay/runs)',
       compare: 'where run ids are found (default .assay/runs)',
       baseline: 'where run ids are found (default .assay/runs)',
+      runs: 'where runs are kept (default .assay/runs)',
+      view: 'where run ids are found (default .assay/runs)',
     },
-    commands: ['eval', 'rescore', 'merge', 'report', 'compare', 'baseline'],
+    commands: ['eval', 'rescore', 'merge', 'report', 'compare', 'baseline', 'runs', 'view'],
     group: 'Running',
     setting: 'evaluate.runsDir',
   },
@@ -542,7 +547,10 @@ export const OPTIONS = [
     arg: 'NAME',
     description:
       'write the run in that output format (listed below): to -o FILE; without -o, a reporter reports (github: the Markdown appended to $GITHUB_STEP_SUMMARY, stdout outside Actions, and an ::error annotation at each failing test’s line), html writes RUN/report.html (its path is printed), and any other one-file format prints to stdout',
-    commands: ['report'],
+    per: {
+      init: 'the starter’s suite format: promptfoo (default: promptfooconfig.yaml), pramana (manifest.toml and a tier), ewebench (tests/translation.json), apastra (a promptops/ workspace) or lve (an LVE repository with one test)',
+    },
+    commands: ['report', 'init'],
     group: 'Output',
     setting: 'cli.format',
   },
@@ -550,8 +558,11 @@ export const OPTIONS = [
     name: 'json',
     type: 'boolean',
     description: 'the scorecard as JSON',
-    per: { compare: 'print the comparison as JSON' },
-    commands: ['report', 'compare'],
+    per: {
+      compare: 'print the comparison as JSON',
+      runs: 'the list as JSON (one object a run, with its manifest’s counts and its pass rate)',
+    },
+    commands: ['report', 'compare', 'runs'],
     group: 'Output',
     setting: 'cli.json',
   },
@@ -702,7 +713,7 @@ export const OPTIONS = [
     type: 'string',
     arg: 'DIR',
     description: 'where baseline names are found (default .assay/baselines)',
-    commands: ['eval', 'report', 'compare'],
+    commands: ['eval', 'report', 'compare', 'view'],
     group: 'Comparison',
     setting: 'cli.baselinesDir',
   },
@@ -748,7 +759,8 @@ export const OPTIONS = [
     name: 'force',
     type: 'boolean',
     description: 'save a run that is not complete anyway (with a warning)',
-    commands: ['baseline'],
+    per: { init: 'overwrite files of the same names (otherwise nothing is written when one exists)' },
+    commands: ['baseline', 'init'],
     group: 'Options',
     setting: 'cli.force',
   },
@@ -862,9 +874,41 @@ export const OPTIONS = [
     short: 'h',
     type: 'boolean',
     description: 'this help',
-    commands: ['eval', 'validate', 'hash', 'merge', 'rescore', 'report', 'compare', 'baseline', 'cache'],
+    commands: [
+      'eval',
+      'validate',
+      'hash',
+      'merge',
+      'rescore',
+      'report',
+      'compare',
+      'baseline',
+      'cache',
+      'runs',
+      'view',
+      'init',
+    ],
     group: 'Options',
     setting: 'cli.help',
+  },
+  // ── runs, view ────────────────────────────────────────────────────────────────────────────────
+  {
+    name: 'limit',
+    short: 'n',
+    type: 'string',
+    arg: 'N',
+    description: 'list only the newest N runs (default 20; 0 lists all)',
+    commands: ['runs'],
+    group: 'Output',
+    setting: 'cli.limit',
+  },
+  {
+    name: 'no-open',
+    type: 'boolean',
+    description: 'only write the report (when it is missing or older than the run) and print its link',
+    commands: ['view'],
+    group: 'Output',
+    setting: 'cli.noOpen',
   },
 ] as const satisfies readonly CliOption[];
 
@@ -934,10 +978,10 @@ A re-score is as complete as its source: re-scoring a run that was interrupted o
   },
   {
     name: 'compare',
-    args: 'BASELINE CANDIDATE [options]',
+    args: '[BASELINE CANDIDATE] [options]',
     summary:
       'pair two runs case by case: regressed, improved, unchanged or inconclusive, with paired statistics',
-    about: `Pairs the results of two runs case by case (case identity × prompt label × provider, trials reduced per case) and says, for each prompt × provider and metric (pass rate, score), whether the candidate regressed, improved, is unchanged, or whether the difference is within the noise (inconclusive). BASELINE and CANDIDATE are run directories, run ids under --runs-dir, or baseline names (assay baseline save). Unlabeled prompts whose text changed pair by position; a case judged on one side only (skipped on the other) is unpaired and listed, never counted as a failure.
+    about: `Pairs the results of two runs case by case (case identity × prompt label × provider, trials reduced per case) and says, for each prompt × provider and metric (pass rate, score), whether the candidate regressed, improved, is unchanged, or whether the difference is within the noise (inconclusive). BASELINE and CANDIDATE are run directories, run ids under --runs-dir, or baseline names (assay baseline save); with neither, the newest run is compared with the newest complete earlier run of the same suite (and shard), and stderr says which two. Unlabeled prompts whose text changed pair by position; a case judged on one side only (skipped on the other) is unpaired and listed, never counted as a failure.
 
 Tests: exact McNemar on the cases whose outcome flipped (one trial a case), else a sign-flip permutation test on the per-case differences (a within-case permutation of the trials when the sides ran different numbers); 95% studentized paired-bootstrap intervals; Holm (or Benjamini–Hochberg) correction over every comparison. Each metric also shows the smallest change its test could detect at 80% power after the correction. A change the errored trials could decide (had they passed, or failed) is "cannot judge", not a regression. Draws are seeded: the same runs give the same answer.
 
@@ -959,6 +1003,27 @@ list shows the saved baselines, newest first.`,
     summary: 'inspect or empty the response cache',
     about:
       'stats prints the entry count, size on disk, oldest and newest entry, and the path; clear removes every entry; prune removes the entries older than the TTL.',
+  },
+  {
+    name: 'runs',
+    args: '[options]',
+    summary: 'the runs kept in .assay/runs, newest first',
+    about:
+      'Lists the runs under --runs-dir, newest first (by start time, or last resumption): the run id, the suite and its format, the status (complete, interrupted, aborted, running), passed/failed/errors, the pass rate (errors count as not passed) and how long ago it started. A run folder whose manifest cannot be read is listed as unreadable. Give a run id to assay view, report, compare, rescore or eval --resume.',
+  },
+  {
+    name: 'view',
+    args: '[RUN] [options]',
+    summary: "open a run's HTML report (the newest run by default)",
+    about:
+      "Opens a run's HTML report (RUN/report.html) in the browser, writing it first if the run has none or its log is newer. RUN is a run directory, a run id under --runs-dir, or a baseline name; default: the newest run. Where there is no display (no DISPLAY or WAYLAND_DISPLAY on Linux), or with --no-open, the report's file:// link is printed instead.",
+  },
+  {
+    name: 'init',
+    args: '[DIR] [options]',
+    summary: 'write a small suite that runs offline at once',
+    about:
+      'Writes a small suite into DIR (default: the current folder) that assay eval runs offline at once with the echo provider (it answers with the prompt itself), and prints the command that runs it. Replace echo with a real model when you are ready. Nothing is written when a file of the starter exists (unless --force), nor beside a suite of another format.',
   },
 ];
 

@@ -1,6 +1,5 @@
 // `assay report [RUN]`: any run rendered from its log: the console summary, the scorecard as JSON,
 // or a report file (HTML, JUnit, Markdown) and the GitHub job summary.
-import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { scorecardOfRun } from '../analysis/scorecard.js';
 import { InputError } from '../core/errors.js';
@@ -11,23 +10,12 @@ import { renderComparisonHtml } from '../report/compare-html.js';
 import { renderSummary } from '../report/console.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
+import { newestRun } from '../runlog/runs.js';
 import { writeFileWhole } from '../runlog/write-whole.js';
 import { parseCommand, usage } from './args.js';
 import { guard, useColor } from './common.js';
 import { compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
 import { outputTargets, refuseOverwritingInputs, runReporter, writeOutputs } from './outputs.js';
-
-/** The newest run directory under a folder (run ids sort by time). */
-function newestRun(runsDir: string): string {
-  const root = resolve(runsDir);
-  const ids = existsSync(root)
-    ? readdirSync(root)
-        .filter((id) => existsSync(join(root, id, 'manifest.json')))
-        .sort()
-    : [];
-  if (ids.length === 0) throw new InputError(`assay report: no run in ${runsDir}; give a run directory`);
-  return join(root, ids[ids.length - 1]);
-}
 
 /** `assay report`. */
 export async function reportCommand(args: string[]): Promise<number> {
@@ -56,7 +44,7 @@ export async function reportCommand(args: string[]): Promise<number> {
             runsDir,
             baselinesDir: values['baselines-dir'] ?? DEFAULT_BASELINES_DIR,
           })
-        : newestRun(runsDir);
+        : newestRun(runsDir, 'report');
     if (values.output) refuseOverwritingInputs([values.output], [runDir]);
     if (values.baseline !== undefined)
       return reportComparison(runDir, values.baseline, values, values.format, values.output);

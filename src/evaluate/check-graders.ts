@@ -37,7 +37,13 @@ export function graderCheck(
   suite: Suite,
   override: ProviderSpec | undefined,
   embedder?: ProviderSpec,
-): { visit(c: Case): void; done(): void; usesDefault(): boolean; used(): ProviderSpec[] } {
+): {
+  visit(c: Case): void;
+  done(): void;
+  usesDefault(): boolean;
+  used(): ProviderSpec[];
+  required(): ProviderSpec[];
+} {
   const problems: Diagnostic[] = [];
   let usesDefault = false;
   const seen = new Set<string>();
@@ -45,6 +51,12 @@ export function graderCheck(
   const used = new Map<string, ProviderSpec>();
   const use = (s: ProviderSpec | undefined): void => {
     if (s && s.id !== SELF_GRADER) used.set(providerKey(s), s);
+  };
+  // Of those, the models an assertion cannot be scored without: the text model of a graded
+  // assertion, the embedding model of one that needs embeddings (an optional grader is not).
+  const required = new Map<string, ProviderSpec>();
+  const need = (s: ProviderSpec | undefined): void => {
+    if (s && s.id !== SELF_GRADER) required.set(providerKey(s), s);
   };
   const visit = (c: Case): void => {
     for (const spec of allAssertions(c.asserts)) {
@@ -68,6 +80,8 @@ export function graderCheck(
       } else {
         use(graderSpec);
         use(graderSpec.embedding);
+        if (scorer.needsEmbeddings) need(graderSpec.embedding ?? graderSpec);
+        else if (scorer.graded) need(graderSpec);
         const embedding = graderSpec.embedding?.id ?? graderSpec.id;
         if (
           scorer.needsEmbeddings &&
@@ -102,6 +116,7 @@ export function graderCheck(
     visit,
     usesDefault: () => usesDefault,
     used: () => [...used.values()],
+    required: () => [...required.values()],
     done() {
       if (problems.length > 0) throw new InputError(problems);
     },

@@ -93,6 +93,16 @@ export interface FormatFlag {
 }
 
 /**
+ * A small suite of a format that runs offline at once (`assay init --format NAME`): its files, by
+ * path relative to the folder it is written into, and the `assay eval` arguments that run it there.
+ */
+export interface Starter {
+  files: Record<string, string>;
+  /** Arguments after `assay eval`, run from the folder the files were written into. */
+  evalArgs: string[];
+}
+
+/**
  * One input format. Detection must be cheap (a file name, a glance at the text); `load` may pull in
  * the format's parser. Formats are tried in the order of `FORMATS`.
  */
@@ -149,6 +159,8 @@ export interface SuiteFormat {
    * code (1 or 0) in place of the count of failing cases, as the tool's own gate would.
    */
   gate?(run: GateInput): Promise<GateVerdict | undefined>;
+  /** A starter suite of this format (`assay init --format NAME`), loaded on demand. */
+  starter?(): Promise<Starter>;
 }
 
 /** What a format's gate is given: the run directory and the outputs written of it. */

@@ -136,6 +136,7 @@ export function createBedrockAttempts(
     parse: (text, { redact }) => parseConverse(text, redact, model, region, config),
     describe: { region, auth: bearer ? 'api key' : 'sigv4' },
     extraCredentials: credentials,
+    setupError,
     authorize: bearer
       ? undefined
       : async (request) => {

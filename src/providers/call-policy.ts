@@ -113,6 +113,7 @@ export function withCallPolicy(provider: Provider, settings: CallPolicySettings)
   };
   if (provider.credentials)
     (wrapped as { credentials?: readonly string[] }).credentials = provider.credentials;
+  if (provider.unusable) (wrapped as { unusable?: string }).unusable = provider.unusable;
   if (provider.endpoint) (wrapped as { endpoint?: Provider['endpoint'] }).endpoint = provider.endpoint;
   if (provider.cacheable !== undefined) (wrapped as { cacheable?: boolean }).cacheable = provider.cacheable;
   if (provider.requestKey) wrapped.requestKey = (request) => provider.requestKey!(request);

@@ -321,6 +321,7 @@ function createVertex(spec: ProviderSpec, ctx: ProviderContext, now?: () => numb
         }
       : undefined,
     extraCredentials: credentials,
+    setupError,
     authorize: express ? undefined : (_request, signal) => authorize(signal),
   });
   return namedCloudProvider(inner, {

@@ -105,6 +105,11 @@ export interface HttpApi {
     /** Appended to "no API key for <base>: set <VAR>" (", or set OPENAI_BASE_URL to …"). */
     hint?: string;
   };
+  /**
+   * Why no call can be made at all, found by the service's own set-up (no cloud credential): the
+   * provider is `unusable`, so a run refuses it before its first call.
+   */
+  setupError?: string;
   /** Fixed request headers; the config's `headers:` go over them. */
   headers?: Record<string, string>;
   /** Config keys that are request fields: the config's values, then the prompt's own (`request.params`). */
@@ -214,6 +219,7 @@ export function createHttpApiProvider(
     (required === 'always' || required?.includes(host))
       ? `${api.service}: no API key for ${endpoint.shown}: set ${source}${api.key.hint ? `, ${api.key.hint}` : ''}`
       : undefined;
+  const unusable = setupError ?? (api.setupError ? `${api.service}: ${api.setupError}` : undefined);
 
   const headers: Record<string, string> = { 'content-type': 'application/json', ...api.headers };
   const scheme = api.key.send;
@@ -294,6 +300,7 @@ export function createHttpApiProvider(
     // One adaptive limiter per origin, shared by every provider that calls it.
     endpoint: { key: endpoint.origin, shown: endpoint.shown },
     credentials,
+    ...(unusable ? { unusable } : {}),
     requestKey: (request) => ({
       url: `${endpoint.origin}${endpoint.path}`,
       headers: keyedHeaders(headers),

@@ -25,7 +25,11 @@ export function createPresetAttempts(spec: ProviderSpec, ctx: ProviderContext, n
     if (ctx.env.LOCALAI_TEMPERATURE && Number.isFinite(t)) defaults.temperature = t;
   }
   for (const name of preset.configToBody ?? []) if (config[name] !== undefined) defaults[name] = config[name];
-  const host = new URL(preset.baseUrl).hostname;
+  // The service's own hosts, where a call without a key cannot succeed: its base URL's, and its
+  // regional one (xAI's `region`).
+  const hosts = [preset.baseUrl, region && preset.regionBaseUrl ? preset.regionBaseUrl(region) : undefined]
+    .filter((url): url is string => url !== undefined && URL.canParse(url))
+    .map((url) => new URL(url).hostname);
   return createHttpApiProvider(
     spec,
     ctx,
@@ -38,7 +42,7 @@ export function createPresetAttempts(spec: ProviderSpec, ctx: ProviderContext, n
         ? {
             env: [preset.keyEnv],
             send: { kind: 'bearer' },
-            required: [host],
+            required: hosts,
             hint: `or set ${preset.baseUrlEnv[0]} (or the provider's apiBaseUrl) to use another server`,
           }
         : { env: [], send: nonEmpty(config.apiKey) ? { kind: 'bearer' } : { kind: 'none' } },

@@ -98,6 +98,12 @@ export interface Provider {
    * values of credential headers; tokens): never written to any file, nor shown in any message.
    */
   readonly credentials?: readonly string[];
+  /**
+   * Why this provider cannot make any call at all (no API key for a service that needs one, no
+   * cloud credential): a run refuses it before the first call, naming what to set, instead of
+   * recording one identical error per job.
+   */
+  readonly unusable?: string;
   /** False for providers whose answers cost nothing to recompute (echo): they bypass the response cache. */
   readonly cacheable?: boolean;
   /**

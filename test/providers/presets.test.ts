@@ -148,6 +148,19 @@ describe('OpenAI-compatible presets', () => {
     assert.match(chat.error ?? '', /embeddings model/);
   });
 
+  it("a missing key is refused at the service's regional hosts too (xAI's region), not at another server", async () => {
+    const regional = await createProvider({ id: 'xai:grok-3-mini', config: { region: 'eu-west-1' } }, ctx());
+    assert.match(
+      regional.unusable ?? '',
+      /^xAI: no API key for https:\/\/eu-west-1\.api\.x\.ai\/v1: set XAI_API_KEY/,
+    );
+    const elsewhere = await createProvider(
+      { id: 'xai:grok-3-mini', config: { apiBaseUrl: `${mock.url}/v1` } },
+      ctx(),
+    );
+    assert.equal(elsewhere.unusable, undefined);
+  });
+
   it('a missing key at the service itself, a wrong key, an unreachable host and a malformed answer each name the service', async () => {
     const noKey = await createProvider({ id: 'groq:llama-3.3-70b-versatile' }, ctx());
     const refused = await noKey.call(ask('no key'));

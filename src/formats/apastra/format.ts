@@ -27,6 +27,7 @@ export function looksLikeApastra(path: string, text: string): boolean {
 
 /** apastra: a promptops workspace (with --suite ID / --eval ID), a suite file, or a quick-eval file. */
 export const format: SuiteFormat = {
+  starter: async () => (await import('./starter.js')).starter(),
   name: 'apastra',
   expects:
     'an apastra workspace (a folder with promptops/; pick with --suite ID or --eval ID), promptops/suites/<id>.yaml, or promptops/evals/<id>.yaml',

@@ -64,6 +64,7 @@ export function findEweBenchDir(dir: string): string | undefined {
 
 /** ÈwéBench: a folder with `tests/<category>.json`, the `tests/` folder, or one category file. */
 export const format: SuiteFormat = {
+  starter: async () => (await import('./starter.js')).starter,
   name: 'ewebench',
   expects:
     'an ÈwéBench folder (tests/<category>.json: JSON arrays of tests with prompt or messages and eval_method), or one such file',

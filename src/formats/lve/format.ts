@@ -50,6 +50,7 @@ function holdsLve(dir: string, depth: number): boolean {
 
 /** LVE: a repository, a category, one LVE folder, or its test.json. */
 export const format: SuiteFormat = {
+  starter: async () => (await import('./starter.js')).starter,
   name: 'lve',
   expects:
     'an LVE repository (.lverepo, repository/<category>/…/test.json), a category or LVE folder, or an LVE test.json',

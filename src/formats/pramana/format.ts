@@ -50,6 +50,7 @@ function isManifestFile(path: string): boolean {
 
 /** pramana suites: a tier `.jsonl` file, or a folder with `manifest.toml` and its tiers. */
 export const format: SuiteFormat = {
+  starter: async () => (await import('./starter.js')).starter,
   name: 'pramana',
   expects:
     'a pramana tier (.jsonl of tests with id, category, input, assertion) or a folder with manifest.toml (or that manifest.toml)',

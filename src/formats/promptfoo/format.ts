@@ -46,6 +46,7 @@ export function looksLikePromptfooConfig(path: string, text: string): boolean {
 
 /** promptfoo configs: `promptfooconfig.yaml` in a folder, or a YAML/JSON file with promptfoo's keys. */
 export const format: SuiteFormat = {
+  starter: async () => (await import('./starter.js')).starter,
   name: 'promptfoo',
   expects:
     'a promptfoo config (promptfooconfig.yaml/.yml/.json, or a YAML/JSON mapping with prompts, providers and tests)',
