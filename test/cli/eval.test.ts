@@ -180,9 +180,12 @@ describe('assay eval (end to end, echo provider)', () => {
       for (const args of [
         ['--runs-dir', '/proc/assay-test/runs'],
         ['-o', '/proc/assay-test/out.json'],
-        ['--cache-path', '/proc/assay-test/c.sqlite', '-p', 'openai:chat:x'],
+        // A provider whose answers are cached (a local server: it needs no key; none is called).
+        ['--cache-path', '/proc/assay-test/c.sqlite', '-r', 'openai:chat:x'],
       ]) {
-        const res = await inFreshCwd(['eval', fixture('cli', 'passing'), '--no-progress', ...args]);
+        const res = await inFreshCwd(['eval', fixture('cli', 'passing'), '--no-progress', ...args], {
+          OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+        });
         assert.equal(res.code, 2, args.join(' '));
         assert.match(res.stderr, /cannot create folder \/proc\/assay-test/);
         assert.equal(existsSync(join(res.cwd, '.assay', 'runs')), false, 'nothing ran');
