@@ -334,7 +334,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         code = compareExitCode(comparison, gate.failOn);
       }
       // The run ends on its report: the link comes last, after the failures and the gates.
-      const report = await writeRunReport(runDir, scorecard);
+      const report = values['no-report'] ? undefined : await writeRunReport(runDir, scorecard);
       if (report) process.stdout.write(`Report: ${pathToFileURL(report).href}\n`);
       return written ? code : Math.max(code, 3);
     } finally {

@@ -20,6 +20,7 @@ import {
 import { ensureDir } from '../runlog/dirs.js';
 import { readManifest } from '../runlog/reader.js';
 import { clearOutputsPending } from '../runlog/writer.js';
+import { shellWord } from './common.js';
 
 export type { OutputTarget } from '../outputs.js';
 
@@ -203,14 +204,29 @@ export async function writeOutputs(
   return ok;
 }
 
+/** Runs with more results than this get no automatic report.html (`assay report --format html` still writes one). */
+export const RUN_REPORT_MAX_RESULTS = 200_000;
+
 /**
  * Every eval's own report: the run directory's `report.html` (the html format's `inRunDir`),
  * written whole; its path, or undefined after saying why it could not be written (the run and its
  * exit code stand: the log is whole, the report can be written again with assay report).
  */
-export async function writeRunReport(runDir: string, scorecard: Scorecard): Promise<string | undefined> {
+export async function writeRunReport(
+  runDir: string,
+  scorecard: Scorecard,
+  maxResults = RUN_REPORT_MAX_RESULTS,
+): Promise<string | undefined> {
   const { format, options } = outputFormatNamed('html');
   const path = join(runDir, format.inRunDir ?? 'report.html');
+  // A page of every result: past a few hundred thousand, no browser opens it and writing it costs
+  // more than the run. Said, with the command that writes it anyway.
+  if (scorecard.counts.total > maxResults) {
+    process.stdout.write(
+      `Report not written: ${scorecard.counts.total} results is more than a page can hold (${maxResults}); write it with assay report ${shellWord(runDir)} --format html\n`,
+    );
+    return undefined;
+  }
   try {
     await writeOutput(outputRun(runDir, scorecard), { path, format, options });
     return path;

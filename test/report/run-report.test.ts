@@ -2,10 +2,12 @@
 // and its failure list, so a failing run points at where to look. The page is the one `assay report
 // --format html` writes for the same run.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { scorecardOfRun } from '../../src/analysis/scorecard.js';
+import { writeRunReport } from '../../src/cli/outputs.js';
 import { runCli } from '../support/cli.js';
 import { CAPITALS, evalSuite } from '../support/report-runs.js';
 import { tempDir } from '../support/tmp.js';
@@ -30,5 +32,27 @@ describe('the report of every run', () => {
     const again = await runCli(['report', run.runDir, '-o', join(tmp.dir, 'again.html')]);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(readFileSync(join(tmp.dir, 'again.html'), 'utf8'), html);
+  });
+
+  it('--no-report writes none and prints no link', async () => {
+    const dir = join(tmp.dir, 'no-report');
+    mkdirSync(dir);
+    const run = await evalSuite(dir, CAPITALS, ['--no-report']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(existsSync(join(run.runDir, 'report.html')), false);
+    assert.doesNotMatch(run.stdout, /^Report: /m);
+  });
+
+  it('a run of more results than a page can hold gets none, and is told how to write it', async () => {
+    const dir = join(tmp.dir, 'large');
+    mkdirSync(dir);
+    const run = await evalSuite(dir, CAPITALS, ['--no-report']);
+    const card = await scorecardOfRun(run.runDir);
+    // The limit lowered below this run's size stands for a run of 200,000 results.
+    const written = await writeRunReport(run.runDir, card, card.counts.total - 1);
+    assert.equal(written, undefined);
+    assert.equal(existsSync(join(run.runDir, 'report.html')), false);
+    assert.ok(await writeRunReport(run.runDir, card, card.counts.total));
+    assert.ok(existsSync(join(run.runDir, 'report.html')));
   });
 });
