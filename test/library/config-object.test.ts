@@ -49,7 +49,10 @@ describe('evaluate() with a config object', () => {
   it('a 15-line program runs a config object and writes the HTML report', async () => {
     assert.ok(PROGRAM.trimEnd().split('\n').length <= 15);
     // Through the package entry only, never a deep path into dist/.
-    assert.deepEqual([...PROGRAM.matchAll(/from '([^']+)'/g)].map((m) => m[1]), ['assay']);
+    assert.deepEqual(
+      [...PROGRAM.matchAll(/from '([^']+)'/g)].map((m) => m[1]),
+      ['assay'],
+    );
     writeFileSync(join(project, 'program.mjs'), PROGRAM);
     const r = await runNode([join(project, 'program.mjs')], { cwd: project, env: childEnv(cleanEnv) });
     assert.equal(r.code, 0, r.stderr);
