@@ -60,7 +60,7 @@ try {
     if (isEweBench(name)) {
       const model = env.ASSAY_MODEL ?? (mock ? 'offline-model' : 'gpt-4o-mini');
       args.push(
-        '-p',
+        '-r',
         `openai:chat:${model}`,
         '-o',
         join(reportsDir, `${name}/`),
@@ -69,7 +69,7 @@ try {
       );
     } else if (isLve(name)) {
       args.push('-o', join(reportsDir, `${name}.json`));
-      if (env.ASSAY_MODEL) args.push('-p', `openai:chat:${env.ASSAY_MODEL}`);
+      if (env.ASSAY_MODEL) args.push('-r', `openai:chat:${env.ASSAY_MODEL}`);
     } else {
       // example.json: how to run a suite whose format names no model or has reports of its own.
       const spec = existsSync(join(examplesDir, name, 'example.json'))
@@ -77,7 +77,7 @@ try {
         : {};
       args.push(...(spec.args ?? []));
       const model = env.ASSAY_MODEL ?? (spec.needsModel ? (mock ? 'mock-model' : 'gpt-4o-mini') : undefined);
-      if (model) args.push('-p', `openai:chat:${model}`);
+      if (model) args.push('-r', `openai:chat:${model}`);
       if (spec.output)
         args.push(
           '-o',
