@@ -1,9 +1,10 @@
 // The library examples of README.md and docs/library.md run as written: each is taken from its
 // page, given a promptfooconfig.yaml in a fresh folder, and run by Node as a program, with the
 // mock OpenAI-compatible server as the model. (The README's example once printed
-// `scorecard.passRate` as if it were a number; it is a Rate object.)
+// `scorecard.passRate` as if it were a number; it is a Rate object.) The README's runs a
+// promptfoo-shaped config object and writes report.html with the exported `writeReport`.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -58,6 +59,11 @@ describe('library examples', () => {
       assert.match(run.stdout, /50\.0% passed/);
       assert.doesNotMatch(run.stdout, /\[object Object\]|NaN/);
       assert.match(run.stdout, /\.assay[/\\]runs[/\\]/);
+      // The README's program runs a config object and writes the HTML report through the package entry.
+      if (page === 'README.md') {
+        assert.match(readFileSync(join(dir, 'report.html'), 'utf8'), /^<!doctype html>/);
+        assert.match(readFileSync(join(dir, 'report.html'), 'utf8'), /capital of Kenya/);
+      } else assert.equal(existsSync(join(dir, 'report.html')), false);
     });
   }
 });

@@ -11,13 +11,6 @@ const README = join(repoRoot, 'README.md');
 const MAX_README_LINES = 400;
 
 /**
- * Pages that another generator writes, by the convention of one test/docs/<page>.test.ts per
- * generated page: a link to one is accepted while neither the page nor its test exists yet (the
- * branch that adds them is not merged), and checked like any other once they do.
- */
-const GENERATED_ELSEWHERE = [{ page: 'docs/cli.md', test: 'test/docs/cli.test.ts' }];
-
-/**
  * Every Markdown page of the documentation: the README and docs/**, but not docs/incoming/ (notes
  * from helpers for the lead to fold into the pages, not pages themselves).
  */
@@ -95,10 +88,7 @@ function brokenLinks(files: string[]): string[] {
       const dest = path === '' ? file : resolve(dirname(file), decodeURI(path));
       const where = `${relative(repoRoot, file)}:${line}`;
       if (!existsSync(dest)) {
-        const pending = GENERATED_ELSEWHERE.find(
-          (g) => join(repoRoot, g.page) === dest && !existsSync(join(repoRoot, g.test)),
-        );
-        if (!pending) problems.push(`${where}: ${target}: no such file`);
+        problems.push(`${where}: ${target}: no such file`);
         continue;
       }
       if (anchor === undefined || anchor === '') continue;

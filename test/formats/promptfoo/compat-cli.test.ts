@@ -87,8 +87,8 @@ tests:
   - {vars: {q: b}, assert: [{type: contains, value: '{{nothing}}'}]}
 `,
     );
-    // assay's exit codes are its own: 3 = the run could not judge every job (README: promptfoo's
-    // 100 covers both assay's 1 and 3).
+    // assay's exit codes are its own: 3 = the run could not judge every job
+    // (docs/formats/promptfoo.md, "Exit codes": promptfoo's 100 covers both assay's 1 and 3).
     assert.equal(code, 3);
     assert.match(stdout, /1 passed · 0 failed · 1 error/);
     assert.deepEqual(results.map((r) => r.status).sort(), ['error', 'pass']);

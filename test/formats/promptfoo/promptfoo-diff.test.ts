@@ -33,7 +33,7 @@ after(async () => {
 
 /**
  * Deliberate differences: a grader reply promptfoo cannot read is a failed assertion in promptfoo
- * (score 0) and an `error` in assay (errors are not failures; README, "Model-graded assertions").
+ * (score 0) and an `error` in assay (errors are not failures; docs/scoring.md, "Model-graded assertions").
  */
 const UNREADABLE = new Set(['rag-unreadable: context-faithfulness verdicts other than yes/no']);
 
