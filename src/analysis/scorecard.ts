@@ -544,9 +544,13 @@ function readsBackSame(r: JobResult): boolean {
     !plainNumber(r.trial)
   )
     return false;
-  if (a.usage && (!plainNumber(a.usage.total) || !plainNumber(a.usage.prompt) || !plainNumber(a.usage.completion)))
+  if (
+    a.usage &&
+    (!plainNumber(a.usage.total) || !plainNumber(a.usage.prompt) || !plainNumber(a.usage.completion))
+  )
     return false;
-  if (a.stream && (!plainNumber(a.stream.firstTokenMs) || !plainNumber(a.stream.tokensPerSecond))) return false;
+  if (a.stream && (!plainNumber(a.stream.firstTokenMs) || !plainNumber(a.stream.tokensPerSecond)))
+    return false;
   if (r.grading && (!plainNumber(r.grading.total) || !plainNumber(r.grading.cost))) return false;
   if (r.namedScores !== undefined && !plainValues(r.namedScores)) return false;
   if (r.namedScoreWeights !== undefined && !plainValues(r.namedScoreWeights)) return false;

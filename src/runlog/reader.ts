@@ -237,7 +237,7 @@ export function setLiveIndex(path: string, live: LiveLineIndex | undefined): voi
 const MAX_LIVE_INDEXES = 4;
 
 /** The live index of a log, if this process wrote it and it has not changed size since. */
-function liveIndexOf(path: string): LiveLineIndex | undefined {
+export function liveLineIndex(path: string): LiveLineIndex | undefined {
   const live = liveIndexes.get(resolve(path));
   if (!live) return undefined;
   let size: number;
@@ -257,9 +257,9 @@ function liveIndexOf(path: string): LiveLineIndex | undefined {
 export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<string> {
   const path = join(runDir, 'results.jsonl');
   if (!existsSync(path)) return;
-  const live = liveIndexOf(path);
+  const live = liveLineIndex(path);
   if (live) {
-    yield* (live.inOrder ? linesInSequence(path, live.index) : linesByIndex(path, live.index));
+    yield* live.inOrder ? linesInSequence(path, live.index) : linesByIndex(path, live.index);
     return;
   }
   const manifest = readManifest(runDir);
@@ -399,11 +399,11 @@ export class LineIndex {
   /** Whether line `b` comes after line `a` in plan order, at another position (a sort would keep them so). */
   before(a: number, b: number): boolean {
     return (
-      this.caseIndex[a] - this.caseIndex[b] ||
-      this.trial[a] - this.trial[b] ||
-      this.provider[a] - this.provider[b] ||
-      this.prompt[a] - this.prompt[b]
-    ) < 0;
+      (this.caseIndex[a] - this.caseIndex[b] ||
+        this.trial[a] - this.trial[b] ||
+        this.provider[a] - this.provider[b] ||
+        this.prompt[a] - this.prompt[b]) < 0
+    );
   }
 
   samePosition(a: number, b: number): boolean {

@@ -93,13 +93,14 @@ export class RunWriter {
     this.pendingLines++;
     const redacted = line === json ? undefined : text;
     // A redacted line is indexed by what it says (a column's name may have been redacted too).
-    if (this.live) this.indexLine(redacted === undefined ? result : (JSON.parse(redacted) as JobResult), text);
+    if (this.live)
+      this.indexLine(redacted === undefined ? result : (JSON.parse(redacted) as JobResult), text);
     else this.size += Buffer.byteLength(text) + 1;
     if (this.pendingLines >= this.batch) {
       this.flush();
       return redacted;
     }
-    if (this.scheduled) return;
+    if (this.scheduled) return redacted;
     this.scheduled = true;
     unflushed.add(this);
     if (!exitHook) {
