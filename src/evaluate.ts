@@ -449,6 +449,7 @@ export async function executeRun(prepared: PreparedRun): Promise<EvaluateResult>
   // The scorecard is what the log says: built as the results were logged, by the code that reads
   // a past run's log (analysis/scorecard.ts LiveScorecard; the progress counts only fed the progress line).
   const card = live.build();
+  live.finish(writer.dir);
   writer.writeJson('scorecard.json', card);
   // Complete means every planned job is in the log, nothing less, whatever else happened.
   const finished = card.counts.total >= planned;

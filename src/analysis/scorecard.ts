@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type {
   Breakdown,
   Counts,
@@ -473,6 +475,8 @@ export async function scorecardOfRun(runDir: string): Promise<Scorecard> {
 export class LiveScorecard {
   private readonly builder: ScorecardBuilder;
   private readonly seen: SeenJobs;
+  /** Per metadata key, its distinct group values (null past MAX_METADATA_GROUPS), as metadata.ts counts them. */
+  private readonly metadataValues = new Map<string, Set<string> | null>();
 
   /** `manifest`: the run's manifest as written to its directory (RunWriter.writeJson's answer). */
   constructor(manifest: RunManifest) {
@@ -481,7 +485,28 @@ export class LiveScorecard {
 
   /** Adds a result read back from the log (a resume's earlier results). */
   addLogged(r: JobResult): void {
+    const metadata = r.case.metadata;
+    if (metadata) {
+      for (const key of Object.keys(metadata)) {
+        const values = this.metadataValues.get(key);
+        if (values === null) continue;
+        const seen = values ?? new Set<string>();
+        seen.add(groupValue(r, key));
+        this.metadataValues.set(key, seen.size > MAX_METADATA_GROUPS ? null : seen);
+      }
+    }
     if (this.seen.first(r)) this.builder.add(r);
+  }
+
+  /**
+   * Tells this process's readers of the run what the card saw of its cases' metadata, once the
+   * log is closed: a run with no key to break down by (analysis/metadata.ts) is not read for one.
+   */
+  finish(runDir: string): void {
+    const path = join(runDir, 'results.jsonl');
+    const breakable = [...this.metadataValues.values()].some((v) => v !== null);
+    liveMetadata.clear();
+    if (!breakable && existsSync(path)) liveMetadata.set(resolve(path), statSync(path).size);
   }
 
   /** Adds a result just appended; `line`: the line logged, when redaction changed it (RunWriter.append). */
@@ -493,6 +518,24 @@ export class LiveScorecard {
     return this.builder.build();
   }
 }
+
+/** By log path: the log's size when a live card saw no metadata key with few enough values to break down by. */
+const liveMetadata = new Map<string, number>();
+
+/** Whether this process built the card of a run live and saw no metadata key to break it down by. */
+export function noMetadataBreakdowns(runDir: string): boolean {
+  const path = resolve(join(runDir, 'results.jsonl'));
+  const size = liveMetadata.get(path);
+  if (size === undefined) return false;
+  try {
+    return statSync(path).size === size;
+  } catch {
+    return false;
+  }
+}
+
+/** A key with more values than this names cases rather than groups them (an id, a free text). */
+export const MAX_METADATA_GROUPS = 12;
 
 /** A result as a log line reads back (the line's version taken off, as readResults does). */
 function fromLine(line: string): JobResult {

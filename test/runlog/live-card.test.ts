@@ -2,9 +2,10 @@
 // index its writer kept (no re-read of results.jsonl): the card must equal the one re-read from the
 // log, and the lines in plan order must be byte for byte those a scan of the log gives.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { metadataBreakdowns } from '../../src/analysis/metadata.js';
 import { scorecardOfRun } from '../../src/analysis/scorecard.js';
 import type { JobResult } from '../../src/core/types.js';
 import { evaluate } from '../../src/evaluate.js';
@@ -111,6 +112,14 @@ describe('the live scorecard and plan-order index', () => {
       );
       const { live, scanned } = await liveAndScanned(result.runDir);
       assert.deepEqual(live, scanned, `${name}: lines in plan order`);
+      // The report's metadata breakdowns: a copy of the run (no live card in this process) is read.
+      const copy = `${result.runDir}-copy`;
+      cpSync(result.runDir, copy, { recursive: true });
+      assert.deepEqual(
+        await metadataBreakdowns(result.runDir),
+        await metadataBreakdowns(copy),
+        `${name}: breakdowns`,
+      );
       compared.push(`${name} (${result.scorecard.counts.total} jobs)`);
     }
     // The fixtures hold suites of every format; most run on echo.
