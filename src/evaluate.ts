@@ -1,7 +1,7 @@
 // evaluate(): the library entry point behind `assay eval` — load, check, run, and write the run
 // directory. The checks it makes first are in src/evaluate/.
 import { join, resolve } from 'node:path';
-import { scorecardOfRun } from './analysis/scorecard.js';
+import { LiveScorecard } from './analysis/scorecard.js';
 import { caseCount, surveyOf } from './core/cases.js';
 import { InputError } from './core/errors.js';
 import { addSecrets, secretConfigValues, secretValues } from './core/redact.js';
@@ -445,10 +445,11 @@ export async function executeRun(prepared: PreparedRun): Promise<EvaluateResult>
     const lock = lockRun(resolve(options.resume));
     held.defer(() => lock.release());
   }
-  const { writer, outcome } = await runJobs(prepared, held);
-  // The scorecard is what the log says: analysis reads the run log, as for any past run (the
-  // progress counts only fed the progress line).
-  const card = await scorecardOfRun(writer.dir);
+  const { writer, outcome, live } = await runJobs(prepared, held);
+  // The scorecard is what the log says: built as the results were logged, by the code that reads
+  // a past run's log (analysis/scorecard.ts LiveScorecard; the progress counts only fed the progress line).
+  const card = live.build();
+  live.finish(writer.dir);
   writer.writeJson('scorecard.json', card);
   // Complete means every planned job is in the log, nothing less, whatever else happened.
   const finished = card.counts.total >= planned;
@@ -487,7 +488,7 @@ export async function executeRun(prepared: PreparedRun): Promise<EvaluateResult>
 async function runJobs(
   prepared: PreparedRun,
   held: Disposer,
-): Promise<{ writer: RunWriter; outcome: RunOutcome & { resumedJobs: number } }> {
+): Promise<{ writer: RunWriter; outcome: RunOutcome & { resumedJobs: number }; live: LiveScorecard }> {
   const { options, suite, settings, source, resolved, caseProviders, providerEnv, providerContext, secrets } =
     prepared;
   const { plan, planned, manifest } = prepared;
@@ -524,6 +525,7 @@ async function runJobs(
     run.defer(() => opened.close());
   }
   let writer: RunWriter;
+  let live: LiveScorecard;
   const done = new Set<string>();
   // A resumed thread's later turns must see its earlier ones: keep the turns the log already has.
   const turnsDone = new Map<string, TurnSource>();
@@ -535,27 +537,27 @@ async function runJobs(
     if (options.retryErrors) await dropErrorResults(runDir);
     // Rows judged together must run together: a group only partly in the log runs again whole.
     await dropPartialGroups(runDir, planJobs(suite, providers, plan));
+    const reopened: RunManifest = {
+      ...manifest,
+      runId: previous.runId,
+      startedAt: previous.startedAt,
+      command: previous.command,
+      resumedAt: [...(previous.resumedAt ?? []), manifest.startedAt],
+    };
+    // The card is seeded with what the log holds, read here once for the jobs done anyway.
+    live = new LiveScorecard(RunWriter.asWritten(reopened, secrets));
     for await (const r of readResults(runDir)) {
+      live.addLogged(r);
       if (done.has(r.key)) continue;
       done.add(r.key);
       count(r);
       if (threaded) turnsDone.set(r.key, turnSourceOf(r));
     }
-    writer = RunWriter.reopen(
-      runDir,
-      {
-        ...manifest,
-        runId: previous.runId,
-        startedAt: previous.startedAt,
-        command: previous.command,
-        resumedAt: [...(previous.resumedAt ?? []), manifest.startedAt],
-      },
-      maxConcurrency,
-      secrets,
-    );
+    writer = RunWriter.reopen(runDir, reopened, maxConcurrency, secrets);
   } else {
     // Results of one event-loop turn share a write; at most -j of them wait (the jobs in flight).
     writer = RunWriter.create(resolve(options.runsDir ?? '.assay/runs'), manifest, maxConcurrency, secrets);
+    live = new LiveScorecard(writer.manifestAsWritten);
     const lock = lockRun(writer.dir);
     held.defer(() => lock.release());
   }
@@ -607,13 +609,13 @@ async function runJobs(
         ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrorCount} allowed (--max-errors)`
         : undefined,
     onResult: (result) => {
-      writer.append(result);
+      live.add(result, writer.append(result));
       count(result);
       options.onResult?.(result);
       options.onProgress?.(progress);
     },
   });
-  return { writer, outcome: { ...outcome, resumedJobs } };
+  return { writer, outcome: { ...outcome, resumedJobs }, live };
 }
 
 /** The prepared run's built graders, which the caller now closes (the prepared run no longer does). */

@@ -3,10 +3,16 @@
 // each group with its pass rate and interval, computed by the scorecard's own code from the log.
 import type { Breakdown } from '../core/scorecard.js';
 import { readManifest, readResults } from '../runlog/reader.js';
-import { computeScorecard, groupValue, planPositions } from './scorecard.js';
+import {
+  computeScorecard,
+  groupValue,
+  MAX_METADATA_GROUPS,
+  noMetadataBreakdowns,
+  planPositions,
+} from './scorecard.js';
 
-/** A key with more values than this names cases rather than groups them (an id, a free text). */
-export const MAX_METADATA_GROUPS = 12;
+export { MAX_METADATA_GROUPS };
+
 /** At most this many keys are broken down. */
 const MAX_KEYS = 6;
 
@@ -16,6 +22,8 @@ const MAX_KEYS = 6;
  * reduced per case as in the scorecard. Two passes over the log; memory holds the distinct values.
  */
 export async function metadataBreakdowns(runDir: string): Promise<Breakdown[]> {
+  // A run this process made and logged: its live card already knows there is nothing to break down.
+  if (noMetadataBreakdowns(runDir)) return [];
   const values = new Map<string, Set<string> | null>();
   for await (const r of readResults(runDir)) {
     for (const key of Object.keys(r.case.metadata ?? {})) {

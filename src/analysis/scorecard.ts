@@ -1,3 +1,5 @@
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type {
   Breakdown,
   Counts,
@@ -9,6 +11,7 @@ import type {
 } from '../core/scorecard.js';
 import type { JobResult, SuiteScoring } from '../core/types.js';
 import { readManifest, readResults } from '../runlog/reader.js';
+import type { RunManifest } from '../runlog/types.js';
 import { type Cluster, clusteredMean } from './clustered.js';
 import { ColumnNamedScores } from './derived.js';
 import { passAtK, passHatK } from './paired.js';
@@ -435,23 +438,166 @@ export async function computeScorecard(
   return builder.build();
 }
 
-/**
- * The scorecard of a run directory, computed from its log alone (results.jsonl, and the scoring
- * settings its manifest recorded): the same code for a live run, a merged one and last month's.
- */
-export async function scorecardOfRun(runDir: string): Promise<Scorecard> {
-  const manifest = readManifest(runDir);
-  return computeScorecard(
-    readResults(runDir),
-    manifest.suite.scoring,
-    manifest.options.passAt ?? [],
-    manifest.options.repeat > 1,
-    planPositions(
+/** The builder and the job filter a run's manifest (as written to its directory) asks for. */
+function runScorecard(manifest: RunManifest): { builder: ScorecardBuilder; seen: SeenJobs } {
+  return {
+    builder: new ScorecardBuilder(
+      manifest.suite.scoring,
+      manifest.options.passAt ?? [],
+      manifest.options.repeat > 1,
+    ),
+    seen: planPositions(
       manifest.providers.map((p) => String(p.key ?? p.id)),
       manifest.suite.prompts.map((p) => p.id),
       manifest.options.repeat,
     ),
-  );
+  };
+}
+
+/**
+ * The scorecard of a run directory, computed from its log alone (results.jsonl, and the scoring
+ * settings its manifest recorded): the same code for a merged run and last month's; a run made in
+ * this process builds the same card live (LiveScorecard).
+ */
+export async function scorecardOfRun(runDir: string): Promise<Scorecard> {
+  const { builder, seen } = runScorecard(readManifest(runDir));
+  for await (const r of readResults(runDir)) if (seen.first(r)) builder.add(r);
+  return builder.build();
+}
+
+/**
+ * A run's scorecard built while its results are appended to its log: the builder and job filter
+ * scorecardOfRun uses, fed the results in log order as the log will read them back, so the card
+ * equals the one re-read from the log. A result is taken from its line when the line differs from
+ * the result's JSON (redacted) or when reading the line back would change what the card keeps of
+ * it (a number JSON cannot hold, a var whose JSON is not itself); otherwise the result itself.
+ */
+export class LiveScorecard {
+  private readonly builder: ScorecardBuilder;
+  private readonly seen: SeenJobs;
+  /** Per metadata key, its distinct group values (null past MAX_METADATA_GROUPS), as metadata.ts counts them. */
+  private readonly metadataValues = new Map<string, Set<string> | null>();
+
+  /** `manifest`: the run's manifest as written to its directory (RunWriter.writeJson's answer). */
+  constructor(manifest: RunManifest) {
+    ({ builder: this.builder, seen: this.seen } = runScorecard(manifest));
+  }
+
+  /** Adds a result read back from the log (a resume's earlier results). */
+  addLogged(r: JobResult): void {
+    const metadata = r.case.metadata;
+    if (metadata) {
+      for (const key of Object.keys(metadata)) {
+        const values = this.metadataValues.get(key);
+        if (values === null) continue;
+        const seen = values ?? new Set<string>();
+        seen.add(groupValue(r, key));
+        this.metadataValues.set(key, seen.size > MAX_METADATA_GROUPS ? null : seen);
+      }
+    }
+    if (this.seen.first(r)) this.builder.add(r);
+  }
+
+  /**
+   * Tells this process's readers of the run what the card saw of its cases' metadata, once the
+   * log is closed: a run with no key to break down by (analysis/metadata.ts) is not read for one.
+   */
+  finish(runDir: string): void {
+    const path = join(runDir, 'results.jsonl');
+    const breakable = [...this.metadataValues.values()].some((v) => v !== null);
+    liveMetadata.clear();
+    if (!breakable && existsSync(path)) liveMetadata.set(resolve(path), statSync(path).size);
+  }
+
+  /** Adds a result just appended; `line`: the line logged, when redaction changed it (RunWriter.append). */
+  add(r: JobResult, line?: string): void {
+    this.addLogged(line !== undefined || !readsBackSame(r) ? fromLine(line ?? JSON.stringify(r)) : r);
+  }
+
+  build(): Scorecard {
+    return this.builder.build();
+  }
+}
+
+/** By log path: the log's size when a live card saw no metadata key with few enough values to break down by. */
+const liveMetadata = new Map<string, number>();
+
+/** Whether this process built the card of a run live and saw no metadata key to break it down by. */
+export function noMetadataBreakdowns(runDir: string): boolean {
+  const path = resolve(join(runDir, 'results.jsonl'));
+  const size = liveMetadata.get(path);
+  if (size === undefined) return false;
+  try {
+    return statSync(path).size === size;
+  } catch {
+    return false;
+  }
+}
+
+/** A key with more values than this names cases rather than groups them (an id, a free text). */
+export const MAX_METADATA_GROUPS = 12;
+
+/** A result as a log line reads back (the line's version taken off, as readResults does). */
+function fromLine(line: string): JobResult {
+  const parsed = JSON.parse(line) as Record<string, unknown>;
+  delete parsed.v;
+  return parsed as unknown as JobResult;
+}
+
+/** JSON's answer for a value is the value itself: not NaN or ±Infinity, undefined, a function, a Date. */
+function plainScalar(v: unknown): boolean {
+  if (v === null) return true;
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(v);
+    case 'object':
+      return typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+    default:
+      return false;
+  }
+}
+
+function plainNumber(v: unknown): boolean {
+  return v === undefined || v === null || typeof v !== 'number' || Number.isFinite(v);
+}
+
+function plainValues(o: Record<string, unknown> | undefined): boolean {
+  if (o === undefined || o === null) return true;
+  if (typeof o !== 'object' || Array.isArray(o) || typeof (o as { toJSON?: unknown }).toJSON === 'function')
+    return false;
+  for (const k in o) if (!plainScalar(o[k])) return false;
+  return true;
+}
+
+/**
+ * Whether what the scorecard keeps of a result is the same read back from its line: the numbers it
+ * sums, and the vars and metadata it names cases and groups by (a top-level value whose JSON is
+ * another type: a Date, NaN, undefined).
+ */
+function readsBackSame(r: JobResult): boolean {
+  const a = r.answer;
+  if (
+    !plainNumber(r.score) ||
+    !plainNumber(a.latencyMs) ||
+    !plainNumber(a.cost) ||
+    !plainNumber(r.caseIndex) ||
+    !plainNumber(r.trial)
+  )
+    return false;
+  if (
+    a.usage &&
+    (!plainNumber(a.usage.total) || !plainNumber(a.usage.prompt) || !plainNumber(a.usage.completion))
+  )
+    return false;
+  if (a.stream && (!plainNumber(a.stream.firstTokenMs) || !plainNumber(a.stream.tokensPerSecond)))
+    return false;
+  if (r.grading && (!plainNumber(r.grading.total) || !plainNumber(r.grading.cost))) return false;
+  if (r.namedScores !== undefined && !plainValues(r.namedScores)) return false;
+  if (r.namedScoreWeights !== undefined && !plainValues(r.namedScoreWeights)) return false;
+  return plainValues(r.case.vars) && plainValues(r.case.metadata);
 }
 
 /** A failed or errored job as reports name it: the case, where it is written, the failing check. */

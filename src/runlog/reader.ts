@@ -6,8 +6,9 @@ import {
   openSync,
   readFileSync,
   readSync,
+  statSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { InputError } from '../core/errors.js';
 import type { JobResult } from '../core/types.js';
@@ -207,9 +208,60 @@ export async function* readResults(
   if (pendingBad && terminated) badLine(path, pendingBad.n, onBadLine, pendingBad.text);
 }
 
+/**
+ * The plan-order index of a log written by this process (runlog/writer.ts keeps it as it appends),
+ * by the log's absolute path: with it, resultLinesInPlanOrder reads no line it does not write out.
+ */
+export interface LiveLineIndex {
+  index: LineIndex;
+  /** The log's size when the index was last added to: a log of another size was changed since. */
+  size: number;
+  /** Whether the lines were appended in plan order, each position once: then they are copied as they lie. */
+  inOrder: boolean;
+}
+
+const liveIndexes = new Map<string, LiveLineIndex>();
+
+/** Registers (or, with undefined, forgets) the live index of a results.jsonl this process wrote. */
+export function setLiveIndex(path: string, live: LiveLineIndex | undefined): void {
+  liveIndexes.delete(resolve(path));
+  if (!live) return;
+  liveIndexes.set(resolve(path), live);
+  // A process that makes many runs (a library user) keeps the indexes of its latest few only.
+  for (const old of liveIndexes.keys()) {
+    if (liveIndexes.size <= MAX_LIVE_INDEXES) break;
+    liveIndexes.delete(old);
+  }
+}
+
+const MAX_LIVE_INDEXES = 4;
+
+/** The live index of a log, if this process wrote it and it has not changed size since. */
+export function liveLineIndex(path: string): LiveLineIndex | undefined {
+  const live = liveIndexes.get(resolve(path));
+  if (!live) return undefined;
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return undefined;
+  }
+  return size === live.size ? live : undefined;
+}
+
+/**
+ * A run's results.jsonl lines in plan order (case, trial, provider, prompt; a position logged twice
+ * written once, the first), each as today's assay writes it. A log this process wrote comes from the
+ * index its writer kept; any other (assay report, rescore's source, merge) is scanned once for one.
+ */
 export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<string> {
   const path = join(runDir, 'results.jsonl');
   if (!existsSync(path)) return;
+  const live = liveLineIndex(path);
+  if (live) {
+    yield* live.inOrder ? linesInSequence(path, live.index) : linesByIndex(path, live.index);
+    return;
+  }
   const manifest = readManifest(runDir);
   // Columns the manifest does not list (an older log) sort after the listed ones, in order of appearance.
   const providerOrder = new Map(manifest.providers.map((p, i) => [String(p.key ?? p.id), i]));
@@ -244,6 +296,11 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
       line.length,
     );
   });
+  yield* linesByIndex(path, index);
+}
+
+/** The indexed lines in plan order, each read where it lies. */
+function* linesByIndex(path: string, index: LineIndex): Generator<string> {
   const order = index.sorted();
   const fd = openSync(path, 'r');
   try {
@@ -264,8 +321,40 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
   }
 }
 
+/**
+ * The indexed lines as they lie in the file (already in plan order): read sequentially in large
+ * chunks, each line cut out at its offset.
+ */
+function* linesInSequence(path: string, index: LineIndex): Generator<string> {
+  const fd = openSync(path, 'r');
+  try {
+    let buffer = Buffer.alloc(1 << 20);
+    // The file's bytes [start, start + filled) are in the buffer.
+    let start = 0;
+    let filled = 0;
+    for (let i = 0; i < index.size; i++) {
+      const offset = index.offset[i];
+      const length = index.length[i];
+      if (offset < start || offset + length > start + filled) {
+        if (length > buffer.length) buffer = Buffer.alloc(length);
+        start = offset;
+        filled = 0;
+        while (filled < buffer.length) {
+          const n = readSync(fd, buffer, filled, buffer.length - filled, start + filled);
+          if (n === 0) break;
+          filled += n;
+        }
+        if (filled < length) throw new Error(`${path} is shorter than its index`);
+      }
+      yield currentLine(buffer.toString('utf8', offset - start, offset - start + length));
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Plan positions and byte ranges of a log's lines, column by column in growable typed arrays. */
-class LineIndex {
+export class LineIndex {
   size = 0;
   caseIndex = new Float64Array(1024);
   trial = new Uint32Array(1024);
@@ -304,6 +393,16 @@ class LineIndex {
         provider[a] - provider[b] ||
         prompt[a] - prompt[b] ||
         offset[a] - offset[b],
+    );
+  }
+
+  /** Whether line `b` comes after line `a` in plan order, at another position (a sort would keep them so). */
+  before(a: number, b: number): boolean {
+    return (
+      (this.caseIndex[a] - this.caseIndex[b] ||
+        this.trial[a] - this.trial[b] ||
+        this.provider[a] - this.provider[b] ||
+        this.prompt[a] - this.prompt[b]) < 0
     );
   }
 

@@ -1,8 +1,9 @@
-import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { addSecrets, redactJsonText } from '../core/redact.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from './dirs.js';
+import { LineIndex, type LiveLineIndex, setLiveIndex } from './reader.js';
 import type { RunManifest } from './types.js';
 import { LINE_PREFIX } from './version.js';
 
@@ -21,9 +22,19 @@ export class RunWriter {
   private fd: number;
   private manifest: RunManifest;
   private readonly batch: number;
+  /** The manifest as first written to the directory (secrets redacted), as a reader of it sees it. */
+  readonly manifestAsWritten: RunManifest;
   private pending = '';
   private pendingLines = 0;
   private scheduled = false;
+  /**
+   * The plan position and byte range of every line this writer appended (a log it started empty):
+   * `-o` files and reports are written from it (runlog/reader.ts resultLinesInPlanOrder) without
+   * reading every line back. A log that held lines before (a resume) is scanned instead.
+   */
+  private live?: LiveLineIndex & { providers: Map<string, number>; prompts: Map<string, number> };
+  /** The log's size once every appended line is written. */
+  private size: number;
 
   private constructor(dir: string, manifest: RunManifest, batch: number, secrets: string[]) {
     this.dir = dir;
@@ -32,8 +43,20 @@ export class RunWriter {
     // The caller's list itself, put in order: secrets it learns later (a grader built mid-run) count too.
     this.secrets = addSecrets(secrets);
     ensureDir(dir);
-    this.writeJson('manifest.json', manifest);
+    const written = this.writeJson('manifest.json', manifest) as RunManifest;
+    this.manifestAsWritten = written;
     this.fd = openSync(join(dir, 'results.jsonl'), 'a');
+    this.size = fstatSync(this.fd).size;
+    if (this.size === 0) {
+      // The columns in the order the manifest on disk lists them, as a scan of the log would take them.
+      this.live = {
+        index: new LineIndex(),
+        size: 0,
+        inOrder: true,
+        providers: new Map(written.providers.map((p, i) => [String(p.key ?? p.id), i])),
+        prompts: new Map(written.suite.prompts.map((p, i) => [p.id, i])),
+      };
+    }
   }
 
   /** Creates `<runsDir>/<runId>/` and writes the initial manifest (status `running`). */
@@ -56,18 +79,28 @@ export class RunWriter {
    */
   private readonly secrets: string[];
 
-  /** Appends one job result as one line (see the class comment for when it reaches the disk). */
-  append(result: JobResult): void {
+  /**
+   * Appends one job result as one line (see the class comment for when it reaches the disk).
+   * Returns the line (without its newline) when redaction changed it, so that what is kept of the
+   * result in memory can be taken from the line as logged; undefined when it is the result's JSON.
+   */
+  append(result: JobResult): string | undefined {
     // Every line starts with its run-log version (runlog/version.ts); a result is never `{}`.
     const json = JSON.stringify(result);
     const line = this.secrets.length > 0 ? redactJsonText(json, this.secrets) : json;
-    this.pending += `${LINE_PREFIX}${line.slice(1)}\n`;
+    const text = `${LINE_PREFIX}${line.slice(1)}`;
+    this.pending += `${text}\n`;
     this.pendingLines++;
+    const redacted = line === json ? undefined : text;
+    // A redacted line is indexed by what it says (a column's name may have been redacted too).
+    if (this.live)
+      this.indexLine(redacted === undefined ? result : (JSON.parse(redacted) as JobResult), text);
+    else this.size += Buffer.byteLength(text) + 1;
     if (this.pendingLines >= this.batch) {
       this.flush();
-      return;
+      return redacted;
     }
-    if (this.scheduled) return;
+    if (this.scheduled) return redacted;
     this.scheduled = true;
     unflushed.add(this);
     if (!exitHook) {
@@ -80,6 +113,24 @@ export class RunWriter {
       this.scheduled = false;
       this.flush();
     });
+    return redacted;
+  }
+
+  /** Adds a line to the live index, its position read as a scan of the log reads it (reader.ts). */
+  private indexLine(result: JobResult, text: string): void {
+    const live = this.live as NonNullable<typeof this.live>;
+    const { index } = live;
+    const length = Buffer.byteLength(text);
+    index.add(
+      loggedNumber(result.caseIndex, Number.MAX_SAFE_INTEGER),
+      loggedNumber(result.trial, 0),
+      orderOf(live.providers, result.providerId),
+      orderOf(live.prompts, result.promptId),
+      this.size,
+      length,
+    );
+    this.size += length + 1;
+    if (live.inOrder && index.size > 1 && !index.before(index.size - 2, index.size - 1)) live.inOrder = false;
   }
 
   /** Writes the appended lines not yet on disk, in one write. */
@@ -98,20 +149,54 @@ export class RunWriter {
     this.writeJson('manifest.json', this.manifest);
   }
 
-  /** Writes another JSON file of the run (e.g. scorecard.json) atomically. */
-  writeJson(name: string, value: unknown): void {
+  /** Writes another JSON file of the run (e.g. scorecard.json) atomically; returns it as written. */
+  writeJson(name: string, value: unknown): unknown {
     const path = join(this.dir, name);
     const tmp = `${path}.tmp-${process.pid}`;
-    const json = JSON.stringify(value, null, 2);
-    writeFileSync(tmp, `${this.secrets.length > 0 ? redactJsonText(json, this.secrets) : json}\n`);
+    const text = jsonFileText(value, this.secrets);
+    writeFileSync(tmp, `${text}\n`);
     renameSync(tmp, path);
+    return JSON.parse(text);
   }
 
-  /** Writes what is pending and closes results.jsonl. */
+  /** A value as a writer with these secrets writes it to a JSON file of the run, read back. */
+  static asWritten<T>(value: T, secrets: string[]): T {
+    return JSON.parse(jsonFileText(value, addSecrets([...secrets]))) as T;
+  }
+
+  /**
+   * Writes what is pending and closes results.jsonl; the index of a log this writer wrote from the
+   * start is handed to the log's readers in this process.
+   */
   close(): void {
     this.flush();
     closeSync(this.fd);
+    if (this.live) {
+      const { index, inOrder } = this.live;
+      setLiveIndex(join(this.dir, 'results.jsonl'), { index, inOrder, size: this.size });
+    }
   }
+}
+
+/** The text of a run's JSON file (without its final newline): indented, secrets redacted. */
+function jsonFileText(value: unknown, secrets: string[]): string {
+  const json = JSON.stringify(value, null, 2);
+  return secrets.length > 0 ? redactJsonText(json, secrets) : json;
+}
+
+/** A column's place: the manifest's order, then others in order of appearance (as a scan takes them). */
+function orderOf(order: Map<string, number>, id: string): number {
+  let i = order.get(id);
+  if (i === undefined) {
+    i = order.size;
+    order.set(id, i);
+  }
+  return i;
+}
+
+/** A number of a result as a scan reads it back (`?? absent`): NaN and ±Infinity are logged as null. */
+function loggedNumber(v: number | undefined, absent: number): number {
+  return v === undefined || v === null || (typeof v === 'number' && !Number.isFinite(v)) ? absent : v;
 }
 
 /**
