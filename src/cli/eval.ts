@@ -286,6 +286,9 @@ export async function evalCommand(args: string[]): Promise<number> {
           `Nothing to run: ${result.selectedCases === 0 ? 'the filters selected no test' : 'no prompt × provider × test combination is left'}\n`,
         );
       if (table) process.stdout.write(await renderTable(runDir, table));
+      // The report is written before the summary, so that the summary's "… and N more in the
+      // report" names the page itself; its link is printed again last.
+      const report = await writeRunReport(runDir, scorecard);
       process.stdout.write(renderSummary(manifest, scorecard, runDir, { color }));
       if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
         const runsFlag = values['runs-dir'] ? ` --runs-dir ${shellWord(values['runs-dir'])}` : '';
@@ -334,7 +337,6 @@ export async function evalCommand(args: string[]): Promise<number> {
         code = compareExitCode(comparison, gate.failOn);
       }
       // The run ends on its report: the link comes last, after the failures and the gates.
-      const report = await writeRunReport(runDir, scorecard);
       if (report) process.stdout.write(`Report: ${pathToFileURL(report).href}\n`);
       return written ? code : Math.max(code, 3);
     } finally {
