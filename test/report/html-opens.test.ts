@@ -371,7 +371,10 @@ describe('the HTML report opens on what matters', { skip: missing }, () => {
       // Where the text is drawn (a text wider than its column overflows its box).
       const drawn = (sel: string) =>
         item.locator(sel).evaluate((e) => {
-          const range = document.createRange();
+          type Range = { selectNodeContents(n: unknown): void; getBoundingClientRect(): DOMRect };
+          type DOMRect = { x: number; width: number };
+          const doc = (e as unknown as { ownerDocument: { createRange(): Range } }).ownerDocument;
+          const range = doc.createRange();
           range.selectNodeContents(e);
           const r = range.getBoundingClientRect();
           return { x: r.x, width: r.width };
