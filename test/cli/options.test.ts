@@ -1,7 +1,7 @@
 // The one option table: parsing, --help, docs/cli.md and "did you mean" agree, formats bring their
 // own flags, and promptfoo's eval command line runs as promptfoo runs it.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { formatOptions, formatOptionsOf } from '../../src/cli/args.js';
@@ -178,6 +178,35 @@ describe("promptfoo's eval command line", () => {
     assert.equal(out.results.length, 4);
     assert.equal(out.scorecard.counts.pass, 2);
     assert.equal(out.scorecard.counts.fail, 2);
+  });
+
+  it('runs promptfoo’s command line without a config: -p, -r and -t are the whole suite, as in promptfoo', async () => {
+    const cwd = freshCopy();
+    rmSync(join(cwd, 'promptfooconfig.yaml'));
+    const args = ['-p', 'prompts.txt', '-r', 'echo', '-t', 'tests.csv', '--no-table', '--no-progress-bar'];
+    const r = await runCli(['eval', ...args], { cwd });
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr, '');
+    // promptfoo 0.123.1 answers the same results on this command line with no config in the folder.
+    const promptfoo = JSON.parse(readFileSync(join(cwd, 'promptfoo-results.json'), 'utf8')) as {
+      results: { prompt: string; provider: string; vars: Record<string, string>; success: boolean }[];
+    };
+    const ours = onlyRunResults(cwd)
+      .map((x) => ({
+        prompt: x.promptLabel,
+        provider: x.providerId,
+        vars: x.case.vars,
+        success: x.status === 'pass',
+      }))
+      .sort((a, b) => `${a.vars.topic} ${a.prompt}`.localeCompare(`${b.vars.topic} ${b.prompt}`));
+    assert.deepEqual(
+      ours,
+      promptfoo.results.map(({ prompt, provider, vars, success }) => ({ prompt, provider, vars, success })),
+    );
+    // Without -p, a folder holding no suite is still refused (exit 2), naming what was expected.
+    const none = await runCli(['eval', '-r', 'echo', '-t', 'tests.csv', '--no-progress'], { cwd });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /no suite found in this folder/);
   });
 
   it('--table prints the grid promptfoo prints, cells cut by --table-cell-max-length', async () => {
