@@ -203,6 +203,14 @@ describe("promptfoo's eval command line", () => {
       ours,
       promptfoo.results.map(({ prompt, provider, vars, success }) => ({ prompt, provider, vars, success })),
     );
+    // With more failures than the console lists, it points at the report and names no suite file
+    // for a second run: the suite was the command line, there is none.
+    const rows = Array.from({ length: 15 }, (_, i) => `t${i},contains:zzz`);
+    writeFileSync(join(cwd, 'many.csv'), `topic,__expected\n${rows.join('\n')}\n`);
+    const many = await runCli(['eval', ...args.slice(0, 4), '-t', 'many.csv', '--no-progress'], { cwd });
+    assert.equal(many.code, 1, many.stderr);
+    assert.match(many.stdout, /… and 10 more in the report: file:/);
+    assert.doesNotMatch(many.stdout, /config-object/);
     // Without -p, a folder holding no suite is still refused (exit 2), naming what was expected.
     const none = await runCli(['eval', '-r', 'echo', '-t', 'tests.csv', '--no-progress'], { cwd });
     assert.equal(none.code, 2);
