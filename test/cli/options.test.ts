@@ -241,6 +241,22 @@ describe("promptfoo's eval command line", () => {
     assert.doesNotMatch(plain.stdout, /┌/);
   });
 
+  it('--table shows a model’s escape sequences and bidi overrides as escapes, never raw', async () => {
+    const cwd = freshCopy();
+    writeFileSync(
+      join(cwd, 'hostile.yaml'),
+      'prompts: ["{{x}}"]\nproviders: [echo]\ntests:\n  - vars: { x: "a \\e[2J\\e]0;title\\a \\u202Eabc\\u202C \\e]8;;http://evil.example\\aclick" }\n',
+    );
+    const r = await runCli(['eval', '-c', 'hostile.yaml', '--table', '--no-progress'], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const grid = r.stdout.slice(r.stdout.indexOf('┌'), r.stdout.indexOf('┘') + 1);
+    assert.match(grid, /\[PASS\] a \\x1b\[2J\\x1b\]0;title\\x07 \\u202eabc/);
+    assert.ok(
+      !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(r.stdout),
+      JSON.stringify(r.stdout),
+    );
+  });
+
   it('--table shows the first 25 tests and says how many more there are', async () => {
     const cwd = freshCopy();
     const rows = Array.from({ length: 27 }, (_, i) => `t${i},contains:t${i}`);
