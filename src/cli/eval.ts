@@ -3,12 +3,13 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatDiagnostic, InputError } from '../core/errors.js';
+import type { Suite } from '../core/types.js';
 import { DEFAULT_CACHE_TTL_SECONDS, defaultCachePath } from '../engine/cache.js';
 import { parseShard } from '../engine/shard.js';
 import { selectProviders } from '../evaluate/select-providers.js';
 import { resolveRunSettings } from '../evaluate/settings.js';
 import { evaluate } from '../evaluate.js';
-import { type LoadOptions, loadSuite } from '../formats/detect.js';
+import { type LoadOptions, loadSuite, loadSuiteObject, suiteFormats } from '../formats/detect.js';
 import { appendedBefore } from '../outputs.js';
 import { renderComparison } from '../report/compare.js';
 import { renderResultLine, renderSummary } from '../report/console.js';
@@ -22,6 +23,7 @@ import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
 import {
   outputTargets,
+  RUN_REPORT_MAX_RESULTS,
   recordTarget,
   refuseOverwritingInputs,
   reporterFrom,
@@ -105,9 +107,20 @@ export async function evalCommand(args: string[]): Promise<number> {
       ...(providers ? { providers } : {}),
     };
     if (configs.length > 1) loadOptions.combine = configs.slice(1);
+    // promptfoo's command line without a config (`eval -p prompts.txt -r echo -t tests.csv` in a
+    // folder holding no suite): the prompts, providers and tests flags are the whole suite.
+    const bare =
+      suitePath === undefined &&
+      prompts !== undefined &&
+      providers !== undefined &&
+      !(await suiteFormats()).some((f) => f.detectDir?.(process.cwd()));
+    const readSuite = (options: LoadOptions): Promise<Suite> =>
+      bare
+        ? loadSuiteObject({ description: 'command line', providers }, { ...options, basePath: process.cwd() })
+        : loadSuite(suitePath, options);
     // "loading suite…" on the terminal at once: a large suite takes seconds to read.
     const loaded = values['no-progress'] ? undefined : showLoading('suite');
-    let suite = await loadSuite(suitePath, { ...loadOptions, vars }).finally(loaded);
+    let suite = await readSuite({ ...loadOptions, vars }).finally(loaded);
     checkExpectedHash(suite, values['expect-hash']);
     if (values.description !== undefined) suite.name = values.description;
     // A format's flag that appends results into the suite's own folders (LVE's --record).
@@ -125,7 +138,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         defaults.envFiles.map((f) => resolve(suite.basePath, f)),
         suitePath,
       );
-      suite = await loadSuite(suitePath, { ...loadOptions, vars });
+      suite = await readSuite({ ...loadOptions, vars });
     }
     if (outputs.length === 0 && defaults.outputs)
       outputs = defaults.outputs.flatMap((o) => outputTargets([o.path], values['output-format'] ?? o.format));
@@ -149,7 +162,7 @@ export async function evalCommand(args: string[]): Promise<number> {
     const ownAppends = resume && outputs.some((o) => o.inPlace) ? appendedBefore(resume) : {};
     if (Object.keys(ownAppends).length > 0) {
       loadOptions.ownAppends = ownAppends;
-      suite = await loadSuite(suitePath, { ...loadOptions, vars });
+      suite = await readSuite({ ...loadOptions, vars });
     }
     if (resume && !filters && !vars) {
       // A bare --resume continues the run as it was started: same filters, same --var values.
@@ -162,7 +175,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         process.stderr.write('assay: resuming with the filters and --var values the run was started with\n');
         filters = recorded.filters;
         vars = recorded.vars;
-        if (vars) suite = await loadSuite(suitePath, { ...loadOptions, vars });
+        if (vars) suite = await readSuite({ ...loadOptions, vars });
       }
     }
     const settings = resolveRunSettings(suite, { ...requested, filters });
@@ -286,6 +299,9 @@ export async function evalCommand(args: string[]): Promise<number> {
           `Nothing to run: ${result.selectedCases === 0 ? 'the filters selected no test' : 'no prompt × provider × test combination is left'}\n`,
         );
       if (table) process.stdout.write(await renderTable(runDir, table));
+      // The report is written before the summary, so that the summary's "… and N more in the
+      // report" names the page itself; its link is printed again last.
+      const report = values['no-report'] ? undefined : await writeRunReport(runDir, scorecard);
       process.stdout.write(renderSummary(manifest, scorecard, runDir, { color }));
       if (manifest.status === 'interrupted' || manifest.status === 'aborted') {
         const runsFlag = values['runs-dir'] ? ` --runs-dir ${shellWord(values['runs-dir'])}` : '';
@@ -334,8 +350,11 @@ export async function evalCommand(args: string[]): Promise<number> {
         code = compareExitCode(comparison, gate.failOn);
       }
       // The run ends on its report: the link comes last, after the failures and the gates.
-      const report = values['no-report'] ? undefined : await writeRunReport(runDir, scorecard);
       if (report) process.stdout.write(`Report: ${pathToFileURL(report).href}\n`);
+      else if (!values['no-report'] && scorecard.counts.total > RUN_REPORT_MAX_RESULTS)
+        process.stdout.write(
+          `Report not written: ${scorecard.counts.total} results is more than a page can hold (${RUN_REPORT_MAX_RESULTS}); write it with assay report ${shellWord(runDir)} --format html\n`,
+        );
       return written ? code : Math.max(code, 3);
     } finally {
       process.off('SIGINT', onLateSignal);

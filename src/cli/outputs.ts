@@ -20,7 +20,6 @@ import {
 import { ensureDir } from '../runlog/dirs.js';
 import { readManifest } from '../runlog/reader.js';
 import { clearOutputsPending } from '../runlog/writer.js';
-import { shellWord } from './common.js';
 
 export type { OutputTarget } from '../outputs.js';
 
@@ -220,13 +219,8 @@ export async function writeRunReport(
   const { format, options } = outputFormatNamed('html');
   const path = join(runDir, format.inRunDir ?? 'report.html');
   // A page of every result: past a few hundred thousand, no browser opens it and writing it costs
-  // more than the run. Said, with the command that writes it anyway.
-  if (scorecard.counts.total > maxResults) {
-    process.stdout.write(
-      `Report not written: ${scorecard.counts.total} results is more than a page can hold (${maxResults}); write it with assay report ${shellWord(runDir)} --format html\n`,
-    );
-    return undefined;
-  }
+  // more than the run (the caller says so, with the command that writes it anyway).
+  if (scorecard.counts.total > maxResults) return undefined;
   try {
     await writeOutput(outputRun(runDir, scorecard), { path, format, options });
     return path;

@@ -2,6 +2,7 @@
 // still understood), `--table` and its output grid, and the promptfoo flags that need a word.
 import { existsSync } from 'node:fs';
 import { InputError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import type { JobResult } from '../core/types.js';
 import { isKnownProviderId } from '../providers/registry.js';
 import { readResults } from '../runlog/reader.js';
@@ -75,7 +76,8 @@ function outputCell(r: JobResult, max: number): string {
 function wrapCell(text: string, width: number): string[] {
   const lines: string[] = [];
   for (const raw of text.replace(/\r/g, '').split('\n')) {
-    let rest = raw.replace(/\t/g, ' ');
+    // A model's escape sequences and bidi overrides are shown, never sent to the terminal raw.
+    let rest = printable(raw.replace(/\t/g, ' '));
     while (rest.length > width) {
       const space = rest.lastIndexOf(' ', width);
       const cut = space > 0 ? space : width;

@@ -317,7 +317,9 @@ function renderFailures(
       ? ` ${printable(relative(process.cwd(), manifest.suite.path) || '.')}`
       : '';
     lines.push(`  … and ${more} more in the report: ${see}`);
-    lines.push(`    or run the failing tests again: assay eval${suite} --filter-failing ${run}`);
+    // A suite that is no file (a config object, promptfoo's flags alone) has no command to name.
+    if (!manifest.suite.path || existsSync(manifest.suite.path))
+      lines.push(`    or run the failing tests again: assay eval${suite} --filter-failing ${run}`);
   }
   return lines;
 }

@@ -22,7 +22,7 @@ a.figure.filter[aria-current]{border-color:var(--accent);box-shadow:inset 0 -3px
 main{display:flex;flex-direction:column}main>*{min-width:0}main.passing>.results{order:1}
 .reasons{border:1px solid var(--line);border-left:4px solid var(--fail);border-radius:6px;padding:6px 10px;margin:0 0 10px;background:#fff}
 .reasons h3{font-size:15px;margin:0}.reasons .stats{margin:0 0 4px}
-.reason-list{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:4.5em max-content minmax(0,1fr) max-content}
+.reason-list{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:minmax(4.5em,max-content) max-content minmax(0,1fr) max-content}
 .reason-item{display:grid;grid-column:1/-1;grid-template-columns:subgrid}
 .reason-button{display:grid;grid-column:1/-1;grid-template-columns:subgrid;gap:2px 10px;align-items:baseline;width:100%;border:0;border-top:1px solid var(--line);background:none;font:inherit;color:inherit;text-align:left;padding:4px 2px;cursor:pointer}
 .reason-button:hover,.reason-button[aria-pressed=true]{background:#f6f8fa}.reason-button[aria-pressed=true]{box-shadow:inset 3px 0 var(--accent)}
@@ -102,7 +102,7 @@ footer{padding:12px 24px;color:var(--muted);font-size:12px;border-top:1px solid 
 main.passing>.results{order:0}
 .matrix,.matrix thead,.matrix tbody{display:block;min-width:0}.matrix tr{display:grid;grid-template-columns:repeat(var(--cols,1),minmax(150px,1fr))}.matrix th.case-col{display:none}.matrix td.case{grid-column:1/-1;border-right:0;background:#f6f8fa}.matrix thead th{position:static}
 .matrix-wrap{overflow-x:auto}.matrix{min-width:calc(var(--cols,1) * 150px)}
-.reason-list{grid-template-columns:2.6em max-content minmax(0,1fr)}.reason-text{-webkit-line-clamp:2}
+.reason-list{grid-template-columns:minmax(2.6em,max-content) max-content minmax(0,1fr)}.reason-text{-webkit-line-clamp:2}
 .verdicts thead{display:none}.verdicts,.verdicts tbody{display:block}.verdicts tr{display:flex;flex-wrap:wrap;gap:0 8px;border-bottom:1px solid var(--line);padding:3px 0}.verdicts td{border:0;padding:0}.verdicts td.none{display:none}.verdicts td.expected::before{content:'expected ';color:var(--muted);font-family:system-ui,sans-serif}.verdicts td.reason{flex-basis:100%}
 #case-view{padding:10px 12px}.trials{grid-template-columns:minmax(0,1fr)}dl.vars{grid-template-columns:minmax(0,1fr)}dl.vars dd{margin-bottom:4px}}
 @media print{.controls,.pager,#case-view,.keys{display:none!important}.matrix-wrap{overflow:visible;border:0}.matrix{min-width:0!important}.matrix thead th{position:static}.cell{min-height:0}td.pass,td.fail,td.error,td.skip,td.flaky{box-shadow:none;border-left:4px solid #888}.cell .first-lines{max-height:none}body{font-size:11px}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}header{background:none}}
@@ -148,10 +148,16 @@ function cellStatus(trials) {
   return judged.some(function (t) { return t.s === 'fail'; }) ? 'fail' : 'error';
 }
 
+// The bidirectional embeddings, overrides and isolates in a model's text would reorder what the
+// reader sees (words shown reversed, a cell's end drawn elsewhere): shown as escapes, as the console does.
+var BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+function shownText(text) {
+  return String(text).replace(BIDI, function (ch) { return '\\u' + ch.charCodeAt(0).toString(16); });
+}
 function el(tag, cls, text) {
   var e = document.createElement(tag);
   if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (text !== undefined && text !== null) e.textContent = shownText(text);
   return e;
 }
 
@@ -486,7 +492,7 @@ function renderMatrix() {
     ? 'Tests ' + from + '–' + (page * PAGE + slice.length) + ' of ' + rows.length
     : shown.length + ' of ' + rows.length + ' tests ' + (state.status === 'bad' && !state.q && !state.meta && !state.why ? 'fail or error' : 'match') + (shown.length > 0 ? ' · showing ' + from + '–' + (page * PAGE + slice.length) : '');
   var why = state.why ? reasonByKey.get(state.why) : null;
-  if (why) summary.textContent += ' · failing with ' + why.assertion + ': ' + (why.reason.length > 80 ? why.reason.slice(0, 80) + '…' : why.reason);
+  if (why) summary.textContent += shownText(' · failing with ' + why.assertion + ': ' + (why.reason.length > 80 ? why.reason.slice(0, 80) + '…' : why.reason));
   if (shown.length < rows.length) {
     var all = el('button', 'nav show-all', 'show all ' + rows.length);
     all.type = 'button';

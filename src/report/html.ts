@@ -19,7 +19,10 @@ import { jobRow, reportColumns, scriptSafeJson } from './report-data.js';
 
 /** Text made safe as HTML text or a quoted attribute value. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  // A bidi override or isolate (a suite's description, a model's name) is shown, not obeyed.
+  return text.replace(/[&<>"']|[\u202a-\u202e\u2066-\u2069]/g, (ch) =>
+    ch.charCodeAt(0) > 0xff ? `\\u${ch.charCodeAt(0).toString(16)}` : `&#${ch.charCodeAt(0)};`,
+  );
 }
 
 const h = escapeHtml;

@@ -122,13 +122,13 @@ function comparable(earlier: RunManifest, candidate: RunManifest): boolean {
 export function lastTwoRuns(runsDir: string): { baseline: RunListing; candidate: RunListing } {
   const runs = listRuns(runsDir).filter((r) => r.manifest !== undefined);
   const candidate = runs[0];
-  if (!candidate) throw new InputError(`assay compare: no run in ${runsDir}; give BASELINE and CANDIDATE`);
+  if (!candidate) throw new InputError(`compare: no run in ${runsDir}; give BASELINE and CANDIDATE`);
   // A run stopped half-way (interrupted, aborted) is a baseline only when no complete one is left.
   const earlier = runs.slice(1).filter((r) => comparable(r.manifest!, candidate.manifest!));
   const baseline = earlier.find((r) => r.manifest!.status === 'complete') ?? earlier[0];
   if (!baseline)
     throw new InputError(
-      `assay compare: the newest run ${candidate.runId} (${candidate.manifest!.suite.path}) is the only run of its suite in ${runsDir}; run it again, or give BASELINE and CANDIDATE`,
+      `compare: the newest run ${candidate.runId} (${candidate.manifest!.suite.path}) is the only run of its suite in ${runsDir}; run it again, or give BASELINE and CANDIDATE`,
     );
   return { baseline, candidate };
 }

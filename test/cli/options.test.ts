@@ -1,7 +1,7 @@
 // The one option table: parsing, --help, docs/cli.md and "did you mean" agree, formats bring their
 // own flags, and promptfoo's eval command line runs as promptfoo runs it.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { formatOptions, formatOptionsOf } from '../../src/cli/args.js';
@@ -180,6 +180,43 @@ describe("promptfoo's eval command line", () => {
     assert.equal(out.scorecard.counts.fail, 2);
   });
 
+  it('runs promptfoo’s command line without a config: -p, -r and -t are the whole suite, as in promptfoo', async () => {
+    const cwd = freshCopy();
+    rmSync(join(cwd, 'promptfooconfig.yaml'));
+    const args = ['-p', 'prompts.txt', '-r', 'echo', '-t', 'tests.csv', '--no-table', '--no-progress-bar'];
+    const r = await runCli(['eval', ...args], { cwd });
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stderr, '');
+    // promptfoo 0.123.1 answers the same results on this command line with no config in the folder.
+    const promptfoo = JSON.parse(readFileSync(join(cwd, 'promptfoo-results.json'), 'utf8')) as {
+      results: { prompt: string; provider: string; vars: Record<string, string>; success: boolean }[];
+    };
+    const ours = onlyRunResults(cwd)
+      .map((x) => ({
+        prompt: x.promptLabel,
+        provider: x.providerId,
+        vars: x.case.vars,
+        success: x.status === 'pass',
+      }))
+      .sort((a, b) => `${a.vars.topic} ${a.prompt}`.localeCompare(`${b.vars.topic} ${b.prompt}`));
+    assert.deepEqual(
+      ours,
+      promptfoo.results.map(({ prompt, provider, vars, success }) => ({ prompt, provider, vars, success })),
+    );
+    // With more failures than the console lists, it points at the report and names no suite file
+    // for a second run: the suite was the command line, there is none.
+    const rows = Array.from({ length: 15 }, (_, i) => `t${i},contains:zzz`);
+    writeFileSync(join(cwd, 'many.csv'), `topic,__expected\n${rows.join('\n')}\n`);
+    const many = await runCli(['eval', ...args.slice(0, 4), '-t', 'many.csv', '--no-progress'], { cwd });
+    assert.equal(many.code, 1, many.stderr);
+    assert.match(many.stdout, /… and 10 more in the report: file:/);
+    assert.doesNotMatch(many.stdout, /config-object/);
+    // Without -p, a folder holding no suite is still refused (exit 2), naming what was expected.
+    const none = await runCli(['eval', '-r', 'echo', '-t', 'tests.csv', '--no-progress'], { cwd });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /no suite found in this folder/);
+  });
+
   it('--table prints the grid promptfoo prints, cells cut by --table-cell-max-length', async () => {
     const cwd = freshCopy();
     const r = await runCli(
@@ -202,6 +239,22 @@ describe("promptfoo's eval command line", () => {
     assert.doesNotMatch(off.stdout, /┌/);
     const plain = await runCli(['eval', '-c', 'promptfooconfig.yaml', '--no-progress'], { cwd });
     assert.doesNotMatch(plain.stdout, /┌/);
+  });
+
+  it('--table shows a model’s escape sequences and bidi overrides as escapes, never raw', async () => {
+    const cwd = freshCopy();
+    writeFileSync(
+      join(cwd, 'hostile.yaml'),
+      'prompts: ["{{x}}"]\nproviders: [echo]\ntests:\n  - vars: { x: "a \\e[2J\\e]0;title\\a \\u202Eabc\\u202C \\e]8;;http://evil.example\\aclick" }\n',
+    );
+    const r = await runCli(['eval', '-c', 'hostile.yaml', '--table', '--no-progress'], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const grid = r.stdout.slice(r.stdout.indexOf('┌'), r.stdout.indexOf('┘') + 1);
+    assert.match(grid, /\[PASS\] a \\x1b\[2J\\x1b\]0;title\\x07 \\u202eabc/);
+    assert.ok(
+      !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(r.stdout),
+      JSON.stringify(r.stdout),
+    );
   });
 
   it('--table shows the first 25 tests and says how many more there are', async () => {

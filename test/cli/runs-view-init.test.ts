@@ -148,6 +148,8 @@ describe('assay runs, view and compare with no runs named', () => {
       r.stderr,
       /is the only run of its suite in \.assay\/runs; run it again, or give BASELINE and CANDIDATE/,
     );
+    // One line, named once: not "assay: assay compare: …".
+    assert.match(r.stderr, /^assay: compare: the newest run /);
   });
 
   it("view with no display writes the newest run's report and prints its link; a fresh report is not rewritten", async () => {

@@ -125,11 +125,13 @@ ${tests.join('\n')}
       screen[at + 3],
       /^ +output: "answer \\u001b\[2J\\u001b\]8;;http:\/\/evil\.example\\u0007click/,
     );
-    // The rest are counted and pointed at the report and --filter-failing, not at results.jsonl.
+    // The rest are counted and pointed at the report and --filter-failing, not at results.jsonl:
+    // at the report the run has written (its link), not a command that would write it again.
     const more = screen.findIndex((l) =>
-      /^ {2}… and 60 more in the report: assay report \.assay\/runs\/\S+ --format html$/.test(l),
+      /^ {2}… and 60 more in the report: file:\/\/\S+\/\.assay\/runs\/\S+\/report\.html$/.test(l),
     );
     assert.ok(more >= 0, screen.join('\n'));
+    assert.ok(!screen.some((l) => l.includes('--format html')), screen.join('\n'));
     assert.match(
       screen[more + 1],
       /^ {4}or run the failing tests again: assay eval promptfooconfig\.yaml --filter-failing \.assay\/runs\/\S+$/,

@@ -46,6 +46,17 @@ function reasonsSuite(): string {
   return `description: Reasons\nprompts: ['item {{n}}']\nproviders: [echo]\ntests:\n${tests.join('\n')}\n`;
 }
 
+/**
+ * 1,000 tests failing one `contains`, each echoing hostile text: a right-to-left override (that
+ * would show the words after it reversed), markup and an escape sequence.
+ */
+function thousandSuite(): string {
+  const tests: string[] = [];
+  for (let i = 0; i < 1000; i++)
+    tests.push(`  - vars: { n: ${i} }\n    assert: [{ type: contains, value: zebra }]`);
+  return `description: Thousand\nprompts: ["say \\u202Eright words\\u202C <b>bold</b> \\e[2J {{n}}"]\nproviders: [echo]\ntests:\n${tests.join('\n')}\n`;
+}
+
 /** A test with a long var name and a long value, and a passing run with metadata. */
 const WORDS = `description: Words
 prompts: ['Tell {{customer_account_identifier}}']
@@ -82,6 +93,7 @@ before(async () => {
   await make('capitals', CAPITALS, 1);
   await make('reasons', reasonsSuite(), 1);
   await make('words', WORDS, 0);
+  await make('thousand', thousandSuite(), 1);
   const latency = Array.from(
     { length: 12 },
     (_, i) =>
@@ -347,6 +359,37 @@ describe('the HTML report opens on what matters', { skip: missing }, () => {
       assert.ok(boxes.some((b) => b.text === LONG_LABEL));
       for (const b of boxes) assert.ok(b.x >= 0, `${b.text} starts at ${b.x}, off the chart`);
       await charts.close();
+    }
+    assert.deepEqual(pageErrors, []);
+  });
+
+  it('1,000 failures of one reason: the count stands clear of its assertion at every width, and a bidi override in an output is shown, not obeyed', async () => {
+    for (const viewport of [DESKTOP, PHONE]) {
+      const page = await open(html.thousand, '', viewport);
+      const item = page.locator('#reasons .reason-item').first();
+      assert.match(await item.innerText(), /^1000×\s+contains/);
+      // Where the text is drawn (a text wider than its column overflows its box).
+      const drawn = (sel: string) =>
+        item.locator(sel).evaluate((e) => {
+          type Range = { selectNodeContents(n: unknown): void; getBoundingClientRect(): DOMRect };
+          type DOMRect = { x: number; width: number };
+          const doc = (e as unknown as { ownerDocument: { createRange(): Range } }).ownerDocument;
+          const range = doc.createRange();
+          range.selectNodeContents(e);
+          const r = range.getBoundingClientRect();
+          return { x: r.x, width: r.width };
+        });
+      const count = await drawn('.reason-count');
+      const assertion = await drawn('.reason-assertion');
+      assert.ok(
+        count.x + count.width <= assertion.x,
+        `at ${viewport.width} px the count ends at ${count.x + count.width}, over its assertion at ${assertion.x}`,
+      );
+      const cell = await page.locator('.matrix tbody td.fail').first().innerText();
+      assert.match(cell, /say \\u202eright words\\u202c <b>bold<\/b>/);
+      assert.ok(!/[\u202a-\u202e\u2066-\u2069]/.test(await page.locator('body').innerText()));
+      await page.screenshot({ path: join(ARTIFACTS, `report-thousand-${viewport.width}.png`) });
+      await page.close();
     }
     assert.deepEqual(pageErrors, []);
   });

@@ -32,6 +32,10 @@ export async function loadPromptfooObject(
       env: options.env,
       vars: options.vars,
       streamAboveBytes: options.streamAboveBytes,
+      prompts: options.prompts,
+      tests: options.tests,
+      promptPrefix: options.promptPrefix,
+      promptSuffix: options.promptSuffix,
       text: asText.text,
     });
   } catch (err) {
