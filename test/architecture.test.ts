@@ -217,7 +217,7 @@ describe('architecture', () => {
           "import '../formats/reports.js';",
           'const m = await import(`../formats/lve/load.js`);',
           "const r = require('../formats/x.js');",
-          `const d = await import(\`../formats/${'${name}'}/load.js\`);`,
+          'const d = await import(`../formats/' + '$' + '{name}/load.js`);',
         ].join('\n'),
       ),
       [
