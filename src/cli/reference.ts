@@ -1,6 +1,6 @@
 // The CLI reference page (docs/cli.md), made from the option table and the formats' flags:
 // `npm run docs:cli` writes it, and test/cli/options.test.ts fails when the page is stale.
-import { type FormatOption, flagLabel, formatOptionsOf } from './args.js';
+import { type FormatOption, flagLabel, formatOptionsOf, REQUIRE_HELP } from './args.js';
 import { type CliOption, COMMANDS, GROUPS, optionsOf } from './options.js';
 
 /**
@@ -96,6 +96,7 @@ option of the suite's loader, \`compare.X\` a comparison option.
 | --- | --- |
 `;
   for (const c of COMMANDS) out += `| [\`assay ${c.name}\`](#assay-${c.name}) | ${cell(c.summary)} |\n`;
+  out += `\n## Every command\n\n| flag | what it does |\n| --- | --- |\n| \`--require MODULE\` | ${cell(REQUIRE_HELP.replace(/^Every command takes --require MODULE \(repeatable\): /, '(repeatable) '))} |\n| \`-h, --help\` | the command's options (\`assay --help\`: every command) |\n| \`-v, --version\` | \`assay --version\` prints assay's version |\n`;
   for (const c of COMMANDS) {
     out += `\n## assay ${c.name}\n\n\`\`\`\nassay ${c.name} ${c.args}\n\`\`\`\n\n${c.about}\n`;
     const own = optionsOf(c.name).filter((o) => !o.refused && o.name !== 'help');

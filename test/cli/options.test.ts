@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { formatOptions, formatOptionsOf } from '../../src/cli/args.js';
+import { formatOptions, formatOptionsOf, mainHelp } from '../../src/cli/args.js';
 import { type CliOption, COMMANDS, OPTIONS, optionsOf } from '../../src/cli/options.js';
 import { PROMPTFOO_EVAL_FLAGS, renderCliReference } from '../../src/cli/reference.js';
 import type { JobResult } from '../../src/core/types.js';
@@ -47,6 +47,16 @@ describe('the option table', () => {
         if (o.aliasOf)
           assert.ok(names.includes(o.aliasOf), `--${o.name} is an alias of a flag ${c.name} lacks`);
     }
+  });
+
+  it('docs/cli.md names every flag assay --help names (--require, --version too)', async () => {
+    const page = readFileSync(join(repoRoot, 'docs', 'cli.md'), 'utf8');
+    const flags = [...new Set(mainHelp().match(/--[a-z][a-z-]+/g))];
+    assert.ok(flags.includes('--require'));
+    assert.deepEqual(
+      flags.filter((f) => !page.includes(`\`${f}`) && !page.includes(`, ${f}`)),
+      [],
+    );
   });
 
   it('docs/cli.md is the page the table makes (npm run docs:cli writes it)', async () => {
