@@ -8,6 +8,7 @@ import { formatOptions, formatOptionsOf, mainHelp } from '../../src/cli/args.js'
 import { type CliOption, COMMANDS, OPTIONS, optionsOf } from '../../src/cli/options.js';
 import { PROMPTFOO_EVAL_FLAGS, renderCliReference } from '../../src/cli/reference.js';
 import type { JobResult } from '../../src/core/types.js';
+import { outputFormats } from '../../src/outputs.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { fixture, repoRoot } from '../support/paths.js';
@@ -57,6 +58,16 @@ describe('the option table', () => {
       flags.filter((f) => !page.includes(`\`${f}`) && !page.includes(`, ${f}`)),
       [],
     );
+  });
+
+  it('docs/cli.md lists every output format the registry holds, with its extensions', () => {
+    const page = readFileSync(join(repoRoot, 'docs', 'cli.md'), 'utf8');
+    const section = page.split('\n## Output formats\n')[1]?.split('\n## ')[0] ?? '';
+    for (const f of outputFormats()) {
+      const row = section.split('\n').find((l) => l.startsWith(`| \`${f.name}\` |`));
+      assert.ok(row, `docs/cli.md: no row for output format ${f.name}`);
+      for (const e of f.extensions) assert.ok(row.includes(`\`.${e}\``), `${f.name}: .${e} missing`);
+    }
   });
 
   it('docs/cli.md is the page the table makes (npm run docs:cli writes it)', async () => {
