@@ -290,10 +290,10 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
   // A provider's own `env` overrides the run's for that provider only.
   const contextFor = (spec: ProviderSpec) =>
     spec.env ? { ...providerContext, env: { ...providerEnv, ...spec.env } } : providerContext;
-  const resolved = await Promise.all(
-    providers.map(async (spec) => ({ spec, provider: await createProvider(spec, contextFor(spec)) })),
-  );
-  owned.defer(() => closeAll(resolved.map((r) => r.provider)));
+  const resolved = await buildAll(owned, providers, async (spec) => ({
+    spec,
+    provider: await createProvider(spec, contextFor(spec)),
+  }));
   // What each provider was given as a credential, whatever variable or header carried it.
   addSecrets(
     secrets,
@@ -323,31 +323,29 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
   graderChecks.done();
   // Providers that cases name for themselves are built up front, so a bad one stops the run before it starts.
   const caseProviders = new Map(
-    await Promise.all(
-      [...caseSpecs].map(async ([key, spec]) => [key, await createProvider(spec, contextFor(spec))] as const),
+    await buildAll(
+      owned,
+      [...caseSpecs],
+      async ([key, spec]) => [key, await createProvider(spec, contextFor(spec))] as const,
     ),
   );
-  owned.defer(() => closeAll([...caseProviders.values()]));
   addSecrets(
     secrets,
     [...caseProviders.values()].flatMap((p) => p.credentials ?? []),
   );
   // So are the graders the assertions will ask (a grader without its endpoint is a config error too).
-  const builtGraders = new Map(
-    await Promise.all(
-      graderChecks.used().map(async (spec) => {
-        try {
-          return [providerKey(spec), await createProvider(spec, providerContext)] as const;
-        } catch (err) {
-          if (!(err instanceof InputError)) throw err;
-          // Say it is the grader: a default grader is named nowhere in the suite.
-          throw new InputError(err.diagnostics.map((d) => ({ ...d, message: `grader ${d.message}` })));
-        }
-      }),
-    ),
-  );
   // Until executeRun hands them to its GraderPool (which then closes them).
-  owned.defer(() => closeAll([...builtGraders.values()]));
+  const builtGraders = new Map(
+    await buildAll(owned, graderChecks.used(), async (spec) => {
+      try {
+        return [providerKey(spec), await createProvider(spec, providerContext)] as const;
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        // Say it is the grader: a default grader is named nowhere in the suite.
+        throw new InputError(err.diagnostics.map((d) => ({ ...d, message: `grader ${d.message}` })));
+      }
+    }),
+  );
   // A provider or grader that cannot make a single call (no key) stops the run before it starts. A
   // re-score calls no provider under test, only the graders.
   refuseUnusableProviders(suite.source.path, {
@@ -423,6 +421,23 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
     manifest,
     [Symbol.asyncDispose]: () => releases[Symbol.asyncDispose](),
   };
+}
+
+/**
+ * Builds every item at once; each one built is closed when `owned` is released, the others built
+ * included when one fails (that failure is then thrown, once every build has settled).
+ */
+async function buildAll<S, T extends readonly [string, Provider] | { provider: Provider }>(
+  owned: Disposer,
+  specs: readonly S[],
+  build: (spec: S) => Promise<T>,
+): Promise<T[]> {
+  const settled = await Promise.allSettled(specs.map(build));
+  const built = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  owned.defer(() => closeAll(built.map((b) => ('provider' in b ? b.provider : b[1]))));
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return built;
 }
 
 /** Closes providers one after another (in the order given). */

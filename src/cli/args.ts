@@ -198,6 +198,13 @@ export function usage(command: CommandName, formatFlags: FormatOption[]): string
   return out;
 }
 
+/**
+ * What `--require` does: it is taken by main.ts before any command (so by every command), and
+ * described here once, for `assay --help` and docs/cli.md.
+ */
+export const REQUIRE_HELP =
+  'Every command takes --require MODULE (repeatable): a plugin imported first, which registers suite formats, assertion types, providers or output formats through the library (registerFormat, registerScorer, registerProvider, registerOutputFormat); a path (./plugin.mjs) or a package name, resolved from the current folder.';
+
 /** `assay --help`. */
 export function mainHelp(): string {
   let out = `${wrap('assay — run LLM evaluation suites (promptfoo configs, pramana JSONL suites, apastra workspaces, LVE repositories, ÈwéBench folders) against model providers', WIDTH, 0)}\n\nUsage:\n`;
@@ -211,10 +218,7 @@ export function mainHelp(): string {
   out += `  assay --version | --help
   assay COMMAND --help             options of one command
 
-Every command takes --require MODULE (repeatable): a plugin imported first, which registers suite
-formats, assertion types, providers or output formats through the library (registerFormat,
-registerScorer, registerProvider, registerOutputFormat); a path (./plugin.mjs) or a package name,
-resolved from the current folder.
+${wrap(REQUIRE_HELP, WIDTH, 0)}
 
 SUITE is a suite file or a folder, recognised by its shape: a promptfoo config (or a folder with
 promptfooconfig.yaml|.yml|.json), a pramana .jsonl suite (or a folder with manifest.toml), an

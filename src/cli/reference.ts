@@ -1,6 +1,8 @@
 // The CLI reference page (docs/cli.md), made from the option table and the formats' flags:
 // `npm run docs:cli` writes it, and test/cli/options.test.ts fails when the page is stale.
-import { type FormatOption, flagLabel, formatOptionsOf } from './args.js';
+
+import { outputFormats } from '../outputs.js';
+import { type FormatOption, flagLabel, formatOptionsOf, REQUIRE_HELP } from './args.js';
 import { type CliOption, COMMANDS, GROUPS, optionsOf } from './options.js';
 
 /**
@@ -96,6 +98,7 @@ option of the suite's loader, \`compare.X\` a comparison option.
 | --- | --- |
 `;
   for (const c of COMMANDS) out += `| [\`assay ${c.name}\`](#assay-${c.name}) | ${cell(c.summary)} |\n`;
+  out += `\n## Every command\n\n| flag | what it does |\n| --- | --- |\n| \`--require MODULE\` | ${cell(REQUIRE_HELP.replace(/^Every command takes --require MODULE \(repeatable\): /, '(repeatable) '))} |\n| \`-h, --help\` | the command's options (\`assay --help\`: every command) |\n| \`-v, --version\` | \`assay --version\` prints assay's version |\n`;
   for (const c of COMMANDS) {
     out += `\n## assay ${c.name}\n\n\`\`\`\nassay ${c.name} ${c.args}\n\`\`\`\n\n${c.about}\n`;
     const own = optionsOf(c.name).filter((o) => !o.refused && o.name !== 'help');
@@ -113,6 +116,11 @@ option of the suite's loader, \`compare.X\` a comparison option.
         out += `| ${flagCell(f)} | ${f.format} | ${cell(f.description)} | ${f.load ? `\`load.${f.load.option}\`` : f.record ? `an in-place \`${f.record}\` output` : ''} |\n`;
     }
     if (c.footer) out += `\n${c.footer}\n`;
+  }
+  out += `\n## Output formats\n\nWhat \`-o FILE\` writes, by the file's extension, or by name with \`--output-format\` (eval, rescore, merge) or \`--format\` (report). The list is the output-format registry's: a plugin's \`registerOutputFormat\` adds to it.\n\n| format | extensions | what it writes |\n| --- | --- | --- |\n`;
+  for (const f of outputFormats()) {
+    const aliases = Object.keys(f.aliases ?? {});
+    out += `| \`${f.name}\` | ${f.extensions.map((e) => `\`.${e}\``).join(', ')} | ${cell(f.description)}${aliases.length ? ` (also by name: ${aliases.join(', ')})` : ''} |\n`;
   }
   out += `\n## promptfoo's command line\n\n\`assay eval\` takes \`promptfoo eval\`'s flags (promptfoo 0.123.1) with promptfoo's meanings, so a promptfoo command line runs with only the command's name changed. \`-p\` is promptfoo's \`--prompts\`: providers are \`-r\` or \`--provider\`; a \`-p\` value that names no file but is a provider id assay knows is still taken as a provider, with a warning, so command lines written for assay's earlier \`-p PROVIDER\` keep working.\n\n| promptfoo flag | assay | what assay does |\n| --- | --- | --- |\n`;
   const evalOptions = optionsOf('eval');

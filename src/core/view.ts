@@ -4,6 +4,8 @@
 // code reads the data only through the reader, never by casting it (inspect_ai reads a sample's
 // metadata the same way, through `Sample.metadata_as(model)`).
 
+import { isRecord } from './records.js';
+
 /** A check of one value's shape. */
 export type Check = (value: unknown) => boolean;
 
@@ -33,16 +35,12 @@ export const is = {
   recordOf:
     (check: Check): Check =>
     (v) =>
-      isPlainRecord(v) && Object.values(v).every(check),
+      isRecord(v) && Object.values(v).every(check),
   shape:
     (fields: Record<string, Check>): Check =>
     (v) =>
-      isPlainRecord(v) && Object.entries(fields).every(([k, check]) => check(v[k])),
+      isRecord(v) && Object.entries(fields).every(([k, check]) => check(v[k])),
 };
-
-function isPlainRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A format's typed view of loosely typed data. */
 export interface View<T> {
@@ -62,7 +60,7 @@ export class ViewError extends Error {}
 /** A view of objects with these fields (each checked; fields not listed are let through). */
 export function view<T extends object>(what: string, fields: Record<string, Check>): View<T> {
   const problem = (value: unknown): string | undefined => {
-    if (!isPlainRecord(value)) return `${what}: not an object`;
+    if (!isRecord(value)) return `${what}: not an object`;
     for (const [k, check] of Object.entries(fields))
       if (!check(value[k]))
         return `${what}: ${k} is ${JSON.stringify(value[k]) ?? 'absent'}, not of its type`;

@@ -6,6 +6,7 @@ import { InputError } from '../core/errors.js';
 import { canonicalJson, sha256, shortHash } from '../core/hash.js';
 import { assignCaseIds } from '../core/ids.js';
 import { pathStep } from '../core/object-text.js';
+import { isRecord } from '../core/records.js';
 import { closest } from '../core/suggest.js';
 import type {
   AssertionSpec,
@@ -75,9 +76,6 @@ const ALIASES: Record<string, string[]> = {
   vars: ['variables', 'inputs'],
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 class Problems {
   readonly list: Diagnostic[] = [];
   add(path: string, message: string): void {
@@ -110,7 +108,7 @@ function checkAsserts(value: unknown, path: string, problems: Problems, known: b
   }
   value.forEach((a, i) => {
     const at = pathStep(path, i);
-    if (!isObject(a)) {
+    if (!isRecord(a)) {
       problems.add(at, 'expected an assertion object ({ type, value })');
       return;
     }
@@ -125,9 +123,9 @@ function checkAsserts(value: unknown, path: string, problems: Problems, known: b
 }
 
 function checkCaseFields(c: Record<string, unknown>, at: string, problems: Problems): void {
-  if (c.vars !== undefined && !isObject(c.vars))
+  if (c.vars !== undefined && !isRecord(c.vars))
     problems.add(pathStep(at, 'vars'), 'expected an object of values');
-  if (c.metadata !== undefined && !isObject(c.metadata))
+  if (c.metadata !== undefined && !isRecord(c.metadata))
     problems.add(pathStep(at, 'metadata'), 'expected an object');
   if (c.description !== undefined && typeof c.description !== 'string')
     problems.add(pathStep(at, 'description'), 'expected text');
@@ -138,7 +136,7 @@ function checkCaseFields(c: Record<string, unknown>, at: string, problems: Probl
 /** A core Suite from a definition, with the defaults a loader would give; bad input is an InputError with paths. */
 export function defineSuite(definition: SuiteDefinition): Suite {
   const problems = new Problems();
-  if (!isObject(definition)) {
+  if (!isRecord(definition)) {
     problems.add('', 'expected a suite definition ({ cases, prompts, providers })');
     problems.throwIfAny();
   }
@@ -148,7 +146,7 @@ export function defineSuite(definition: SuiteDefinition): Suite {
   else
     d.cases.forEach((c, i) => {
       const at = pathStep('cases', i);
-      if (!isObject(c)) {
+      if (!isRecord(c)) {
         problems.add(at, 'expected a case object ({ vars, asserts })');
         return;
       }
@@ -163,7 +161,7 @@ export function defineSuite(definition: SuiteDefinition): Suite {
     else
       list.forEach((p, i) => {
         if (typeof p === 'string') return;
-        if (!isObject(p) || typeof p[key === 'prompts' ? 'raw' : 'id'] !== 'string')
+        if (!isRecord(p) || typeof p[key === 'prompts' ? 'raw' : 'id'] !== 'string')
           problems.add(
             pathStep(key, i),
             key === 'prompts'
@@ -216,7 +214,7 @@ export function defineSuite(definition: SuiteDefinition): Suite {
 export function checkSuite(suite: Suite): Suite {
   const problems = new Problems();
   const s = suite as unknown as Record<string, unknown>;
-  if (!isObject(s)) {
+  if (!isRecord(s)) {
     problems.add('', 'expected a Suite (use defineSuite({ cases, prompts, providers }) to build one)');
     problems.throwIfAny();
   }
@@ -226,7 +224,7 @@ export function checkSuite(suite: Suite): Suite {
   else if (s.stream === undefined)
     (s.cases as unknown[]).forEach((c, i) => {
       const at = pathStep('cases', i);
-      if (!isObject(c)) {
+      if (!isRecord(c)) {
         problems.add(at, 'expected a case object');
         return;
       }

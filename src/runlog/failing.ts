@@ -94,7 +94,8 @@ async function failingInRun(runDir: string, kind: FailingKind): Promise<FailingS
 
 /**
  * A results file: one a reader recognises (promptfoo's `results.results[]`, by its vars), else
- * assay's own `-o` JSON (`results[]` with `status`, `caseId`, `vars`), matched by vars, as promptfoo
+ * assay's own `-o` JSON (`results[]` with `status`, `caseId`, `case.vars`, or `vars` in a
+ * file written before run-log version 2), matched by vars, as promptfoo
  * does, and by case id.
  */
 async function failingInFile(
@@ -129,7 +130,9 @@ async function failingInFile(
     for (const r of outer) {
       if (!isRecord(r) || !statusIs(r.status, kind)) continue;
       if (typeof r.caseId === 'string') selection.caseIds.add(r.caseId);
-      selection.vars.add(canonicalJsonAsWritten(r.vars ?? {}));
+      // A row's vars: under `case` since run-log version 2, beside the status before it.
+      const vars = isRecord(r.case) && 'vars' in r.case ? r.case.vars : r.vars;
+      selection.vars.add(canonicalJsonAsWritten(vars ?? {}));
     }
     return selection;
   }

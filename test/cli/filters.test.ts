@@ -1,7 +1,7 @@
 // `assay eval` selection and input flags end to end: --filter-*, --seed, --var, --env-file, .env,
 // --delay, and resume's check that a run continues with the selection it started with.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JobResult } from '../../src/core/types.js';
@@ -132,6 +132,34 @@ tests:
         .results.map((r) => r.case.description)
         .sort(),
       ['bad', 'broken'],
+    );
+  });
+
+  it("assay's own -o JSON selects by the failing rows' vars (case.vars; an older file's top-level vars)", async () => {
+    const dir = suiteDir(`prompts: ['x {{q}}']
+providers: [echo]
+tests:
+  - {description: bad, vars: {q: b}, assert: [{type: contains, value: zzz}]}
+  - {description: plain, assert: [{type: contains, value: x}]}
+`);
+    assert.equal((await evalIn(dir, ['-o', 'out.json'])).code, 1);
+    // The failing row's vars are {q: b}: the case with no vars passed and is not selected.
+    const byJson = await evalIn(dir, ['--filter-failing', 'out.json']);
+    assert.equal(byJson.code, 1, byJson.stderr);
+    assert.deepEqual(
+      readRun(runs(dir)[1]).results.map((r) => r.case.description),
+      ['bad'],
+    );
+    // A file of the layout before run-log version 2 (vars beside the status), its case id unknown now.
+    writeFileSync(
+      join(dir, 'old.json'),
+      JSON.stringify({ results: [{ status: 'fail', caseId: 'gone', vars: { q: 'b' } }] }),
+    );
+    const byOld = await evalIn(dir, ['--filter-failing', 'old.json']);
+    assert.equal(byOld.code, 1, byOld.stderr);
+    assert.deepEqual(
+      readRun(runs(dir)[2]).results.map((r) => r.case.description),
+      ['bad'],
     );
   });
 

@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { formatOptions, formatOptionsOf } from '../../src/cli/args.js';
+import { formatOptions, formatOptionsOf, mainHelp } from '../../src/cli/args.js';
 import { type CliOption, COMMANDS, OPTIONS, optionsOf } from '../../src/cli/options.js';
 import { PROMPTFOO_EVAL_FLAGS, renderCliReference } from '../../src/cli/reference.js';
 import type { JobResult } from '../../src/core/types.js';
+import { outputFormats } from '../../src/outputs.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { fixture, repoRoot } from '../support/paths.js';
@@ -46,6 +47,26 @@ describe('the option table', () => {
       for (const o of optionsOf(c.name))
         if (o.aliasOf)
           assert.ok(names.includes(o.aliasOf), `--${o.name} is an alias of a flag ${c.name} lacks`);
+    }
+  });
+
+  it('docs/cli.md names every flag assay --help names (--require, --version too)', async () => {
+    const page = readFileSync(join(repoRoot, 'docs', 'cli.md'), 'utf8');
+    const flags = [...new Set(mainHelp().match(/--[a-z][a-z-]+/g))];
+    assert.ok(flags.includes('--require'));
+    assert.deepEqual(
+      flags.filter((f) => !page.includes(`\`${f}`) && !page.includes(`, ${f}`)),
+      [],
+    );
+  });
+
+  it('docs/cli.md lists every output format the registry holds, with its extensions', () => {
+    const page = readFileSync(join(repoRoot, 'docs', 'cli.md'), 'utf8');
+    const section = page.split('\n## Output formats\n')[1]?.split('\n## ')[0] ?? '';
+    for (const f of outputFormats()) {
+      const row = section.split('\n').find((l) => l.startsWith(`| \`${f.name}\` |`));
+      assert.ok(row, `docs/cli.md: no row for output format ${f.name}`);
+      for (const e of f.extensions) assert.ok(row.includes(`\`.${e}\``), `${f.name}: .${e} missing`);
     }
   });
 

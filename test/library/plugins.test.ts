@@ -2,7 +2,7 @@
 // against the public API (it imports the built package, `assay`, never src/), loaded by the real
 // CLI with `--require` and by a real library program, each run as a child process.
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { childEnv, cleanEnv, runCli, runNode } from '../support/cli.js';
@@ -175,6 +175,53 @@ describe('plugins through the library', () => {
     assert.equal(out.format, 'tsv');
     assert.equal(out.counts.pass, 1);
     assert.equal(out.counts.fail, 1);
+  });
+  it('a provider built before another fails to build is still closed: evaluate() rejects and releases it', async () => {
+    writeFileSync(
+      join(project, 'closing.mjs'),
+      [
+        "import { appendFileSync } from 'node:fs';",
+        "import { evaluate, InputError, registerProvider } from 'assay';",
+        'registerProvider({',
+        "  pattern: 'held:<name>',",
+        "  matches: (id) => id.startsWith('held:'),",
+        '  load: async () => (spec) => ({',
+        '    id: spec.id,',
+        '    cacheable: false,',
+        '    describe: () => ({ id: spec.id }),',
+        "    call: async () => ({ output: 'x', latencyMs: 0 }),",
+        "    close: async () => appendFileSync('closed.txt', spec.id + '\\n'),",
+        '  }),',
+        '});',
+        'registerProvider({',
+        "  pattern: 'broken:<name>',",
+        "  matches: (id) => id.startsWith('broken:'),",
+        '  load: async () => (spec) => {',
+        "    throw new InputError(spec.id + ': cannot be built');",
+        '  },',
+        '});',
+        'const config = {',
+        "  prompts: ['{{q}}'],",
+        "  providers: ['held:one', 'broken:two', 'held:three'],",
+        "  tests: [{ vars: { q: 'hi' }, assert: [{ type: 'equals', value: 'x' }] }],",
+        '};',
+        'try {',
+        "  await evaluate({ config, basePath: '.', runsDir: 'runs-closing' });",
+        "  console.log('ran');",
+        '} catch (err) {',
+        '  console.log(err.message);',
+        '}',
+      ].join('\n'),
+    );
+    const r = await runNode([join(project, 'closing.mjs')], { cwd: project, env: childEnv(cleanEnv) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /broken:two: cannot be built/);
+    const closed = join(project, 'closed.txt');
+    assert.deepEqual((existsSync(closed) ? readFileSync(closed, 'utf8') : '').trim().split('\n').sort(), [
+      'held:one',
+      'held:three',
+    ]);
+    assert.equal(existsSync(join(project, 'runs-closing')), false);
   });
 });
 

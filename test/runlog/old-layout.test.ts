@@ -228,4 +228,70 @@ describe('a run written by run-log version 1', () => {
       'merged scorecard',
     );
   });
+  it('assay runs lists it and --filter-failing RUN selects from it as from the new run', async () => {
+    const listed = await assay(['runs', '--runs-dir', 'runs', '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const full = (
+      JSON.parse(listed.stdout) as {
+        dir: string;
+        status: string;
+        counts: { total: number };
+        passRate: number;
+      }[]
+    ).find((r) => r.dir === old.full);
+    assert.equal(full?.counts.total, 28);
+    assert.ok(Math.abs((full?.passRate ?? 0) - 18 / 28) < 1e-9);
+    assert.equal(full?.status, 'complete');
+    const picked = async (from: string, out: string) => {
+      const r = await assay([
+        'eval',
+        '-c',
+        'suite/promptfooconfig.yaml',
+        '--repeat',
+        '2',
+        '--no-cache',
+        '--filter-failing',
+        from,
+        '--runs-dir',
+        out,
+      ]);
+      assert.equal(r.code, 3, r.stderr);
+      return [...resultsByKey(onlyRun(join(root, out))).keys()].sort();
+    };
+    const fromOld = await picked(old.full, 'failing-old');
+    assert.ok(fromOld.length > 0 && fromOld.length < 28, `${fromOld.length}`);
+    assert.deepEqual(fromOld, await picked(now.full, 'failing-now'));
+  });
+
+  it('assay eval --resume continues a cut log of it to the run made now', async () => {
+    const cut = join(root, 'runs', 'cut');
+    cpSync(old.full, cut, { recursive: true });
+    const lines = readFileSync(join(cut, 'results.jsonl'), 'utf8').split('\n');
+    writeFileSync(join(cut, 'results.jsonl'), `${lines.slice(0, 10).join('\n')}\n`);
+    const manifest = JSON.parse(readFileSync(join(cut, 'manifest.json'), 'utf8'));
+    writeFileSync(
+      join(cut, 'manifest.json'),
+      JSON.stringify({ ...manifest, status: 'interrupted', endedAt: undefined, counts: undefined }),
+    );
+    const r = await assay([
+      'eval',
+      '-c',
+      'suite/promptfooconfig.yaml',
+      '--repeat',
+      '2',
+      '--no-cache',
+      '--resume',
+      cut,
+    ]);
+    assert.equal(r.code, 3, r.stderr);
+    const x = resultsByKey(cut);
+    const y = resultsByKey(now.full);
+    assert.equal(x.size, 28);
+    assert.deepEqual([...x.keys()].sort(), [...y.keys()].sort());
+    sameJson(
+      readFileSync(join(cut, 'scorecard.json'), 'utf8'),
+      readFileSync(join(now.full, 'scorecard.json'), 'utf8'),
+      'resumed scorecard',
+    );
+  });
 });

@@ -5,14 +5,13 @@ import { PyFloat, type PyValue } from '../../core/python/json-loads.js';
 import type { JobResult } from '../../core/types.js';
 import { resultLinesInPlanOrder } from '../../runlog/reader.js';
 import type { RunManifest } from '../../runlog/types.js';
-import type { ApastraNative, CaseEntry, ModelRun } from './native.js';
+import { type ApastraNative, apastraNative, type CaseEntry, type ModelRun } from './native.js';
 import { normalizeScorecard } from './normalize.js';
 
 /** The apastra facts a run's manifest recorded; throws if the run is not of an apastra suite. */
 export function nativeOf(manifest: Pick<RunManifest, 'suite'>): ApastraNative {
-  const native = manifest.suite.native as unknown as ApastraNative | undefined;
-  if (!native || (native.kind !== 'suite' && native.kind !== 'eval'))
-    throw new Error(`the run is not of an apastra suite (format ${manifest.suite.format})`);
+  const native = apastraNative.maybe(manifest.suite.native);
+  if (!native) throw new Error(`the run is not of an apastra suite (format ${manifest.suite.format})`);
   return native;
 }
 

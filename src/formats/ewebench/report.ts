@@ -12,14 +12,6 @@ import { eweNative } from './load.js';
 
 type RunManifest = OutputRun['manifest'];
 
-/** What the ÈwéBench loader records in the manifest (suite.native). */
-interface EweNative {
-  benchmark: string;
-  version: string;
-  mode: 'compat' | 'fixed';
-  categories: { key: string; name: string; weight: number; tests: number | null; known?: false }[];
-}
-
 interface Detail {
   /** The test's id as its file gives it (string or number). */
   test_id: string | number;
@@ -90,7 +82,7 @@ function unscored(r: JobResult): boolean {
 export async function eweBenchReport(run: OutputRun): Promise<Record<string, unknown>> {
   const { manifest, scorecard } = run;
   // The host checked the run's shape (checkEweBenchRun) before calling the writer.
-  const native = manifest.suite.native as unknown as EweNative;
+  const native = eweNative.read(manifest.suite.native);
   // Compat mode leaves unscored errors out of the figures, as the tool would if it skipped them.
   const exclude = manifest.suite.scoring?.weightedScore?.unscoredErrors === 'exclude';
   const groups = new Map<string, WeightedGroup>(

@@ -1,5 +1,7 @@
 // One row of promptfoo's results JSON (an EvaluateResult) from one run-log result, in promptfoo's
 // shapes: its test case, grading result with flattened component results, response and tokens.
+
+import { isRecord } from '../../core/records.js';
 import {
   type AssertionSpec,
   type CaseOptions,
@@ -124,8 +126,8 @@ function componentResult(v: Verdict): Record<string, unknown> {
   // A script's own fields (its `metadata` merged under assay's) come first, as promptfoo spreads
   // the returned object into the result.
   const scriptFields = v.details?.scriptFields;
-  const extra = isPlainObject(scriptFields) ? scriptFields : {};
-  if (isPlainObject(extra.metadata)) Object.assign(metadata, { ...extra.metadata, ...metadata });
+  const extra = isRecord(scriptFields) ? scriptFields : {};
+  if (isRecord(extra.metadata)) Object.assign(metadata, { ...extra.metadata, ...metadata });
   return {
     ...extra,
     pass: v.pass,
@@ -159,15 +161,11 @@ function flattenVerdicts(verdicts: Verdict[]): Record<string, unknown>[] {
     return [
       componentResult(v),
       ...nested.map((sub) => {
-        const fields = isPlainObject(sub) ? sub : {};
+        const fields = isRecord(sub) ? sub : {};
         return { ...fields, assertion: fields.assertion || parent };
       }),
     ];
   });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Whether promptfoo counts a component result in its assertion pass/fail tallies. */
