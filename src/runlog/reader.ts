@@ -218,6 +218,8 @@ export interface LiveLineIndex {
   size: number;
   /** Whether the lines were appended in plan order, each position once: then they are copied as they lie. */
   inOrder: boolean;
+  /** The log's modification time then: a log rewritten to the same size since is not the one indexed. */
+  mtimeMs?: number;
 }
 
 const liveIndexes = new Map<string, LiveLineIndex>();
@@ -240,13 +242,14 @@ const MAX_LIVE_INDEXES = 4;
 export function liveLineIndex(path: string): LiveLineIndex | undefined {
   const live = liveIndexes.get(resolve(path));
   if (!live) return undefined;
-  let size: number;
+  let stat: { size: number; mtimeMs: number };
   try {
-    size = statSync(path).size;
+    stat = statSync(path);
   } catch {
     return undefined;
   }
-  return size === live.size ? live : undefined;
+  const same = stat.size === live.size && (live.mtimeMs === undefined || stat.mtimeMs === live.mtimeMs);
+  return same ? live : undefined;
 }
 
 /**

@@ -1,4 +1,13 @@
-import { closeSync, fstatSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { addSecrets, redactJsonText } from '../core/redact.js';
 import type { JobResult } from '../core/types.js';
@@ -46,6 +55,9 @@ export class RunWriter {
     const written = this.writeJson('manifest.json', manifest) as RunManifest;
     this.manifestAsWritten = written;
     this.fd = openSync(join(dir, 'results.jsonl'), 'a');
+    // An index an earlier writer of this log kept (the run resumed in the same process) describes
+    // the log no more: this writer changes it (and a log of the same size is no proof otherwise).
+    setLiveIndex(join(dir, 'results.jsonl'), undefined);
     this.size = fstatSync(this.fd).size;
     if (this.size === 0) {
       // The columns in the order the manifest on disk lists them, as a scan of the log would take them.
@@ -173,7 +185,8 @@ export class RunWriter {
     closeSync(this.fd);
     if (this.live) {
       const { index, inOrder } = this.live;
-      setLiveIndex(join(this.dir, 'results.jsonl'), { index, inOrder, size: this.size });
+      const path = join(this.dir, 'results.jsonl');
+      setLiveIndex(path, { index, inOrder, size: this.size, mtimeMs: statSync(path).mtimeMs });
     }
   }
 }
