@@ -1,8 +1,8 @@
 /**
  * Start-up cost of the CLI: `node dist/bench/startup.js [--runs N] [CHECKOUT…]`.
  *
- * For each command (`--version`, `--help`, `validate` and `eval` of a 6-line echo config, and the
- * same `eval` over a JSONL-free CSV-less config) it counts the modules loaded — assay's own files,
+ * For each command (`--version`, `--help`, `validate` and `eval` of a 6-line echo config, and `eval`
+ * of a 2-test pramana JSONL suite on echo) it counts the modules loaded — assay's own files,
  * package files and the `yaml` package's — in one run with `startup-count.js`, then measures CPU
  * (GNU time) and wall over N runs (default 5), alternating the checkouts run by run. Each CHECKOUT
  * is a repository root with a built `dist/` (default: this one), so a branch can be compared with
@@ -27,6 +27,14 @@ tests:
     assert: [{type: contains, value: hello}]
 `;
 
+/** A pramana suite (JSONL): a suite that holds no YAML, so the `yaml` package need not load. */
+const JSONL = `${[
+  { id: 'a-1', category: 'factual', input: 'Say hello', ideal: ['hello'], assertion: { type: 'contains' }, metadata: { difficulty: 'easy', tokens_est: 5 } },
+  { id: 'a-2', category: 'factual', input: 'Say bye', ideal: ['bye'], assertion: { type: 'contains' }, metadata: { difficulty: 'easy', tokens_est: 5 } },
+]
+  .map((t) => JSON.stringify(t))
+  .join('\n')}\n`;
+
 interface Command {
   name: string;
   args: string[];
@@ -37,6 +45,7 @@ const COMMANDS: Command[] = [
   { name: 'assay --help', args: ['--help'] },
   { name: 'assay validate (6-line config)', args: ['validate', '-c', 'config.yaml'] },
   { name: 'assay eval (6-line config)', args: ['eval', '-c', 'config.yaml', '--no-progress', '--no-table'] },
+  { name: 'assay eval (2-test pramana JSONL)', args: ['eval', 'suite.jsonl', '-r', 'echo', '--no-progress'] },
 ];
 
 interface Counts {
@@ -101,6 +110,7 @@ async function main(argv: string[]): Promise<number> {
   }
   mkdirSync(DIR, { recursive: true });
   writeFileSync(join(DIR, 'config.yaml'), CONFIG);
+  writeFileSync(join(DIR, 'suite.jsonl'), JSONL);
   const lines = [
     '| command | checkout | assay modules | package files (yaml) | CPU s (median) | wall s (median) | exit |',
     '|---|---|---|---|---|---|---|',
