@@ -11,13 +11,11 @@ import { resolveRunSettings } from '../evaluate/settings.js';
 import { evaluate } from '../evaluate.js';
 import { type LoadOptions, loadSuite, loadSuiteObject, suiteFormats } from '../formats/detect.js';
 import { appendedBefore } from '../outputs.js';
-import { renderComparison } from '../report/compare.js';
 import { renderResultLine, renderSummary } from '../report/console.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { readManifest } from '../runlog/reader.js';
 import { formatLoadOptions, parseCommand, usage } from './args.js';
 import { guard, intFlag, shellWord, useColor } from './common.js';
-import { checkGateBaseline, compareDirs, compareExitCode, compareOptionsFrom } from './compare.js';
 import { loadEnvFiles } from './env.js';
 import { exitCode, parseErrorBudget } from './exit-code.js';
 import { envFilesFrom, filtersFrom, seedSample, varsFrom } from './filter-flags.js';
@@ -72,10 +70,17 @@ export async function evalCommand(args: string[]): Promise<number> {
     };
     if (values['retry-errors'] && values.resume === undefined)
       throw new InputError('--retry-errors goes with --resume');
+    // The comparison's modules load only when pass@k or a regression gate is asked for.
+    const compare =
+      values['pass-at'] !== undefined || values.baseline !== undefined
+        ? await import('./compare.js')
+        : undefined;
     const passAtFlag =
-      values['pass-at'] !== undefined ? compareOptionsFrom({ 'pass-at': values['pass-at'] }).ks : undefined;
+      values['pass-at'] !== undefined
+        ? compare?.compareOptionsFrom({ 'pass-at': values['pass-at'] }).ks
+        : undefined;
     // The gate's baseline and options are checked before anything runs, like every other flag.
-    const gate = values.baseline !== undefined ? compareOptionsFrom(values) : undefined;
+    const gate = values.baseline !== undefined ? compare?.compareOptionsFrom(values) : undefined;
     const baselineDir =
       values.baseline !== undefined
         ? resolveRun(values.baseline, {
@@ -212,8 +217,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     }
 
     // The gate's baseline is checked against the suite before any model is called.
-    if (baselineDir)
-      await checkGateBaseline(baselineDir, suite, {
+    if (baselineDir && compare)
+      await compare.checkGateBaseline(baselineDir, suite, {
         allowPartial: values['allow-partial'] === true,
         shard: shard !== undefined,
       });
@@ -335,9 +340,10 @@ export async function evalCommand(args: string[]): Promise<number> {
         process.stdout.write(`\n${verdict.text}`);
         if (code !== 3) code = verdict.failed ? 1 : 0;
       }
-      if (baselineDir && gate && manifest.status === 'complete' && code !== 3) {
+      if (baselineDir && gate && compare && manifest.status === 'complete' && code !== 3) {
         // The regression gate: the run is judged against the baseline, not by its own failures.
-        const comparison = await compareDirs(
+        const { renderComparison } = await import('../report/compare.js');
+        const comparison = await compare.compareDirs(
           baselineDir,
           runDir,
           gate.options,
@@ -347,7 +353,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         process.stdout.write(
           renderComparison(comparison, { baseline: values.baseline ?? '', candidate: manifest.runId }),
         );
-        code = compareExitCode(comparison, gate.failOn);
+        code = compare.compareExitCode(comparison, gate.failOn);
       }
       // The run ends on its report: the link comes last, after the failures and the gates.
       if (report) process.stdout.write(`Report: ${pathToFileURL(report).href}\n`);

@@ -2,7 +2,7 @@
 // as a JSON string, an image as a data URL, a PDF as its extracted text. Reading the file (and remembering that it was read)
 // is the caller's job, so a suite's content hash covers every file its prompts will see.
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { yamlLib } from '../core/yaml-lib.js';
 
 /** The outcome of turning a var file into a var value. */
 export type VarFileValue =
@@ -130,7 +130,7 @@ export async function varFileValue(
   const text = bytes.toString('utf8');
   if (ext === '.yaml' || ext === '.yml') {
     try {
-      return { value: JSON.stringify(parseYaml(text, { merge: true, logLevel: 'error' })) ?? '' };
+      return { value: JSON.stringify(yamlLib().parse(text, { merge: true, logLevel: 'error' })) ?? '' };
     } catch (err) {
       return { invalid: `invalid YAML: ${(err as Error).message.split('\n')[0]}` };
     }

@@ -3,8 +3,8 @@
 // apastra's resolver tries paths in, then a scan of the kind's folder for a file whose `id` matches.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import { pyyamlTags } from '../../core/python/pyyaml.js';
+import { yamlLib } from '../../core/yaml-lib.js';
 
 export type Kind = 'prompts' | 'datasets' | 'evaluators' | 'suites' | 'evals';
 
@@ -159,7 +159,7 @@ export const PYYAML_OPTIONS = {
 
 /** A YAML text's value (YAML 1.1, as PyYAML reads it); throws when it has errors, printing nothing. */
 export function quietYaml(text: string): unknown {
-  const doc = parseDocument(text, PYYAML_OPTIONS);
+  const doc = yamlLib().parseDocument(text, PYYAML_OPTIONS);
   if (doc.errors.length > 0) throw doc.errors[0];
   return doc.toJS({ maxAliasCount: 1000 });
 }

@@ -9,7 +9,6 @@ import type { Case, Message, Suite, SuiteScoring } from '../../core/types.js';
 import '../../scorers/index.js';
 import './ewe-quality.js';
 import { displayPath, jsonProblem } from '../../core/positions.js';
-import { is, view } from '../../core/view.js';
 import { getScorer } from '../../scorers/registry.js';
 import type { LoadOptions } from '../types.js';
 import { assertionFor, type Mode } from './assertions.js';
@@ -27,33 +26,9 @@ import {
 import { arrayElementOffsets, lineColAt } from './positions.js';
 import { type CheckedTest, checkTest } from './tests.js';
 
-/** What a run manifest records for the ÈwéBench results writer (`suite.native`). */
-export interface EweNative {
-  benchmark: string;
-  version: string;
-  mode: Mode;
-  /**
-   * Every category in the tool's order; `tests` is null for one that was not run. A single file
-   * not named after a category is its own category, with `known: false` (the tool has no such one).
-   */
-  categories: { key: string; name: string; weight: number; tests: number | null; known?: false }[];
-}
+export { type EweNative, eweNative } from './native.js';
 
-/** The checked view of an ÈwéBench suite's facts as the run manifest keeps them (`suite.native`). */
-export const eweNative = view<EweNative>("an ÈwéBench suite's facts (manifest suite.native)", {
-  benchmark: is.string,
-  version: is.string,
-  mode: is.literal('compat', 'fixed'),
-  categories: is.arrayOf(
-    is.shape({
-      key: is.string,
-      name: is.string,
-      weight: is.number,
-      tests: is.nullable(is.number),
-      known: is.optional(is.literal(false)),
-    }),
-  ),
-});
+import type { EweNative } from './native.js';
 
 /** A category file to load. */
 interface CategoryFile {

@@ -8,7 +8,7 @@ import { pyRound, pySlice } from '../../core/python/text.js';
 import type { WeightedGroup } from '../../core/scorecard.js';
 import type { JobResult } from '../../core/types.js';
 import { type OutputRun, type RunShape, registerOutputFormat } from '../../report/outputs.js';
-import { eweNative } from './load.js';
+import { eweNative } from './native.js';
 
 type RunManifest = OutputRun['manifest'];
 

@@ -9,7 +9,6 @@ import { assignCaseIds } from '../../core/ids.js';
 import { displayPath } from '../../core/positions.js';
 import type { PyValue } from '../../core/python/json-loads.js';
 import type { Case, ProviderSpec, Suite } from '../../core/types.js';
-import { is, view } from '../../core/view.js';
 import { isKnownProviderId, providerPatterns } from '../../providers/registry.js';
 import type { LoadOptions } from '../types.js';
 import { buildCase, CATEGORY_SEVERITY, type LveRef } from './cases.js';
@@ -20,24 +19,9 @@ import { type LveInstance, readInstanceFile, readInstances } from './instances.j
 import { DUMMY_MODEL, providerForModel } from './models.js';
 import { readLveTest } from './test-json.js';
 
-/** What the run manifest keeps of the LVEs (suite.native), for `--output-format lve`. */
-export interface LveNative {
-  kind: 'lve';
-  replay: boolean;
-  /** The repository root the LVE paths are relative to. */
-  root: string;
-  lves: { path: string; dir: string; category: string; name: string; model: string }[];
-}
+export { type LveNative, lveNative } from './native.js';
 
-/** The checked view of an LVE repository's facts as the run manifest keeps them (`suite.native`). */
-export const lveNative = view<LveNative>("an LVE repository's facts (manifest suite.native)", {
-  kind: is.literal('lve'),
-  replay: is.boolean,
-  root: is.string,
-  lves: is.arrayOf(
-    is.shape({ path: is.string, dir: is.string, category: is.string, name: is.string, model: is.string }),
-  ),
-});
+import type { LveNative } from './native.js';
 
 /** The repository root above a path: the folder with `.lverepo`, else the parent of `repository/`. */
 export function repositoryRoot(path: string): string | undefined {

@@ -8,7 +8,7 @@ import { PyFloat, PyInt, type PyValue, pyJsonLoads } from '../../core/python/jso
 import type { JobResult, Message } from '../../core/types.js';
 import { registerOutputFormat } from '../../report/outputs.js';
 import { assayVersion } from '../../version.js';
-import { type LveNative, lveNative } from './load.js';
+import { type LveNative, lveNative } from './native.js';
 
 /** A value as pydantic-core writes JSON: compact, non-ASCII as is, floats with a short exponent. */
 export function pydanticJson(v: PyValue): string {

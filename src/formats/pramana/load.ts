@@ -7,7 +7,6 @@ import { DiagnosticBag, InputError } from '../../core/errors.js';
 import { sha256, shortHash } from '../../core/hash.js';
 import { assignCaseRefs } from '../../core/ids.js';
 import { type Case, type PromptTemplate, SELF_GRADER, type Suite } from '../../core/types.js';
-import { is, view } from '../../core/view.js';
 import { abortWarning, PRAMANA_PARAMS, thresholdWarning, toCase } from './cases.js';
 import { pramanaSuiteHash } from './hash.js';
 import { type Manifest, type ManifestTier, manifestLine, readManifest, selectTiers } from './manifest.js';
@@ -17,42 +16,9 @@ import { unknownKeys, validateTest } from './test-case.js';
 /** The version pramana's runner writes when nothing says otherwise (it hard-codes `v1.0`). */
 const DEFAULT_VERSION = 'v1.0';
 
-/** What the results writer needs about each loaded tier (recorded in the run manifest). */
-export interface PramanaTierFacts {
-  name: string;
-  file: string;
-  /** `<version>-<file stem>`, as pramana's `suite_version`. */
-  suiteVersion: string;
-  suiteHash: string;
-  tests: number;
-}
+export { type PramanaNative, type PramanaTierFacts, pramanaNative } from './native.js';
 
-/** `suite.native.pramana` (read back by the pramana results writer). */
-export interface PramanaNative {
-  tiers: PramanaTierFacts[];
-  temperature: number;
-  seed: number;
-}
-
-/** The checked view of a pramana suite's facts as the run manifest keeps them (`suite.native`). */
-export const pramanaNative = view<{ pramana: PramanaNative }>(
-  "a pramana suite's facts (manifest suite.native)",
-  {
-    pramana: is.shape({
-      tiers: is.arrayOf(
-        is.shape({
-          name: is.string,
-          file: is.string,
-          suiteVersion: is.string,
-          suiteHash: is.string,
-          tests: is.number,
-        }),
-      ),
-      temperature: is.number,
-      seed: is.number,
-    }),
-  },
-);
+import type { PramanaNative, PramanaTierFacts } from './native.js';
 
 /** A pramana test has no template of its own: each case carries its message; this carries the parameters. */
 const PROMPT: PromptTemplate = { id: 'pramana', label: 'pramana', raw: '', config: { ...PRAMANA_PARAMS } };

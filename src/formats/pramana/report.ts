@@ -7,7 +7,7 @@ import { pyFloat, pyJsonDumps } from '../../core/python/json-dumps.js';
 import type { JobResult } from '../../core/types.js';
 import { type FileSink, type OutputRun, type RunShape, registerOutputFormat } from '../../report/outputs.js';
 import { pramanaResultHash } from './hash.js';
-import { pramanaNative } from './load.js';
+import { pramanaNative } from './native.js';
 
 type RunManifest = OutputRun['manifest'];
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { isRecord } from '../../core/records.js';
+import { yamlLib } from '../../core/yaml-lib.js';
 import { schemaValidator } from '../structured/json-schema.js';
 import type { ScoreInput, ScoreResult, Scorer } from '../types.js';
 import { ScorerInputError } from '../types.js';
@@ -56,7 +56,7 @@ function configuredTools(input: ScoreInput): unknown[] {
       }
     }
     try {
-      tools = parseYaml(text, { logLevel: 'error' });
+      tools = yamlLib().parse(text, { logLevel: 'error' });
     } catch (err) {
       throw new ScorerInputError(
         `the provider's tools are not valid JSON or YAML: ${(err as Error).message}`,

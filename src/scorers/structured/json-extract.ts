@@ -11,16 +11,8 @@
 //   are all accepted, and `{placeholder}` in prose reads as `{placeholder: null}`;
 // - a balanced candidate that does not read ends the attempts from that `{` (a `}` inside a string
 //   can close an object early); the next `{` is tried next. An object read moves the search past it.
-import {
-  type DocumentOptions,
-  isCollection,
-  isScalar,
-  type ParseOptions,
-  parseDocument,
-  Scalar,
-  type SchemaOptions,
-  visit,
-} from 'yaml';
+import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
+import { yamlLib } from '../../core/yaml-lib.js';
 
 /** promptfoo's limit on one candidate object's length. */
 const MAX_OBJECT_LENGTH = 100_000;
@@ -125,6 +117,7 @@ function readCandidate(text: string): Record<string, unknown> | undefined {
   }
   const source = slashCommentsToHash(text);
   if (bareQuestionMark(source)) throw new Error('a bare "?" key');
+  const { isCollection, isScalar, parseDocument, Scalar, visit } = yamlLib();
   const doc = parseDocument(source, YAML_OPTIONS);
   if (doc.errors.length > 0) throw doc.errors[0];
   // Where js-yaml is stricter or differs: an unknown tag is an error, a collection cannot be a

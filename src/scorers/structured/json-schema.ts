@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';
-import { parse as parseYaml } from 'yaml';
+import { yamlLib } from '../../core/yaml-lib.js';
 import { ScorerInputError } from '../types.js';
 import { describeShape, hasTemplate, truncate } from '../util.js';
 import { schemaFormats } from './formats.js';
@@ -76,7 +76,7 @@ function schemaFrom(value: unknown, type: string): object | boolean {
   if (typeof value === 'string') {
     try {
       // 'error' level: warnings (unknown tags) would be printed mid-run; errors still throw.
-      schema = parseYaml(value, { logLevel: 'error', merge: true });
+      schema = yamlLib().parse(value, { logLevel: 'error', merge: true });
     } catch (err) {
       const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
       throw new ScorerInputError(`Invalid JSON schema: "${type}" value is not valid YAML or JSON (${why})`);
