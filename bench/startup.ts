@@ -29,8 +29,22 @@ tests:
 
 /** A pramana suite (JSONL): a suite that holds no YAML, so the `yaml` package need not load. */
 const JSONL = `${[
-  { id: 'a-1', category: 'factual', input: 'Say hello', ideal: ['hello'], assertion: { type: 'contains' }, metadata: { difficulty: 'easy', tokens_est: 5 } },
-  { id: 'a-2', category: 'factual', input: 'Say bye', ideal: ['bye'], assertion: { type: 'contains' }, metadata: { difficulty: 'easy', tokens_est: 5 } },
+  {
+    id: 'a-1',
+    category: 'factual',
+    input: 'Say hello',
+    ideal: ['hello'],
+    assertion: { type: 'contains' },
+    metadata: { difficulty: 'easy', tokens_est: 5 },
+  },
+  {
+    id: 'a-2',
+    category: 'factual',
+    input: 'Say bye',
+    ideal: ['bye'],
+    assertion: { type: 'contains' },
+    metadata: { difficulty: 'easy', tokens_est: 5 },
+  },
 ]
   .map((t) => JSON.stringify(t))
   .join('\n')}\n`;
