@@ -606,7 +606,7 @@ export const OPTIONS = [
     name: 'no-report',
     type: 'boolean',
     description:
-      'do not write the run’s report.html (written by default, and its link printed last; a run of more than 200,000 results skips it and says how to write it)',
+      'do not write the run’s report.html (written by default, and its link printed last; a run of more than 50,000 results skips it and says how to write it)',
     commands: ['eval'],
     group: 'Output',
     setting: 'cli.report',

@@ -204,7 +204,7 @@ export async function writeOutputs(
 }
 
 /** Runs with more results than this get no automatic report.html (`assay report --format html` still writes one). */
-export const RUN_REPORT_MAX_RESULTS = 200_000;
+export const RUN_REPORT_MAX_RESULTS = 50_000;
 
 /**
  * Every eval's own report: the run directory's `report.html` (the html format's `inRunDir`),
