@@ -11,7 +11,7 @@ import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
 import { newestRun } from '../runlog/runs.js';
 import { parseCommand, usage } from './args.js';
 import { guard } from './common.js';
-import { outputTargets, writeOutputs } from './outputs.js';
+import { writeRunReport } from './outputs.js';
 
 /** Whether the report is missing, or older than what it is made from. */
 function stale(report: string, runDir: string): boolean {
@@ -65,14 +65,8 @@ export async function viewCommand(args: string[]): Promise<number> {
         : newestRun(runsDir, 'view');
     const report = join(runDir, 'report.html');
     if (stale(report, runDir)) {
-      const written = await writeOutputs(
-        runDir,
-        await scorecardOfRun(runDir),
-        outputTargets([report], 'html'),
-        {
-          keepPending: true,
-        },
-      );
+      // The same page every eval writes, whatever the run's size: asked for, it is written.
+      const written = await writeRunReport(runDir, await scorecardOfRun(runDir), Number.POSITIVE_INFINITY);
       if (!written) return 3;
     }
     const url = pathToFileURL(report).href;

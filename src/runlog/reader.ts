@@ -11,6 +11,7 @@ import {
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { InputError } from '../core/errors.js';
+import { isRecord } from '../core/records.js';
 import type { JobResult } from '../core/types.js';
 import { scanLines } from './lines.js';
 import type { RunManifest } from './types.js';
@@ -55,22 +56,18 @@ export function readManifest(runDir: string): RunManifest {
  * anything.
  */
 function manifestProblem(m: unknown): string | undefined {
-  if (!isObject(m)) return 'not a JSON object';
+  if (!isRecord(m)) return 'not a JSON object';
   if (typeof m.runId !== 'string') return 'runId is not a string';
-  if (!isObject(m.suite)) return 'suite is not an object';
+  if (!isRecord(m.suite)) return 'suite is not an object';
   if (typeof m.suite.name !== 'string') return 'suite.name is not a string';
   if (!Array.isArray(m.suite.prompts)) return 'suite.prompts is not a list';
   if (!Array.isArray(m.providers)) return 'providers is not a list';
-  if (!isObject(m.options)) return 'options is not an object';
+  if (!isRecord(m.options)) return 'options is not an object';
   if (typeof m.plannedJobs !== 'number' || !Number.isInteger(m.plannedJobs) || m.plannedJobs < 0)
     return `plannedJobs ${JSON.stringify(m.plannedJobs)} is not a count of jobs`;
   if (!['running', 'complete', 'aborted', 'interrupted'].includes(m.status as string))
     return `status ${JSON.stringify(m.status)} is not running, complete, aborted or interrupted`;
   return undefined;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** A damaged run log file: an input error naming the file (and line), exit 2. */
@@ -113,7 +110,7 @@ export function damagedLine(path: string, lineNumber: number): InputError {
  * an object of another shape (which would otherwise count as a job done and crash what reads it).
  */
 export function isResultLine(v: unknown): boolean {
-  if (!isObject(v)) return false;
+  if (!isRecord(v)) return false;
   return (
     typeof v.key === 'string' &&
     typeof v.caseId === 'string' &&
@@ -198,7 +195,7 @@ export async function* readResults(
       continue;
     }
     // A newer version is said as such first: its lines may have another shape.
-    if (isObject(parsed)) checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
+    if (isRecord(parsed)) checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
     if (!isResultLine(parsed)) {
       badLine(path, lineNumber, onBadLine, line);
       continue;
@@ -288,7 +285,7 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
       // scanLines gives only lines a newline ends: a torn last line never reaches here.
       throw damagedLine(path, lineNumber);
     }
-    if (isObject(parsed)) checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
+    if (isRecord(parsed)) checkVersion(parsed.v, { file: path, line: lineNumber }, 'results line version');
     if (!isResultLine(parsed)) throw damagedLine(path, lineNumber);
     index.add(
       parsed.caseIndex ?? Number.MAX_SAFE_INTEGER,
