@@ -1,7 +1,7 @@
 // A run directory is owned by one process at a time: two `--resume` of one run at once would both
 // run every missing job. `run.lock` holds the owner's pid; a lock whose process is gone (a crash, a
 // kill) is stale and taken over, so a dead owner never holds a run for ever.
-import { linkSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/errors.js';
 
@@ -56,62 +56,93 @@ export function lockRun(runDir: string): RunLock {
   if (taken) return taken;
   throw new InputError({
     file: runDir,
-    message: 'could not take the run lock (run.lock keeps changing)',
+    message:
+      'could not take the run lock: run.lock kept changing hands, or another process is taking over a stale one (run.lock.takeover); try again',
     severity: 'error',
   });
 }
+
+/** Sleeps this thread (the lock is taken synchronously, before a run starts). */
+const napCell = new Int32Array(new SharedArrayBuffer(4));
+function nap(ms: number): void {
+  Atomics.wait(napCell, 0, 0, ms);
+}
+
+/** Links `from` in at `to`: whether it was created (false when `to` exists). */
+function linkIn(from: string, to: string): boolean {
+  try {
+    linkSync(from, to);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+/** The pid a lock file holds (NaN when unreadable), or undefined when it is gone. */
+function readOwner(path: string): number | undefined {
+  try {
+    return Number(readFileSync(path, 'utf8').trim());
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return Number.NaN;
+  }
+}
+
+/** A takeover guard left by a process that died inside the takeover is cleared after this long. */
+const DEAD_GUARD_MS = 5_000;
 
 /**
  * Takes the lock file at `path` (holding this process's pid): the lock, or the pid of the live
  * process that holds it, or undefined when it kept changing hands. A lock whose process is gone
  * is stale and taken over.
+ *
+ * The lock appears with its pid already in it (written beside it, then linked into place, which
+ * fails when a lock exists): a lock created empty and filled after would be read, in between, as
+ * one of no live process. A stale lock is removed only by the holder of `<path>.takeover` (taken
+ * the same way), after reading it again: of contenders that all saw the dead pid, one removes it,
+ * and a lock cannot be replaced between that reading and the removal, since nothing but the
+ * guard's holder removes a lock it does not own. (Moving the stale lock aside and putting back
+ * what turned out live, the earlier way, left two owners when a third linked in between.)
  */
 export function tryLock(path: string): RunLock | number | undefined {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    // The lock appears with its pid already in it (written beside it, then linked into place): a
-    // lock created empty and filled after would be read, in between, as one of no live process.
-    const tmp = `${path}.tmp-${process.pid}`;
-    writeFileSync(tmp, `${process.pid}\n`);
-    try {
-      linkSync(tmp, path);
-      return { release: () => rmSync(path, { force: true }) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    } finally {
-      rmSync(tmp, { force: true });
-    }
-    let owner = Number.NaN;
-    try {
-      owner = Number(readFileSync(path, 'utf8').trim());
-    } catch {
-      // gone meanwhile: try again
-    }
-    if (held(owner)) return owner;
-    // Stale: its process is gone. Moved aside rather than removed (of two that try, one moves it),
-    // then checked: what was moved may be a lock a contender took since it was read, which is put
-    // back — removing it would let both run.
-    const aside = `${path}.stale.tmp-${process.pid}`;
-    try {
-      renameSync(path, aside);
-    } catch {
-      continue; // moved or removed meanwhile: try again
-    }
-    let moved = Number.NaN;
-    try {
-      moved = Number(readFileSync(aside, 'utf8').trim());
-    } catch {
-      // unreadable: stale
-    }
-    if (moved !== owner && held(moved)) {
-      try {
-        linkSync(aside, path);
-      } catch {
-        // taken again meanwhile: that process holds it
+  const tmp = `${path}.tmp-${process.pid}`;
+  const guard = `${path}.takeover`;
+  writeFileSync(tmp, `${process.pid}\n`);
+  try {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      if (attempt > 0) nap(attempt < 10 ? 1 : 10);
+      if (linkIn(tmp, path)) return { release: () => rmSync(path, { force: true }) };
+      const owner = readOwner(path);
+      if (owner === undefined) continue; // released meanwhile: try again
+      if (held(owner)) return owner;
+      // Stale: its process is gone.
+      if (!linkIn(tmp, guard)) {
+        clearDeadGuard(guard);
+        continue; // another process is taking it over: see who holds it next time
       }
-      rmSync(aside, { force: true });
-      return moved;
+      try {
+        const now = readOwner(path);
+        if (now !== undefined && !held(now)) rmSync(path, { force: true });
+        if (linkIn(tmp, path)) return { release: () => rmSync(path, { force: true }) };
+      } finally {
+        rmSync(guard, { force: true });
+      }
     }
-    rmSync(aside, { force: true });
+    return undefined;
+  } finally {
+    rmSync(tmp, { force: true });
   }
-  return undefined;
+}
+
+/** Removes a takeover guard whose process died holding it (a kill inside the takeover). */
+function clearDeadGuard(guard: string): void {
+  try {
+    const owner = readOwner(guard);
+    if (owner === undefined || held(owner) || owner === process.pid) return;
+    if (Date.now() - statSync(guard).mtimeMs < DEAD_GUARD_MS) return;
+    rmSync(guard, { force: true });
+  } catch {
+    // gone meanwhile
+  }
 }
