@@ -251,7 +251,11 @@ export class AttemptAbort {
  */
 const watchers = new WeakMap<AbortSignal, Set<() => void>>();
 
-function watch(signal: AbortSignal, onAbort: () => void): void {
+/**
+ * Calls `onAbort` when `signal` aborts (not if it already has), until `unwatch`: one listener on
+ * the signal serves every watcher, so watching costs a set entry, not an EventTarget listener.
+ */
+export function watch(signal: AbortSignal, onAbort: () => void): void {
   // An already aborted signal fires no more events: as with addEventListener, nothing is called.
   if (signal.aborted) return;
   let set = watchers.get(signal);
@@ -271,7 +275,8 @@ function watch(signal: AbortSignal, onAbort: () => void): void {
   set.add(onAbort);
 }
 
-function unwatch(signal: AbortSignal, onAbort: () => void): void {
+/** Stops watching (see `watch`). */
+export function unwatch(signal: AbortSignal, onAbort: () => void): void {
   watchers.get(signal)?.delete(onAbort);
 }
 

@@ -2,11 +2,16 @@
 // the order they end whatever order they were set in, cancelled ones never fire and do not pile
 // up, and only deadlines that ask for it keep the process alive.
 import assert from 'node:assert/strict';
+import { createHook } from 'node:async_hooks';
 import { join } from 'node:path';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { DeadlineTimer } from '../../src/providers/deadlines.js';
+import { closeAllPools } from '../../src/providers/http-transport.js';
+import { createProvider } from '../../src/providers/registry.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/providers/types.js';
 import { runNode } from '../support/cli.js';
+import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { repoRoot } from '../support/paths.js';
 
 const moduleUrl = pathToFileURL(join(repoRoot, 'dist', 'src', 'providers', 'deadlines.js')).href;
@@ -83,5 +88,53 @@ describe('the shared deadline timer', () => {
     ]);
     assert.equal(free.code, 0, free.stderr);
     assert.equal(free.stdout.trim(), 'done');
+  });
+});
+
+describe('provider attempts against the real server', () => {
+  let mock: MockServer;
+  before(async () => {
+    mock = await startMockServer();
+  });
+  after(async () => {
+    await closeAllPools();
+    await mock.close();
+  });
+
+  it('set no Node timer and make no AbortController per attempt (one shared deadline timer)', async () => {
+    const spec = { id: 'openai:chat:m', config: { apiBaseUrl: mock.baseUrl } };
+    const provider = await createProvider(spec, { env: {}, maxConcurrency: 8, retry: DEFAULT_RETRY_POLICY });
+    const ask = (i: number) =>
+      provider.call({ prompt: `q${i}`, messages: [{ role: 'user', content: `q${i}` }], params: {} });
+    await ask(-1); // the pool and its connection exist before counting
+    let timers = 0;
+    const hook = createHook({
+      init(_id, type) {
+        // The server in this process sets timers of its own (keep-alive): only assay's count.
+        if (type === 'Timeout' && /dist\/src\//.test(new Error().stack ?? '')) timers++;
+      },
+    });
+    const Original = globalThis.AbortController;
+    let controllers = 0;
+    globalThis.AbortController = class extends Original {
+      constructor() {
+        super();
+        controllers++;
+      }
+    };
+    hook.enable();
+    const attempts = 200;
+    try {
+      for (let batch = 0; batch < attempts / 8; batch++) {
+        const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => ask(batch * 8 + i)));
+        assert.ok(answers.every((a) => a.error === undefined && a.attempts === 1));
+      }
+    } finally {
+      hook.disable();
+      globalThis.AbortController = Original;
+    }
+    assert.equal(controllers, 0, 'an AbortController was made for an attempt');
+    // Each attempt has a deadline and a stall mark: on Node timers that was two per attempt.
+    assert.ok(timers < attempts / 10, `${timers} Node timers for ${attempts} attempts`);
   });
 });
