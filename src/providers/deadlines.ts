@@ -18,6 +18,8 @@ const MAX_TIMER_MS = 2_147_483_647;
 export class Deadline {
   /** What runs at the deadline; cleared once it ran or was cancelled. */
   fire: (() => void) | undefined;
+  /** Still in its lane (not yet taken out to fire). */
+  queued = true;
   constructor(
     readonly at: number,
     fire: () => void,
@@ -111,8 +113,10 @@ export class DeadlineTimer {
 
   /** Called by Deadline.cancel. */
   cancelled(deadline: Deadline): void {
-    deadline.lane.dead++;
-    deadline.lane.compact();
+    if (deadline.queued) {
+      deadline.lane.dead++;
+      deadline.lane.compact();
+    }
     if (deadline.keepAlive && --this.holding === 0) this.timer?.unref();
   }
 
@@ -130,19 +134,26 @@ export class DeadlineTimer {
     // Node's timers count whole milliseconds from the loop's cached clock: a timer may wake a
     // fraction of a millisecond before the deadline it was armed for, which is then due.
     const due = now + 1;
-    const ready: (() => void)[] = [];
+    const ready: Deadline[] = [];
     for (const [ms, lane] of this.lanes) {
       let front = lane.front();
       while (front !== undefined && front.at <= due) {
         lane.head++;
-        ready.push(front.fire!);
-        front.fire = undefined;
-        if (front.keepAlive) this.holding--;
+        front.queued = false;
+        ready.push(front);
         front = lane.front();
       }
       if (front === undefined) this.lanes.delete(ms);
     }
-    for (const fire of ready) fire();
+    // Each is checked when its turn comes: an earlier one may have cancelled it (an attempt that
+    // timed out cancels its stall mark), as with Node timers cleared before their turn.
+    for (const deadline of ready) {
+      const fire = deadline.fire;
+      if (fire === undefined) continue;
+      deadline.fire = undefined;
+      if (deadline.keepAlive) this.holding--;
+      fire();
+    }
     let next = Number.POSITIVE_INFINITY;
     for (const lane of this.lanes.values()) {
       const front = lane.front();

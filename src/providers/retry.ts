@@ -73,8 +73,8 @@ export async function runAttempts<T>(
         },
         false,
       );
-      ended = await withinDeadline(attempt, policy.timeoutMs, signal);
-      stall?.cancel();
+      // The attempt's end cancels its stall mark at once (an end at the deadline included).
+      ended = await withinDeadline(attempt, policy.timeoutMs, signal, stall);
     }
     const failure = ended.kind === 'answered' ? judge(ended.value) : undefined;
     if (ended.kind === 'answered') limiter.observe(performance.now() - started);
@@ -138,6 +138,7 @@ function withinDeadline<T>(
   attempt: (abort: AttemptAbort) => Promise<T>,
   timeoutMs: number,
   outer: AbortSignal | undefined,
+  stall: Deadline | undefined,
 ): Promise<AttemptEnd<T>> {
   const abort = new AttemptAbort();
   return new Promise<AttemptEnd<T>>((resolve) => {
@@ -147,6 +148,7 @@ function withinDeadline<T>(
       if (settled) return;
       settled = true;
       deadline?.cancel();
+      stall?.cancel();
       if (outer) unwatch(outer, onOuterAbort);
       resolve(end);
     };

@@ -53,6 +53,23 @@ describe('the shared deadline timer', () => {
     assert.equal(timer.pending, 0);
   });
 
+  it('a deadline cancelled by one that fired before it (due at the same moment) does not fire', async () => {
+    const timer = new DeadlineTimer();
+    const fired: string[] = [];
+    let second: ReturnType<DeadlineTimer['add']>;
+    const done = new Promise<void>((resolve) => {
+      timer.add(30, () => {
+        fired.push('first');
+        second?.cancel();
+      });
+      second = timer.add(30, () => fired.push('second'));
+      timer.add(60, () => resolve());
+    });
+    await done;
+    assert.deepEqual(fired, ['first']);
+    assert.equal(timer.pending, 0);
+  });
+
   it('sets no deadline for a non-positive or non-finite duration (no timeout)', () => {
     const timer = new DeadlineTimer();
     for (const ms of [0, -5, Number.NaN, Number.POSITIVE_INFINITY])
