@@ -152,7 +152,14 @@ export class DeadlineTimer {
       if (fire === undefined) continue;
       deadline.fire = undefined;
       if (deadline.keepAlive) this.holding--;
-      fire();
+      try {
+        fire();
+      } catch (err) {
+        // As from a Node timer: an uncaught exception, without losing the deadlines after it.
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
     }
     let next = Number.POSITIVE_INFINITY;
     for (const lane of this.lanes.values()) {
