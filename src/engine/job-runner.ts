@@ -4,6 +4,7 @@
 // the job's error result, never an exception. The order jobs run in is the pump's (pump.ts).
 import { redactText } from '../core/redact.js';
 import type { Case, Job, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
+import { unwatch, watch } from '../providers/retry.js';
 import type { Provider } from '../providers/types.js';
 import { programPrompt } from '../runtime/prompt-program.js';
 import { withComputedVars } from '../runtime/var-script.js';
@@ -163,23 +164,35 @@ export class JobRunner {
       const limit = timeLimit(options.jobTimeoutMs, this.deadline, options.maxRunMs);
       // Work given up at its time limit is cut at once (its requests are aborted, so a command it
       // started is killed), not left running until the run ends.
-      const giveUp = limit ? new AbortController() : undefined;
-      const jobCaller = giveUp
-        ? { ...caller, hardSignal: AbortSignal.any([this.cut, giveUp.signal]) }
-        : caller;
+      if (!limit) {
+        return await (options.recorded
+          ? scoreRecorded(job, testCase, prompt, ctx, options.recorded)
+          : executeJob(job, testCase, prompt, ctx, caller, startedAt));
+      }
+      // The job's own signal aborts on a hard stop too (what AbortSignal.any would give, for a
+      // set entry on the run's signal instead of a listener per job).
+      const giveUp = new AbortController();
+      const cut = this.cut;
+      const onCut = (): void => giveUp.abort(cut.reason);
+      if (cut.aborted) onCut();
+      else watch(cut, onCut);
+      const jobCaller = { ...caller, hardSignal: giveUp.signal };
       const work = options.recorded
         ? scoreRecorded(job, testCase, prompt, ctx, options.recorded)
         : executeJob(job, testCase, prompt, ctx, jobCaller, startedAt);
-      if (!limit || !giveUp) return await work;
-      if (limit.ms <= 0) {
-        work.catch(() => {});
-        giveUp.abort();
-        return { result: errorResult(job, testCase, prompt, startedAt, limit.message) };
+      try {
+        if (limit.ms <= 0) {
+          work.catch(() => {});
+          giveUp.abort();
+          return { result: errorResult(job, testCase, prompt, startedAt, limit.message) };
+        }
+        return await withTimeLimit(work, limit, () => {
+          giveUp.abort();
+          return errorResult(job, testCase, prompt, startedAt, limit.message);
+        });
+      } finally {
+        unwatch(cut, onCut);
       }
-      return await withTimeLimit(work, limit, () => {
-        giveUp.abort();
-        return errorResult(job, testCase, prompt, startedAt, limit.message);
-      });
     } catch (err) {
       // An engine bug or a template error must not crash the run: record it against the job.
       const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);

@@ -9,7 +9,7 @@ import { canonicalJson } from '../core/hash.js';
 import { addSecrets, redactText, secretValues } from '../core/redact.js';
 import type { ProviderSpec } from '../core/types.js';
 import { getLimiter } from './limiter.js';
-import { type AttemptHooks, type AttemptsEnd, runAttempts, timedOut } from './retry.js';
+import { type AttemptAbort, type AttemptHooks, type AttemptsEnd, runAttempts, timedOut } from './retry.js';
 import type {
   AttemptFailure,
   EmbeddingRequest,
@@ -86,9 +86,9 @@ export function withCallPolicy(provider: Provider, settings: CallPolicySettings)
       const started = performance.now();
       let lastStarted = started;
       const end = await runAttempts(
-        (signal) => {
+        (abort) => {
           lastStarted = performance.now();
-          return provider.call(new AttemptRequest(request, signal));
+          return provider.call(new AttemptRequest(request, abort));
         },
         (response) => (response.error === undefined ? undefined : (response.failure ?? NOT_TRANSIENT)),
         loop(request.signal),
@@ -123,7 +123,7 @@ export function withCallPolicy(provider: Provider, settings: CallPolicySettings)
     wrapped.embed = async (request: EmbeddingRequest): Promise<EmbeddingResponse> => {
       const started = performance.now();
       const end = await runAttempts(
-        (signal) => embed({ ...request, signal: signal() }),
+        (abort) => embed({ ...request, signal: abort.signal }),
         (response) => (response.error === undefined ? undefined : (response.failure ?? NOT_TRANSIENT)),
         loop(request.signal),
       );
@@ -149,17 +149,28 @@ class AttemptRequest implements ProviderRequest {
   readonly messages: ProviderRequest['messages'];
   readonly params: ProviderRequest['params'];
   readonly vars: ProviderRequest['vars'];
-  readonly #signalOf: () => AbortSignal;
-  constructor(request: ProviderRequest, signalOf: () => AbortSignal) {
+  readonly #abort: AttemptAbort;
+  constructor(request: ProviderRequest, abort: AttemptAbort) {
     this.prompt = request.prompt;
     this.messages = request.messages;
     this.params = request.params;
     this.vars = request.vars;
-    this.#signalOf = signalOf;
+    this.#abort = abort;
   }
   get signal(): AbortSignal {
-    return this.#signalOf();
+    return this.#abort.signal;
   }
+  static abortOf(request: ProviderRequest): AttemptAbort | undefined {
+    return #abort in request ? (request as AttemptRequest).#abort : undefined;
+  }
+}
+
+/**
+ * The cancellation of a request made under the call policy, as the HTTP transport takes it
+ * (without making an AbortSignal); undefined for any other request (read its `signal`).
+ */
+export function attemptAbortOf(request: ProviderRequest): AttemptAbort | undefined {
+  return AttemptRequest.abortOf(request);
 }
 
 /** A failure a provider did not describe is taken as final: retrying an unknown error risks repeating a cost. */

@@ -32,6 +32,7 @@
  * `credentials`: redacted from its messages here, and from every file a run writes (evaluate.ts).
  */
 import type { ProviderSpec } from '../core/types.js';
+import { attemptAbortOf } from './call-policy.js';
 import {
   attemptDescriber,
   type Config,
@@ -269,6 +270,9 @@ export function createHttpApiProvider(
     }
     return { headers: { ...headers, authorization: `Bearer ${current.token}` } };
   };
+  /** Where chat calls go (the path as sent, fixed for the provider's life). */
+  const callTarget = { origin: endpoint.origin, path: sentPath(endpoint.path) };
+  const tokenNeeded = !key && api.bearerToken !== undefined;
   const pricing = api.pricing ? api.pricing(endpoint.origin) : configuredPricing(config);
   const tools: ParseTools = { pricing, redact };
   const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
@@ -309,27 +313,38 @@ export function createHttpApiProvider(
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       if (api.refuseCalls) return { output: null, error: api.refuseCalls, latencyMs: 0, attempts: 0 };
       if (setupError) return { output: null, error: setupError, fatal: true, latencyMs: 0, attempts: 0 };
-      const auth = await authorization(request.signal);
-      if ('error' in auth)
-        return { output: null, error: redact(`${api.service}: ${auth.error}`), fatal: true, latencyMs: 0 };
-      const target = { origin: endpoint.origin, path: sentPath(endpoint.path) };
+      // The fixed headers need no await (and no AbortSignal): the common case, once per request.
+      let sendHeaders = headers;
+      if (tokenNeeded) {
+        const auth = await authorization(request.signal);
+        if ('error' in auth)
+          return { output: null, error: redact(`${api.service}: ${auth.error}`), fatal: true, latencyMs: 0 };
+        sendHeaders = auth.headers;
+      }
       const body = requestBody(request);
-      const signed = await signedHeaders(target, auth.headers, body, request.signal);
-      if ('error' in signed) {
-        const { error, fatal, failure } = signed;
-        return { output: null, error: redact(error), fatal, ...(failure ? { failure } : {}), latencyMs: 0 };
+      if (api.authorize) {
+        const signed = await signedHeaders(callTarget, sendHeaders, body, request.signal);
+        if ('error' in signed) {
+          const { error, fatal, failure } = signed;
+          return { output: null, error: redact(error), fatal, ...(failure ? { failure } : {}), latencyMs: 0 };
+        }
+        sendHeaders = signed.headers;
       }
       const sent = await postJson(
-        target,
-        signed.headers,
+        callTarget,
+        sendHeaders,
         body,
-        request.signal,
+        attemptAbortOf(request) ?? request.signal,
         sendOptions,
         describeAttempt,
         streaming !== undefined,
       );
       if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
-      if (!streaming) return { ...named(api.parse(sent.text, tools)), latencyMs: sent.latencyMs };
+      if (!streaming) {
+        const response = named(api.parse(sent.text, tools)) as ProviderResponse;
+        response.latencyMs = sent.latencyMs;
+        return response;
+      }
       const { firstTokenAt, ...parsed } = streaming.parse(timedLines(sent.chunks ?? []), tools);
       const response: ProviderResponse = { ...named(parsed), latencyMs: sent.latencyMs };
       const timing =

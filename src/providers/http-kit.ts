@@ -15,6 +15,7 @@ import {
   sendOnce,
   type TimedChunk,
 } from './http-transport.js';
+import type { AttemptAbort } from './retry.js';
 import type { AttemptFailure } from './types.js';
 
 export type Config = Record<string, unknown>;
@@ -177,7 +178,7 @@ export async function postJson(
   target: { origin: string; path: string },
   headers: Record<string, string>,
   body: unknown,
-  signal: AbortSignal | undefined,
+  signal: AbortSignal | AttemptAbort | undefined,
   options: Pick<RetryOptions, 'connections' | 'now'>,
   describe: ReturnType<typeof attemptDescriber>,
   /** Keep the body's pieces with their arrival times (a streamed answer). */

@@ -36,6 +36,7 @@ import { performance } from 'node:perf_hooks';
 import type { ProviderSpec } from '../core/types.js';
 import { loadScriptFunction, processShim } from '../runtime/js-runtime.js';
 import { renderString } from '../template/render.js';
+import { attemptAbortOf } from './call-policy.js';
 import {
   type Config,
   configError,
@@ -49,6 +50,7 @@ import {
 } from './http-kit.js';
 import { httpSecrets } from './http-secrets.js';
 import { attemptFailure, describeFailure, sendOnce } from './http-transport.js';
+import type { AttemptAbort } from './retry.js';
 import type { Provider, ProviderContext, ProviderRequest, ProviderResponse } from './types.js';
 
 type Fn = (...args: unknown[]) => unknown;
@@ -380,7 +382,7 @@ export function createHttpAttempts(spec: ProviderSpec, ctx: ProviderContext): Pr
 
   const send = (
     target: { url: URL; method: string; headers: Record<string, string>; body?: string },
-    signal?: AbortSignal,
+    signal?: AbortSignal | AttemptAbort,
   ) =>
     sendOnce(
       {
@@ -461,7 +463,8 @@ export function createHttpAttempts(spec: ProviderSpec, ctx: ProviderContext): Pr
         const vars = varsOf(req);
         if (session) vars.sessionId = await sessionId(vars, req.signal);
         const target = await build(req.prompt, vars, contextOf(req));
-        const outcome = await send(target, req.signal);
+        // Under the call policy, the attempt's own cancellation (no AbortSignal is made).
+        const outcome = await send(target, attemptAbortOf(req) ?? req.signal);
         const latencyMs = performance.now() - started;
         if (!outcome.ok) {
           const explain = (attempts: number) =>

@@ -4,6 +4,7 @@
  * attempt that aborts it and, if it ignores the abort, abandons it, and a slot of the endpoint's
  * adaptive limiter held during each attempt (never during a wait).
  */
+import { type Deadline, deadlines } from './deadlines.js';
 import type { AdaptiveLimiter } from './limiter.js';
 import type { AttemptFailure, RetryPolicy } from './types.js';
 
@@ -40,11 +41,12 @@ export type AttemptsEnd<T> =
 
 /**
  * Runs `attempt` until it succeeds, fails for good, or the attempts run out. `judge` says how an
- * answer failed (undefined: it did not). `attempt` gets its abort signal on demand: creating one
- * costs more than a whole echo call, and an attempt that does no I/O never asks. Never throws.
+ * answer failed (undefined: it did not). `attempt` gets its cancellation as an AttemptAbort, whose
+ * AbortSignal is made only when read: creating one costs more than a whole echo call, and an
+ * attempt that does no I/O never asks. Never throws.
  */
 export async function runAttempts<T>(
-  attempt: (signal: () => AbortSignal) => Promise<T>,
+  attempt: (abort: AttemptAbort) => Promise<T>,
   judge: (value: T) => AttemptFailure | undefined,
   options: AttemptLoopOptions,
 ): Promise<AttemptsEnd<T>> {
@@ -63,13 +65,16 @@ export async function runAttempts<T>(
     let ended: AttemptEnd<T>;
     if (options.atOnce) ended = await answeredAtOnce(attempt, signal);
     else {
-      const stallTimer = setTimeout(() => {
-        stalled = true;
-        limiter.releaseStalled();
-      }, limiter.stallAfterMs());
-      stallTimer.unref?.();
-      ended = await withinDeadline(attempt, policy.timeoutMs, signal);
-      clearTimeout(stallTimer);
+      const stall = deadlines.add(
+        limiter.stallAfterMs(),
+        () => {
+          stalled = true;
+          limiter.releaseStalled();
+        },
+        false,
+      );
+      // The attempt's end cancels its stall mark at once (an end at the deadline included).
+      ended = await withinDeadline(attempt, policy.timeoutMs, signal, stall);
     }
     const failure = ended.kind === 'answered' ? judge(ended.value) : undefined;
     if (ended.kind === 'answered') limiter.observe(performance.now() - started);
@@ -112,19 +117,13 @@ type AttemptEnd<T> =
   | { kind: 'aborted' }
   | { kind: 'threw'; error: unknown };
 
-/** One attempt of a provider that cannot hang (see AttemptLoopOptions.atOnce): no timers. */
+/** One attempt of a provider that cannot hang (see AttemptLoopOptions.atOnce): no timers, no listeners. */
 async function answeredAtOnce<T>(
-  attempt: (signal: () => AbortSignal) => Promise<T>,
+  attempt: (abort: AttemptAbort) => Promise<T>,
   outer: AbortSignal | undefined,
 ): Promise<AttemptEnd<T>> {
-  let controller: AbortController | undefined;
-  const signal = (): AbortSignal => {
-    controller ??= new AbortController();
-    if (outer?.aborted && !controller.signal.aborted) controller.abort(outer.reason);
-    return controller.signal;
-  };
   try {
-    const value = await attempt(signal);
+    const value = await attempt(new AttemptAbort(outer));
     return outer?.aborted ? { kind: 'aborted' } : { kind: 'answered', value };
   } catch (error) {
     return outer?.aborted ? { kind: 'aborted' } : { kind: 'threw', error };
@@ -132,57 +131,40 @@ async function answeredAtOnce<T>(
 }
 
 /**
- * One attempt under a deadline. At the deadline, or when the caller cancels, the attempt's signal
- * aborts and the attempt is abandoned at once: one that ignores its signal cannot hold the call.
+ * One attempt under a deadline. At the deadline, or when the caller cancels, the attempt is
+ * aborted and abandoned at once: one that ignores its abort cannot hold the call.
  */
 function withinDeadline<T>(
-  attempt: (signal: () => AbortSignal) => Promise<T>,
+  attempt: (abort: AttemptAbort) => Promise<T>,
   timeoutMs: number,
   outer: AbortSignal | undefined,
+  stall: Deadline | undefined,
 ): Promise<AttemptEnd<T>> {
-  let controller: AbortController | undefined;
-  let abortReason: unknown;
-  let aborted = false;
-  const abort = (reason: unknown): void => {
-    aborted = true;
-    abortReason = reason;
-    controller?.abort(reason);
-  };
-  const signal = (): AbortSignal => {
-    if (!controller) {
-      controller = new AbortController();
-      if (aborted) controller.abort(abortReason);
-    }
-    return controller.signal;
-  };
+  const abort = new AttemptAbort();
   return new Promise<AttemptEnd<T>>((resolve) => {
     let settled = false;
+    let deadline: Deadline | undefined;
     const finish = (end: AttemptEnd<T>): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', onOuterAbort);
+      deadline?.cancel();
+      stall?.cancel();
+      if (outer) unwatch(outer, onOuterAbort);
       resolve(end);
     };
     const onOuterAbort = (): void => {
       finish({ kind: 'aborted' });
-      abort(outer?.reason);
+      abort.abort(outer?.reason);
     };
-    // setTimeout fires at once beyond 2^31-1 ms; a non-positive or non-finite timeout means none.
-    const timer =
-      Number.isFinite(timeoutMs) && timeoutMs > 0
-        ? setTimeout(
-            () => {
-              finish({ kind: 'timeout' });
-              abort(new Error(`timed out after ${timeoutMs} ms`));
-            },
-            Math.min(timeoutMs, 2_147_483_647),
-          )
-        : undefined;
-    outer?.addEventListener('abort', onOuterAbort, { once: true });
+    // A non-positive or non-finite timeout means none.
+    deadline = deadlines.add(Math.min(timeoutMs, 2_147_483_647), () => {
+      finish({ kind: 'timeout' });
+      abort.abort(new Error(`timed out after ${timeoutMs} ms`));
+    });
+    if (outer) watch(outer, onOuterAbort);
     let running: Promise<T>;
     try {
-      running = attempt(signal);
+      running = attempt(abort);
     } catch (error) {
       finish({ kind: 'threw', error });
       return;
@@ -195,6 +177,109 @@ function withinDeadline<T>(
       (error: unknown) => finish(outer?.aborted ? { kind: 'aborted' } : { kind: 'threw', error }),
     );
   });
+}
+
+/**
+ * The cancellation of one attempt, cheaper than an AbortController (whose creation and listeners
+ * cost more than a whole request's own work against a local server). `signal` makes a real
+ * AbortSignal on first read, for code that needs one. The HTTP transport hands the object itself
+ * to undici, which takes any emitter of `abort` with `aborted` and `reason`.
+ */
+export class AttemptAbort {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: (() => void)[] | undefined;
+  private controller: AbortController | undefined;
+  /** A caller's signal checked when `signal` is read (the attempt of a provider that cannot hang). */
+  private readonly outer: AbortSignal | undefined;
+
+  constructor(outer?: AbortSignal) {
+    this.outer = outer;
+  }
+
+  /** An AbortSignal that aborts with this attempt, made when first read. */
+  get signal(): AbortSignal {
+    if (this.outer?.aborted && !this.aborted) this.abort(this.outer.reason);
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  /** Aborts the attempt: its signal and every `abort` listener. */
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    if (listeners) for (const listener of listeners) listener();
+  }
+
+  /** Emitter interface (undici's): `listener` runs once when the attempt aborts. */
+  on(_event: 'abort', listener: () => void): this {
+    if (this.listeners === undefined) this.listeners = [listener];
+    else this.listeners.push(listener);
+    return this;
+  }
+
+  once(event: 'abort', listener: () => void): this {
+    return this.on(event, listener);
+  }
+
+  addListener(event: 'abort', listener: () => void): this {
+    return this.on(event, listener);
+  }
+
+  removeListener(_event: 'abort', listener: () => void): this {
+    const listeners = this.listeners;
+    if (listeners) {
+      const at = listeners.indexOf(listener);
+      if (at >= 0) listeners.splice(at, 1);
+    }
+    return this;
+  }
+
+  off(event: 'abort', listener: () => void): this {
+    return this.removeListener(event, listener);
+  }
+}
+
+/**
+ * Attempts waiting on a caller's signal. One listener per signal runs them all: an EventTarget
+ * listener added and removed per attempt cost more than the rest of the attempt loop.
+ */
+const watchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Calls `onAbort` when `signal` aborts (not if it already has), until `unwatch`: one listener on
+ * the signal serves every watcher, so watching costs a set entry, not an EventTarget listener.
+ */
+export function watch(signal: AbortSignal, onAbort: () => void): void {
+  // An already aborted signal fires no more events: as with addEventListener, nothing is called.
+  if (signal.aborted) return;
+  let set = watchers.get(signal);
+  if (set === undefined) {
+    const created = new Set<() => void>();
+    set = created;
+    watchers.set(signal, created);
+    signal.addEventListener(
+      'abort',
+      () => {
+        watchers.delete(signal);
+        for (const fn of [...created]) fn();
+      },
+      { once: true },
+    );
+  }
+  set.add(onAbort);
+}
+
+/** Stops watching (see `watch`). */
+export function unwatch(signal: AbortSignal, onAbort: () => void): void {
+  watchers.get(signal)?.delete(onAbort);
 }
 
 function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
