@@ -62,6 +62,43 @@ const TARGETS: Target[] = [
   },
   {
     workload: 'mock0-10k',
+    text: 'mock 0 ms, 10k tests (-j 50) ≤ 3 s with peak RSS ≤ 200 MB',
+    check: (s) => ({
+      met: le(s.wallMedian, 3) && le(s.rssMedian, 200) && s.allCorrect,
+      measured: `${secs(s.wallMedian)}, ${mib(s.rssMedian)}${correct(s)}`,
+    }),
+  },
+  {
+    workload: 'mock200-1k',
+    text: 'mock 200 ms, 1k tests at -j 50 within 10% of the 4 s ideal (≤ 4.4 s)',
+    check: (s) => ({ met: le(s.wallMedian, 4.4) && s.allCorrect, measured: secs(s.wallMedian) + correct(s) }),
+  },
+  {
+    workload: 'cached-10k',
+    text: 'cached rerun of the 10k mock run ≤ 1.5 s',
+    check: (s) => ({ met: le(s.wallMedian, 1.5) && s.allCorrect, measured: secs(s.wallMedian) + correct(s) }),
+  },
+  nearFloor('echo-10k', 'echo 10k (CSV) ≤ 2× the floor', 2),
+  nearFloor('yaml-10k', 'echo 10k (inline YAML) ≤ 2× the floor', 2),
+  nearFloor('echo-100k', 'echo 100k (CSV) ≤ 2× the floor', 2),
+  {
+    workload: 'echo-1m',
+    text: 'echo 1M (CSV) ≤ 60 s and ≤ 300 MiB peak',
+    check: (s) => ({
+      met: le(s.wallMedian, 60) && le(s.rssMedian, 300) && s.allCorrect,
+      measured: `${secs(s.wallMedian)}, ${mib(s.rssMedian)}${correct(s)}`,
+    }),
+  },
+  {
+    workload: 'yaml-100k',
+    text: 'echo 100k (inline YAML) ≤ 400 MiB peak',
+    check: (s) => ({
+      met: le(s.rssMedian, 400) && s.allCorrect,
+      measured: `${mib(s.rssMedian)}, ${secs(s.wallMedian)}${correct(s)}`,
+    }),
+  },
+  {
+    workload: 'mock0-10k',
     text: 'mock 0 ms, 10k tests (-j 50) ≤ 2.5 s',
     check: (s) => ({
       met: le(s.wallMedian, 2.5) && s.allCorrect,
