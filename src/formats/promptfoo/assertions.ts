@@ -19,7 +19,7 @@ import {
   notYet,
   warnAt,
 } from './context.js';
-import { type RawAssertion, ROW_KEY } from './expected.js';
+import { assertionFromString, type RawAssertion, ROW_KEY } from './expected.js';
 import { graderSpec, rubricPrompt, SCRIPT_FILE } from './graders.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
 import { transformAt } from './transforms.js';
@@ -450,6 +450,35 @@ export function parseAssertions(
 
 /** Parsed row assertions of one load, by row key (see ROW_KEY): a cell repeated in every row is parsed once. */
 const sharedSpecs = new WeakMap<LoadContext, Map<string, AssertionSpec>>();
+
+function sharedMemo(ctx: LoadContext): Map<string, AssertionSpec> {
+  let memo = sharedSpecs.get(ctx);
+  if (!memo) {
+    memo = new Map();
+    sharedSpecs.set(ctx, memo);
+  }
+  return memo;
+}
+
+/**
+ * The assertion of a row's (trimmed) `__expected` cell in a file without `__metric` or `__config`
+ * columns: what parseAssertions gives for the item testFromCsvRow builds from it, the `i`-th of the
+ * list `prefix` (`tests[3].assert`) at `at`. A cell seen before is not parsed again.
+ */
+export function cellAssertion(
+  ctx: LoadContext,
+  cell: string,
+  at: Locate,
+  i: number,
+  prefix: string,
+): AssertionSpec | undefined {
+  const key = `${cell}\u0000\u0000`;
+  const known = sharedMemo(ctx).get(key);
+  if (known) return known;
+  const raw = assertionFromString(cell);
+  raw[ROW_KEY] = key;
+  return sharedRowAssertion(ctx, key, raw, within(at, [i]), `${prefix}[${i}]`);
+}
 /** Enough for the cells a suite repeats; a cell unique to its row is never asked for again. */
 const SHARED_LIMIT = 1000;
 
@@ -465,11 +494,7 @@ function sharedRowAssertion(
   at: Locate,
   context: string,
 ): AssertionSpec | undefined {
-  let memo = sharedSpecs.get(ctx);
-  if (!memo) {
-    memo = new Map();
-    sharedSpecs.set(ctx, memo);
-  }
+  const memo = sharedMemo(ctx);
   const known = memo.get(key);
   if (known) return known;
   const diagnostics = ctx.bag.count;

@@ -180,6 +180,7 @@ export function parseTest(
   isDefault: boolean,
   warnings: TestWarnings,
 ): ParsedTest | undefined {
+  if (raw.parsed && !isDefault) return raw.parsed(ctx, name);
   const at = raw.at;
   const value = raw.value;
   if (!isRecord(value)) {
