@@ -20,9 +20,14 @@ export interface CsvRow {
 /**
  * Parses CSV text into tests, one a data row (see {@link CsvRowTests}). Strict quoting first, then
  * relaxed quotes (as promptfoo does unless PROMPTFOO_CSV_STRICT is set). Reports a parse error and
- * returns [].
+ * returns []. `general`: every row the general way (for the tests that hold both ways equal).
  */
-export function csvTextTests(ctx: LoadContext, text: string, file: string): RawTest[] {
+export function csvTextTests(
+  ctx: LoadContext,
+  text: string,
+  file: string,
+  opts: { general?: boolean } = {},
+): RawTest[] {
   const delimiter = ctx.env.PROMPTFOO_CSV_DELIMITER || ',';
   const strict = ctx.env.PROMPTFOO_CSV_STRICT === 'true';
   const headerWhere = { file, line: 1 };
@@ -37,7 +42,7 @@ export function csvTextTests(ctx: LoadContext, text: string, file: string): RawT
       delimiter,
       relax_quotes: relax,
       on_record: (record: string[], info: { lines: number }) => {
-        if (rows === undefined) rows = new CsvRowTests(ctx, record, headerWhere);
+        if (rows === undefined) rows = new CsvRowTests(ctx, record, headerWhere, opts);
         // csv-parse reports where a record ends; it starts on the line after the previous one.
         else tests.push(rows.test(record, { file, line: previousEnd + 1 }));
         previousEnd = info.lines;
@@ -51,7 +56,7 @@ export function csvTextTests(ctx: LoadContext, text: string, file: string): RawT
   if (plain) {
     const tests: RawTest[] = [];
     if (plain.length === 0) return tests;
-    const rows = new CsvRowTests(ctx, plain[0].record, headerWhere);
+    const rows = new CsvRowTests(ctx, plain[0].record, headerWhere, opts);
     for (let i = 1; i < plain.length; i++)
       tests.push(rows.test(plain[i].record, { file, line: plain[i - 1].end + 1 }));
     return tests;
