@@ -31,24 +31,26 @@ export function csvTextTests(
   const delimiter = ctx.env.PROMPTFOO_CSV_DELIMITER || ',';
   const strict = ctx.env.PROMPTFOO_CSV_STRICT === 'true';
   const headerWhere = { file, line: 1 };
-  // Each record becomes its test as it is parsed, so csv-parse's records never pile up (at 100k
-  // rows they held tens of MB while the rest of the suite was built).
+  // The records are kept (not csv-parse's row objects) and become tests once the parse has
+  // succeeded: a strict parse that fails part way must not have warned about the rows it read.
   const run = (relax: boolean): RawTest[] => {
-    const tests: RawTest[] = [];
-    let rows: CsvRowTests | undefined;
+    const records: { record: string[]; where: Where }[] = [];
     let previousEnd = 0;
     parse(text, {
       bom: true,
       delimiter,
       relax_quotes: relax,
       on_record: (record: string[], info: { lines: number }) => {
-        if (rows === undefined) rows = new CsvRowTests(ctx, record, headerWhere, opts);
         // csv-parse reports where a record ends; it starts on the line after the previous one.
-        else tests.push(rows.test(record, { file, line: previousEnd + 1 }));
+        records.push({ record, where: { file, line: previousEnd + 1 } });
         previousEnd = info.lines;
         return null;
       },
     });
+    if (records.length === 0) return [];
+    const rows = new CsvRowTests(ctx, records[0].record, headerWhere, opts);
+    const tests: RawTest[] = [];
+    for (let i = 1; i < records.length; i++) tests.push(rows.test(records[i].record, records[i].where));
     return tests;
   };
   // Most test files are plain (one record a line): split without csv-parse, the same records.

@@ -126,6 +126,23 @@ describe('CSV rows: the fast path gives what the general path gives', () => {
     }
   });
 
+  it('warns about a column once when strict quotes fail part way and relaxed quotes read the file', () => {
+    const text = 'q,_expected,__metadata\nfirst,x,m\nHe said "hi",y,m\n';
+    for (const general of [false, true]) {
+      const ctx = context();
+      const tests = csvTextTests(ctx, text, 't.csv', { general });
+      tests.forEach((t, i) => parseTest(ctx, t, `tests[${i}]`, false, { varsAssert: false }));
+      assert.equal(tests.length, 2);
+      assert.deepStrictEqual(
+        ctx.bag.warnings.map((w) => `${w.line} ${w.message.slice(0, 40)}`),
+        [
+          '1 You used a single underscore for the key',
+          '1 The "__metadata" column requires a key, ',
+        ],
+      );
+    }
+  });
+
   it('hands back whole headers the fast path does not read', () => {
     const headers: [string, string][] = [
       ['q,__prefix,__expected', 'x,P: ,contains:x'],
