@@ -1,10 +1,10 @@
 // CSV test files (spec §3): parsing with promptfoo's options, and the column rules that turn a
 // row into a promptfoo test case (`__expected*`, `__config:…`, `__metadata:…`, …).
-import { parse } from 'csv-parse/sync';
 import type { AssertionSpec } from '../../core/types.js';
 import { cellAssertion } from './assertions.js';
 import { errorAt, type LoadContext, warnAt } from './context.js';
 import { plainCsvRecords } from './csv-fast.js';
+import { parseCsvSync } from './csv-parse-lib.js';
 import { assertionFromString, type RawAssertion, ROW_KEY } from './expected.js';
 import { fixedLocator, type Locate, type RawTest, type Where, within } from './source.js';
 import type { ParsedTest } from './test-case.js';
@@ -36,7 +36,7 @@ export function csvTextTests(
   const run = (relax: boolean): RawTest[] => {
     const records: { record: string[]; where: Where }[] = [];
     let previousEnd = 0;
-    parse(text, {
+    parseCsvSync(text, {
       bom: true,
       delimiter,
       relax_quotes: relax,

@@ -4,12 +4,12 @@
 // whole.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
-import { Parser } from 'csv-parse';
 import { utf16Problem } from '../../core/encoding.js';
 import { jsonProblem } from '../../core/positions.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
 import { CsvRowTests } from './csv.js';
 import { type CsvRecord, PlainCsvSplitter, plainDelimiter } from './csv-fast.js';
+import { csvParser } from './csv-parse-lib.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { dereferenced } from './json-refs.js';
 import { remoteSourceProblem } from './remote-sources.js';
@@ -189,7 +189,7 @@ function* csvFileRecords(file: RowFile, delimiter: string, strictOnly: boolean):
 
 /** A CSV file's records (header first), each with the line it ends on; throws what csv-parse throws. */
 function* csvRecords(abs: string, delimiter: string, relax: boolean): Generator<CsvRecord> {
-  const api = (new Parser({ bom: true, delimiter, relax_quotes: relax }) as unknown as { api: CsvApi }).api;
+  const api = (csvParser({ bom: true, delimiter, relax_quotes: relax }) as unknown as { api: CsvApi }).api;
   const records: CsvRecord[] = [];
   const push = (record: string[]): void => {
     records.push({ record, end: api.info.lines });
