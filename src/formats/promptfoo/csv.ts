@@ -6,8 +6,8 @@ import { errorAt, type LoadContext, warnAt } from './context.js';
 import { plainCsvRecords } from './csv-fast.js';
 import { parseCsvSync } from './csv-parse-lib.js';
 import { assertionFromString, type RawAssertion, ROW_KEY } from './expected.js';
+import type { ParsedTest, PreparsedTest } from './parsed-test.js';
 import { fixedLocator, type Locate, type RawTest, type Where, within } from './source.js';
-import type { ParsedTest } from './test-case.js';
 
 /** One data row with the line it starts on. */
 export interface CsvRow {
@@ -161,7 +161,7 @@ function plainHeader(columns: string[]): PlainHeader | undefined {
  * row's promptfoo test case, without building that case; {@link value} builds it (for anyone
  * who asks, and for the tests that hold both ways equal).
  */
-export class PlainRowTest implements RawTest {
+export class PlainRowTest implements PreparsedTest {
   readonly at: Locate;
 
   constructor(

@@ -8,9 +8,7 @@ import { utf16Problem } from '../../core/encoding.js';
 import type { DiagnosticBag } from '../../core/errors.js';
 import type { ParseProblem } from '../../core/positions.js';
 import { FAST_YAML_MIN_CHARS, type FastYaml, readYamlFast } from '../../core/yaml-fast.js';
-import type { LoadContext } from './context.js';
 import { printable } from './escape.js';
-import type { ParsedTest } from './test-case.js';
 
 export { displayPath, jsonProblem } from '../../core/positions.js';
 
@@ -323,9 +321,4 @@ export interface RawTest {
   at: Locate;
   /** The folder the test's own file references resolve against (its file's), if not the base path. */
   baseDir?: string;
-  /**
-   * What parseTest gives for `value`, built without it (a plain CSV row, see csv.ts); `name` is
-   * promptfoo's name for the test (`tests[3]`).
-   */
-  parsed?(ctx: LoadContext, name: string): ParsedTest | undefined;
 }
