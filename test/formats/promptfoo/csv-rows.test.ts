@@ -131,7 +131,7 @@ describe('CSV rows: the fast path gives what the general path gives', () => {
     for (const general of [false, true]) {
       const ctx = context();
       const tests = csvTextTests(ctx, text, 't.csv', { general });
-      tests.forEach((t, i) => parseTest(ctx, t, `tests[${i}]`, false, { varsAssert: false }));
+      for (const [i, t] of tests.entries()) parseTest(ctx, t, `tests[${i}]`, false, { varsAssert: false });
       assert.equal(tests.length, 2);
       assert.deepStrictEqual(
         ctx.bag.warnings.map((w) => `${w.line} ${w.message.slice(0, 40)}`),
