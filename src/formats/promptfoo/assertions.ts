@@ -7,7 +7,7 @@ import { closest } from '../../core/suggest.js';
 import type { AssertionSpec } from '../../core/types.js';
 import { parseScriptRef, scriptFileProblem } from '../../runtime/script-ref.js';
 import { getScorer, resolveAssertionType, scorerTypes } from '../../scorers/registry.js';
-import { checkTemplate } from '../../template/render.js';
+import { checkTemplate, hasTemplateSyntax } from '../../template/render.js';
 import { isPromptfooAssertionType, refusedType } from './assertion-types.js';
 import {
   brief,
@@ -477,7 +477,45 @@ export function cellAssertion(
   if (known) return known;
   const raw = assertionFromString(cell);
   raw[ROW_KEY] = key;
+  const plain = plainCellSpec(raw);
+  if (plain) {
+    remember(sharedMemo(ctx), key, plain);
+    return plain;
+  }
   return sharedRowAssertion(ctx, key, raw, within(at, [i]), `${prefix}[${i}]`);
+}
+
+/**
+ * What parseAssertion gives (without its source, frozen) for a cell's `{type, value, threshold?}`
+ * when there is nothing to check but the type and what the scorer says: a known type that runs no
+ * code and is no group, a text value that names no file and holds no template. Undefined for any
+ * other, and where the scorer's `validate` or `lint` has something to say (the full parse says it).
+ */
+function plainCellSpec(raw: RawAssertion): AssertionSpec | undefined {
+  const value = raw.value;
+  if (typeof value !== 'string' || value.includes('file://') || hasTemplateSyntax(value)) return undefined;
+  for (const key of Object.keys(raw))
+    if (key !== 'type' && key !== 'value' && key !== 'threshold') return undefined;
+  const resolved = resolveAssertionType(raw.type);
+  if (!resolved || SCRIPT_TYPES.has(resolved.type) || resolved.type === 'assert-set') return undefined;
+  const spec: AssertionSpec = { type: resolved.type };
+  if (resolved.negate) spec.negate = true;
+  spec.value = value;
+  if (raw.threshold !== undefined) {
+    if (typeof raw.threshold !== 'number' || !Number.isFinite(raw.threshold)) return undefined;
+    spec.threshold = raw.threshold;
+  }
+  const scorer = getScorer(spec.type);
+  if (scorer?.validate?.(spec) || scorer?.lint?.(spec)) return undefined;
+  return Object.freeze(spec);
+}
+
+/** Keeps a shared spec under its row key. */
+function remember(memo: Map<string, AssertionSpec>, key: string, spec: AssertionSpec): void {
+  // Full: start again (a cell repeated throughout the file comes straight back in). Dropping the
+  // oldest key instead made each insertion skip the holes earlier deletions left in the map.
+  if (memo.size >= SHARED_LIMIT) memo.clear();
+  memo.set(key, spec);
 }
 /** Enough for the cells a suite repeats; a cell unique to its row is never asked for again. */
 const SHARED_LIMIT = 1000;
@@ -503,9 +541,6 @@ function sharedRowAssertion(
   const { source: _source, ...shared } = spec;
   if (Array.isArray(shared.value)) Object.freeze(shared.value);
   Object.freeze(shared);
-  // Full: start again (a cell repeated throughout the file comes straight back in). Dropping the
-  // oldest key instead made each insertion skip the holes earlier deletions left in the map.
-  if (memo.size >= SHARED_LIMIT) memo.clear();
-  memo.set(key, shared);
+  remember(memo, key, shared);
   return shared;
 }

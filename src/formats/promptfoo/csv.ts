@@ -89,6 +89,10 @@ export class CsvRowTests {
   readonly plain: PlainHeader | undefined;
   private rows = 0;
   private readonly warnings: CsvWarnings = { seen: new Set() };
+  /** Per `__expected` column: the last row's cell and its shared (frozen) assertion, and their load. */
+  readonly lastCells: string[] = [];
+  readonly lastSpecs: AssertionSpec[] = [];
+  lastCtx: LoadContext | undefined;
 
   constructor(
     readonly ctx: LoadContext,
@@ -187,12 +191,29 @@ export class PlainRowTest implements PreparsedTest {
     const asserts: AssertionSpec[] = [];
     let assertAt: Locate | undefined;
     let raw = 0;
-    for (const column of header.expected) {
-      const cell = (record[column] ?? '').trim();
+    const rows = this.rows;
+    if (rows.lastCtx !== ctx) {
+      rows.lastCtx = ctx;
+      rows.lastCells.length = 0;
+      rows.lastSpecs.length = 0;
+    }
+    for (let k = 0; k < header.expected.length; k++) {
+      const cell = (record[header.expected[k]] ?? '').trim();
       if (cell === '') continue;
+      // The cell the row above had in this column (a column that repeats one check): its assertion.
+      if (cell === rows.lastCells[k]) {
+        asserts.push(rows.lastSpecs[k]);
+        raw++;
+        continue;
+      }
       assertAt ??= within(this.at, ['assert']);
       const spec = cellAssertion(ctx, cell, assertAt, raw++, `${name}.assert`);
       if (spec) asserts.push(spec);
+      // Only a shared assertion (parsed without a problem) stands for the next row's equal cell.
+      if (spec && Object.isFrozen(spec)) {
+        rows.lastCells[k] = cell;
+        rows.lastSpecs[k] = spec;
+      } else rows.lastCells[k] = '';
     }
     const description = header.description >= 0 ? (record[header.description] ?? '') : '';
     const test: ParsedTest = {

@@ -34,6 +34,8 @@ const CELLS = [
   'not-levenshtein:hello',
   'rouge-n(0.5):some text',
   'contains-any: a, b ,c',
+  'contains:a, b, c',
+  'icontains:"quoted", "list"',
   'icontains-all:a,b',
   'is-json',
   'not-is-json',
