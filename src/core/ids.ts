@@ -64,6 +64,46 @@ export function caseContent(c: Omit<Case, 'id'>): string {
   ]) as string;
 }
 
+/** contentJson of an array's item (undefined ones are `null`, as JSON.stringify writes them). */
+function itemJson(value: unknown): string {
+  return contentJson(value) ?? 'null';
+}
+
+/** The JSON of frozen assertions (a CSV cell's, shared by every row that repeats it), by object. */
+const frozenJson = new WeakMap<object, string>();
+
+/** contentJson of a case's assertion list, each frozen assertion written once however many cases share it. */
+function assertsJson(asserts: unknown): string {
+  if (!Array.isArray(asserts)) return itemJson(asserts);
+  let out = '[';
+  for (let i = 0; i < asserts.length; i++) {
+    const a: unknown = asserts[i];
+    let text: string | undefined;
+    if (a !== null && typeof a === 'object' && Object.isFrozen(a)) {
+      text = frozenJson.get(a);
+      if (text === undefined) {
+        text = itemJson(a);
+        frozenJson.set(a, text);
+      }
+    } else text = itemJson(a);
+    out += i > 0 ? `,${text}` : text;
+  }
+  return `${out}]`;
+}
+
+/**
+ * {@link caseContent} and {@link askedContent} of one case, built from the same pieces (the
+ * description and vars are written once for both): byte for byte the texts those give.
+ */
+function contents(c: Omit<Case, 'id'>): { content: string; asked: string } {
+  const description = itemJson(c.description ?? null);
+  const vars = itemJson(c.vars);
+  const conversations = itemJson(c.conversations ?? null);
+  let content = `[${description},${vars},${assertsJson(c.asserts)},${conversations},${itemJson(c.preparation?.options ?? null)},${itemJson(c.replay?.output ?? null)}`;
+  if (c.replay?.runs !== undefined) content += `,${itemJson(c.replay.runs)}`;
+  return { content: `${content}]`, asked: `[${description},${vars},${conversations}]` };
+}
+
 /**
  * Sets on every case (in place) an id derived from its content (description, vars, assertions, conversations,
  * options, fixed output), so the id survives reordering; identical cases get `-2`, `-3`… in order
@@ -113,13 +153,14 @@ export class CaseIdentities {
   /** Sets the next case's id and ref (first pass). */
   assign<C extends Omit<Case, 'id'>>(c: C): C & Case {
     const at = this.position++;
-    const base = sha256(caseContent(c)).slice(0, 12);
+    const { content, asked } = contents(c);
+    const base = sha256(content).slice(0, 12);
     const value = Number.parseInt(base, 16);
     const n = this.ids.count(value);
     if (n > 1) this.idRepeats.set(at, n);
     (c as unknown as Case).id = n === 1 ? base : `${base}-${n}`;
     const hashed = c.ref === undefined;
-    const m = setRef(c, (key) => this.refs.count(key));
+    const m = setRef(c, (key) => this.refs.count(key), asked);
     if (m > 1) this.refRepeats.set(at, m);
     if (2 * at + 2 > this.hashes.length) {
       const grown = new Float64Array(this.hashes.length * 2);
@@ -163,11 +204,11 @@ function hex48(value: number): string {
 
 /**
  * Sets a case's ref from its own or its content, `#n` added for the n-th use; `use` says which use
- * this is, given the ref's 48-bit key. Returns n.
+ * this is, given the ref's 48-bit key; `asked`: the case's {@link askedContent}, when known. Returns n.
  */
-function setRef(c: Omit<Case, 'id'>, use: (key: number) => number): number {
+function setRef(c: Omit<Case, 'id'>, use: (key: number) => number, asked?: string): number {
   const hashed = c.ref === undefined;
-  const base = c.ref ?? `h:${sha256(askedContent(c)).slice(0, 12)}`;
+  const base = c.ref ?? `h:${sha256(asked ?? askedContent(c)).slice(0, 12)}`;
   // A content ref is 48 bits already; a format's own ref is told apart by 48 bits of its hash.
   const n = use(Number.parseInt(hashed ? base.slice(2) : sha256(base).slice(0, 12), 16));
   c.ref = n === 1 ? base : `${base}#${n}`;

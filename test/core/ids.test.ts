@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assignCaseIds, caseContent } from '../../src/core/ids.js';
+import { sha256 } from '../../src/core/hash.js';
+import { askedContent, assignCaseIds, caseContent } from '../../src/core/ids.js';
 import type { Case } from '../../src/core/types.js';
 
 // The form ids were computed from before the hand-written serializer: ids recorded in run logs
@@ -70,5 +71,37 @@ describe('case ids', () => {
     assert.notEqual(c.id.slice(0, 12), a.id);
     // Computed by the JSON.stringify-with-replacer version this replaced.
     assert.equal(a.id, '7a8107dedbae');
+  });
+
+  it('gives every case the hash of the original forms as id and ref, shared frozen assertions included', () => {
+    const asked = (c: Omit<Case, 'id'>): string =>
+      JSON.stringify(
+        [c.description ?? null, c.vars, c.conversations ?? null],
+        (key: string, value: unknown) => (key === 'source' ? undefined : value),
+      );
+    // A CSV cell's assertion is parsed once and shared, frozen, by every row that repeats it.
+    const shared = Object.freeze({ type: 'contains-any', value: Object.freeze(['a', 'b']), weight: 2 });
+    const row = (n: number): Omit<Case, 'id'> => ({
+      description: `Row #${n}`,
+      vars: { topic: `subject ${n}`, n },
+      asserts: [shared, { type: 'contains', value: `subject ${n}`, source: { file: 't.csv', line: n + 1 } }],
+      metadata: {},
+    });
+    const cases = [
+      ...tricky.map((c) =>
+        structuredClone({ ...c, vars: { ...c.vars, list: [], nested: {}, withToJson: 1 } }),
+      ),
+      row(1),
+      row(2),
+      row(1),
+    ];
+    const expected = cases.map((c) => ({
+      id: sha256(original(c)).slice(0, 12),
+      ref: `h:${sha256(asked(c)).slice(0, 12)}`,
+    }));
+    for (const c of cases) assert.equal(askedContent(c), asked(c));
+    const got = assignCaseIds(cases).map((c) => ({ id: c.id, ref: c.ref }));
+    expected[expected.length - 1] = { id: `${expected[2].id}-2`, ref: `${expected[2].ref}#2` };
+    assert.deepEqual(got, expected);
   });
 });

@@ -7,7 +7,7 @@ import { closest } from '../../core/suggest.js';
 import type { AssertionSpec } from '../../core/types.js';
 import { parseScriptRef, scriptFileProblem } from '../../runtime/script-ref.js';
 import { getScorer, resolveAssertionType, scorerTypes } from '../../scorers/registry.js';
-import { checkTemplate } from '../../template/render.js';
+import { checkTemplate, hasTemplateSyntax } from '../../template/render.js';
 import { isPromptfooAssertionType, refusedType } from './assertion-types.js';
 import {
   brief,
@@ -19,7 +19,7 @@ import {
   notYet,
   warnAt,
 } from './context.js';
-import { type RawAssertion, ROW_KEY } from './expected.js';
+import { assertionFromString, type RawAssertion, ROW_KEY } from './expected.js';
 import { graderSpec, rubricPrompt, SCRIPT_FILE } from './graders.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
 import { transformAt } from './transforms.js';
@@ -450,6 +450,73 @@ export function parseAssertions(
 
 /** Parsed row assertions of one load, by row key (see ROW_KEY): a cell repeated in every row is parsed once. */
 const sharedSpecs = new WeakMap<LoadContext, Map<string, AssertionSpec>>();
+
+function sharedMemo(ctx: LoadContext): Map<string, AssertionSpec> {
+  let memo = sharedSpecs.get(ctx);
+  if (!memo) {
+    memo = new Map();
+    sharedSpecs.set(ctx, memo);
+  }
+  return memo;
+}
+
+/**
+ * The assertion of a row's (trimmed) `__expected` cell in a file without `__metric` or `__config`
+ * columns: what parseAssertions gives for the item testFromCsvRow builds from it, the `i`-th of the
+ * list `prefix` (`tests[3].assert`) at `at`. A cell seen before is not parsed again.
+ */
+export function cellAssertion(
+  ctx: LoadContext,
+  cell: string,
+  at: Locate,
+  i: number,
+  prefix: string,
+): AssertionSpec | undefined {
+  const key = `${cell}\u0000\u0000`;
+  const known = sharedMemo(ctx).get(key);
+  if (known) return known;
+  const raw = assertionFromString(cell);
+  raw[ROW_KEY] = key;
+  const plain = plainCellSpec(raw);
+  if (plain) {
+    remember(sharedMemo(ctx), key, plain);
+    return plain;
+  }
+  return sharedRowAssertion(ctx, key, raw, within(at, [i]), `${prefix}[${i}]`);
+}
+
+/**
+ * What parseAssertion gives (without its source, frozen) for a cell's `{type, value, threshold?}`
+ * when there is nothing to check but the type and what the scorer says: a known type that runs no
+ * code and is no group, a text value that names no file and holds no template. Undefined for any
+ * other, and where the scorer's `validate` or `lint` has something to say (the full parse says it).
+ */
+function plainCellSpec(raw: RawAssertion): AssertionSpec | undefined {
+  const value = raw.value;
+  if (typeof value !== 'string' || value.includes('file://') || hasTemplateSyntax(value)) return undefined;
+  for (const key of Object.keys(raw))
+    if (key !== 'type' && key !== 'value' && key !== 'threshold') return undefined;
+  const resolved = resolveAssertionType(raw.type);
+  if (!resolved || SCRIPT_TYPES.has(resolved.type) || resolved.type === 'assert-set') return undefined;
+  const spec: AssertionSpec = { type: resolved.type };
+  if (resolved.negate) spec.negate = true;
+  spec.value = value;
+  if (raw.threshold !== undefined) {
+    if (typeof raw.threshold !== 'number' || !Number.isFinite(raw.threshold)) return undefined;
+    spec.threshold = raw.threshold;
+  }
+  const scorer = getScorer(spec.type);
+  if (scorer?.validate?.(spec) || scorer?.lint?.(spec)) return undefined;
+  return Object.freeze(spec);
+}
+
+/** Keeps a shared spec under its row key. */
+function remember(memo: Map<string, AssertionSpec>, key: string, spec: AssertionSpec): void {
+  // Full: start again (a cell repeated throughout the file comes straight back in). Dropping the
+  // oldest key instead made each insertion skip the holes earlier deletions left in the map.
+  if (memo.size >= SHARED_LIMIT) memo.clear();
+  memo.set(key, spec);
+}
 /** Enough for the cells a suite repeats; a cell unique to its row is never asked for again. */
 const SHARED_LIMIT = 1000;
 
@@ -465,11 +532,7 @@ function sharedRowAssertion(
   at: Locate,
   context: string,
 ): AssertionSpec | undefined {
-  let memo = sharedSpecs.get(ctx);
-  if (!memo) {
-    memo = new Map();
-    sharedSpecs.set(ctx, memo);
-  }
+  const memo = sharedMemo(ctx);
   const known = memo.get(key);
   if (known) return known;
   const diagnostics = ctx.bag.count;
@@ -478,9 +541,6 @@ function sharedRowAssertion(
   const { source: _source, ...shared } = spec;
   if (Array.isArray(shared.value)) Object.freeze(shared.value);
   Object.freeze(shared);
-  // Full: start again (a cell repeated throughout the file comes straight back in). Dropping the
-  // oldest key instead made each insertion skip the holes earlier deletions left in the map.
-  if (memo.size >= SHARED_LIMIT) memo.clear();
-  memo.set(key, shared);
+  remember(memo, key, shared);
   return shared;
 }

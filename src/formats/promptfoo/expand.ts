@@ -28,9 +28,14 @@ export function expandVars(
   at: VarLocator,
 ): Omit<Case, 'id'>[] {
   if (disabled) return [c];
+  const names = Object.keys(c.vars);
+  const valueLists = names.map((name) => valuesOf(ctx, name, c.vars[name], at));
+  // Nothing expands (each var is its one value, the common case): the merged vars are the case's
+  // own already, and the same keys and values a rebuilt copy would hold.
+  if (valueLists.every((values, i) => values.length === 1 && values[0] === c.vars[names[i]])) return [c];
   let combos: Record<string, unknown>[] = [{}];
-  for (const [name, value] of Object.entries(c.vars)) {
-    const values = valuesOf(ctx, name, value, at);
+  for (const [i, name] of names.entries()) {
+    const values = valueLists[i];
     const next: Record<string, unknown>[] = [];
     for (const combo of combos) for (const v of values) next.push({ ...combo, [name]: v });
     combos = next;

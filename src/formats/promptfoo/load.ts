@@ -181,7 +181,10 @@ function expandTest(
     at,
   );
   // Filters that count tests count them as written, before expansion (§4.3).
-  for (const c of cases) c.provenance = { ...c.provenance, expandedFrom: entry };
+  // (A single case owns the provenance mergeDefaultTest made; expanded ones share it.)
+  if (cases.length === 1 && cases[0] === merged.case && merged.case.provenance)
+    merged.case.provenance.expandedFrom = entry;
+  else for (const c of cases) c.provenance = { ...c.provenance, expandedFrom: entry };
   return { cases, at };
 }
 

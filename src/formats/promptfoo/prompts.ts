@@ -2,13 +2,13 @@
 // `{path: label}` map, and prompt files (.txt, .json, .jsonl, .md, .j2, .yaml), with promptfoo's
 // rule for when a string is a file path and its labels.
 import { extname, resolve } from 'node:path';
-import { parse as parseCsv } from 'csv-parse/sync';
 import { parse as parseYaml } from 'yaml';
 import { shortHash } from '../../core/hash.js';
 import type { PromptProgram, PromptTemplate } from '../../core/types.js';
 import { templateVariableRoots } from '../../template/references.js';
 import { checkPromptTemplate, openTag } from '../../template/render.js';
 import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet, warnAt } from './context.js';
+import { parseCsvSync } from './csv-parse-lib.js';
 import { envFlag } from './env-flags.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { type Locate, UnreadableFile, type Where, within } from './source.js';
@@ -400,7 +400,7 @@ function csvPrompts(ctx: LoadContext, text: string, entry: PromptEntry): LoadedP
   let rows: { raw: string; label?: string }[] | undefined;
   if (text.includes(delimiter)) {
     try {
-      const records = parseCsv(text, {
+      const records = parseCsvSync(text, {
         columns: true,
         bom: true,
         delimiter,

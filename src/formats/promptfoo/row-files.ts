@@ -4,12 +4,12 @@
 // whole.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname, extname } from 'node:path';
-import { Parser } from 'csv-parse';
 import { utf16Problem } from '../../core/encoding.js';
 import { jsonProblem } from '../../core/positions.js';
 import { brief, errorAt, isRecord, type LoadContext } from './context.js';
-import { type CsvWarnings, csvRow, testFromCsvRow } from './csv.js';
+import { CsvRowTests } from './csv.js';
 import { type CsvRecord, PlainCsvSplitter, plainDelimiter } from './csv-fast.js';
+import { csvParser } from './csv-parse-lib.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { dereferenced } from './json-refs.js';
 import { remoteSourceProblem } from './remote-sources.js';
@@ -114,20 +114,12 @@ function* csvFileTests(ctx: LoadContext, file: RowFile): Generator<RawTest> {
     // promptfoo parses strictly, then with relaxed quotes unless PROMPTFOO_CSV_STRICT is set. With
     // it set, a file that is not strict CSV gives its error before any row, so that is found first.
     if (strictOnly && file.relax === undefined) decideRelax(file, delimiter, true);
-    const warnings: CsvWarnings = { seen: new Set() };
-    let columns: string[] | undefined;
+    let rows: CsvRowTests | undefined;
     let previousEnd = 0;
-    let rowNumber = 0;
     for (const { record, end } of csvFileRecords(file, delimiter, strictOnly)) {
-      if (columns === undefined) columns = record;
-      else {
-        // csv-parse reports where a record ends; it starts on the line after the previous one.
-        const row = csvRow(columns, record, { file: name, line: previousEnd + 1 }, header);
-        const test = testFromCsvRow(ctx, row, warnings);
-        rowNumber++;
-        test.description ||= `Row #${rowNumber}`;
-        yield { value: test, at: fixedLocator(row.where) };
-      }
+      if (rows === undefined) rows = new CsvRowTests(ctx, record, header);
+      // csv-parse reports where a record ends; it starts on the line after the previous one.
+      else yield rows.test(record, { file: name, line: previousEnd + 1 });
       previousEnd = end;
     }
   } catch (err) {
@@ -197,7 +189,7 @@ function* csvFileRecords(file: RowFile, delimiter: string, strictOnly: boolean):
 
 /** A CSV file's records (header first), each with the line it ends on; throws what csv-parse throws. */
 function* csvRecords(abs: string, delimiter: string, relax: boolean): Generator<CsvRecord> {
-  const api = (new Parser({ bom: true, delimiter, relax_quotes: relax }) as unknown as { api: CsvApi }).api;
+  const api = (csvParser({ bom: true, delimiter, relax_quotes: relax }) as unknown as { api: CsvApi }).api;
   const records: CsvRecord[] = [];
   const push = (record: string[]): void => {
     records.push({ record, end: api.info.lines });

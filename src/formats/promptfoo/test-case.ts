@@ -1,6 +1,6 @@
 // One promptfoo TestCase (or the defaultTest) checked field by field (spec §1.5) into a form the
 // defaultTest merge can work on. Field names of promptfoo stop here.
-import type { AssertionSpec, ProviderSpec } from '../../core/types.js';
+import type { ProviderSpec } from '../../core/types.js';
 import { isKnownProviderId } from '../../providers/registry.js';
 import { parseScriptRef, scriptFileProblem } from '../../runtime/script-ref.js';
 import { checkPromptTemplate } from '../../template/render.js';
@@ -18,45 +18,13 @@ import {
 } from './context.js';
 import { isGlobPattern } from './glob.js';
 import { graderSpec, rubricPrompt } from './graders.js';
+import type { ParsedTest, PreparsedTest } from './parsed-test.js';
 import { unknownProviderMessage } from './providers.js';
-import { type Locate, UnreadableFile, type Where, within } from './source.js';
-import type { RawTest } from './test-files.js';
+import { type Locate, type RawTest, UnreadableFile, type Where, within } from './source.js';
 import { transformAt } from './transforms.js';
 import { varsFromFiles } from './var-files.js';
 
-/** A test after field checks, before the defaultTest merge. */
-export interface ParsedTest {
-  description?: string;
-  vars?: Record<string, unknown>;
-  asserts?: AssertionSpec[];
-  /** promptfoo `options` that become prompt prefix/suffix or provider params. */
-  options: Record<string, unknown>;
-  prefix?: string;
-  suffix?: string;
-  disableVarExpansion?: boolean;
-  disableDefaultAsserts?: boolean;
-  /** `options.disableConversationVar`: the test is not shown `_conversation` (its turn still counts). */
-  disableConversationVar?: boolean;
-  /** `options.storeOutputAs`: the var the test's output is kept under for the tests after it. */
-  storeOutputAs?: string;
-  /** `assertScoringFunction`: replaces the weighted average of the test's verdicts. */
-  scoreScript?: string;
-  /** The test's own grader (`options.provider`). */
-  grader?: ProviderSpec;
-  /** Grader settings applied to assertions that do not set their own. */
-  gradingOptions: Record<string, unknown>;
-  metadata?: Record<string, unknown>;
-  threshold?: number;
-  providers?: string[];
-  prompts?: string[];
-  providerOutput?: unknown;
-  /** `options.transform` and its legacy name `options.postprocess` (the first set one applies). */
-  transform?: string;
-  postprocess?: string;
-  /** The test's own provider (answers instead of the provider under test). */
-  provider?: ProviderSpec;
-  at: Locate;
-}
+export type { ParsedTest, PreparsedTest } from './parsed-test.js';
 
 const TEST_KEYS = [
   'description',
@@ -164,6 +132,10 @@ function isVarsFileRef(value: unknown): boolean {
   );
 }
 
+function isPreparsed(raw: RawTest): raw is PreparsedTest {
+  return typeof (raw as Partial<PreparsedTest>).parsed === 'function';
+}
+
 /** Whether any vars-in-assert warning has been given (once per load, like promptfoo). */
 export interface TestWarnings {
   varsAssert: boolean;
@@ -180,6 +152,7 @@ export function parseTest(
   isDefault: boolean,
   warnings: TestWarnings,
 ): ParsedTest | undefined {
+  if (!isDefault && isPreparsed(raw)) return raw.parsed(ctx, name);
   const at = raw.at;
   const value = raw.value;
   if (!isRecord(value)) {

@@ -2,7 +2,7 @@
 // is returned raw (promptfoo's TestCase shape) with a locator for its diagnostics.
 import { dirname, extname } from 'node:path';
 import { brief, errorAt, isRecord, isRefObject, type LoadContext, warnAt } from './context.js';
-import { type CsvRow, type CsvWarnings, parseCsvRows, testFromCsvRow } from './csv.js';
+import { type CsvRow, type CsvWarnings, csvTextTests, testFromCsvRow } from './csv.js';
 import { generatedTests, isGeneratorPath } from './generators.js';
 import { globFiles, isGlobPattern } from './glob.js';
 import { dereferenced } from './json-refs.js';
@@ -114,7 +114,7 @@ function requireObjects(ctx: LoadContext, tests: RawTest[], file: string): RawTe
   });
 }
 
-/** CSV-style rows (a CSV file, a sheet) as tests, with promptfoo's `Row #n` default descriptions. */
+/** CSV-style rows (a sheet) as tests, with promptfoo's `Row #n` default descriptions. */
 function rowTests(ctx: LoadContext, rows: CsvRow[]): RawTest[] {
   const warnings: CsvWarnings = { seen: new Set() };
   return rows.map((row, i) => {
@@ -127,7 +127,7 @@ function rowTests(ctx: LoadContext, rows: CsvRow[]): RawTest[] {
 function csvTests(ctx: LoadContext, abs: string, where: Where): RawTest[] {
   const text = read(ctx, abs, where);
   if (text === undefined) return [];
-  return rowTests(ctx, parseCsvRows(ctx, text, displayPath(abs)));
+  return csvTextTests(ctx, text, displayPath(abs));
 }
 
 /** promptfoo's "standalone" reader: one file whose rows become tests. */
