@@ -288,6 +288,7 @@ ${flakyHtml(card)}
   // A log written before results carried their case's index (run-log version 0): each case gets
   // a row of its own by its id, after any indexed one.
   const unindexed = new Map<string, number>();
+  const rows: string[] = [];
   for await (const line of resultLinesInPlanOrder(runDir)) {
     const r = JSON.parse(line) as JobResult;
     if (!Number.isSafeInteger(r.caseIndex)) {
@@ -304,10 +305,15 @@ ${flakyHtml(card)}
       column = columnIndex.size;
       columnIndex.set(key, column);
     }
-    await put(out, `${first ? '\n' : ',\n'}${scriptSafeJson(jobRow(r, column, manifest.cwd))}`);
+    rows.push(`${first ? '\n' : ',\n'}${scriptSafeJson(jobRow(r, column, manifest.cwd))}`);
     first = false;
+    // Written a few hundred rows at a time: a write per row cost more than the row.
+    if (rows.length >= 256) {
+      await put(out, rows.join(''));
+      rows.length = 0;
+    }
   }
-  await put(out, `\n]}</script>\n<script>${CLIENT_JS}</script>\n</body>\n</html>\n`);
+  await put(out, `${rows.join('')}\n]}</script>\n<script>${CLIENT_JS}</script>\n</body>\n</html>\n`);
 }
 
 registerOutputFormat({
