@@ -114,17 +114,17 @@ function fastYaml(text: string, events: Event[], value: unknown, shift = 0): Fas
 /**
  * A document whose root mapping's `key` holds a block sequence, read without that sequence's items:
  * `rest` reads as the document with the key's value empty (null), at the same offsets, and
- * `bounds` holds where each item's text starts (the last entry: where the sequence ends). Each
- * item is read on its own by {@link readSequenceItem}, so a pass over the items never holds them
- * all. Undefined unless every part reads as {@link readYamlFast} reads the whole text, so the
- * split document is exactly the whole one: no alias anywhere, one document, a `key:` line at the
- * start of a line once, items each a mapping with none of `refuseItemKeys`, and a root without
- * any of `refuseRootKeys`.
+ * `bounds` holds where each item's text starts (the last entry: where the sequence ends). The
+ * items are read a chunk at a time by {@link readSequenceChunk}, so a pass over them never holds
+ * them all. Undefined unless the rest reads as {@link readYamlFast} reads a whole text (one
+ * document, no alias), with a `key:` line at the start of a line once, whose sequence's lines
+ * are found, and a root without any of `refuseRootKeys`. Whether the items read as the whole text
+ * would read them is for readSequenceChunk to say.
  */
 export function splitRootSequence(
   text: string,
   key: string,
-  opts: { json?: boolean; refuseItemKeys?: readonly string[]; refuseRootKeys?: readonly string[] } = {},
+  opts: { json?: boolean; refuseRootKeys?: readonly string[] } = {},
 ): { rest: FastYaml; bounds: Float64Array } | undefined {
   if (/^[ \t-]*:[ \t\r\n]/m.test(text)) return undefined;
   const keyLine = new RegExp(`^${key}:[ \\t]*(?:#[^\\n]*)?\\r?$`, 'gm');
@@ -158,15 +158,7 @@ export function splitRootSequence(
   }
   if (starts.length === 0) return undefined;
   const bounds = Float64Array.from([...starts, end]);
-  // The items, a chunk at a time: each a mapping, read as the whole text reads it.
-  const refused = new Set(opts.refuseItemKeys ?? []);
-  for (let k = 0; k + 1 < bounds.length; k += SEQUENCE_CHUNK) {
-    const chunk = text.slice(bounds[k], bounds[Math.min(k + SEQUENCE_CHUNK, bounds.length - 1)]);
-    const read = readEvents(chunk, opts);
-    const count = Math.min(SEQUENCE_CHUNK, bounds.length - 1 - k);
-    if (!read || !Array.isArray(read.value) || read.value.length !== count) return undefined;
-    if (!plainItems(chunk, read.events, refused)) return undefined;
-  }
+  // The items are read (and checked, see readSequenceChunk) a chunk at a time as they are used.
   // The rest: the text without the items' lines (they start and end at line starts), its
   // events moved back to where they are in the whole text.
   const read = readEvents(text.slice(0, bounds[0]) + text.slice(end), opts);
@@ -255,19 +247,24 @@ export interface SequenceChunk {
   keyOffsetOf(k: number, path: readonly (string | number)[]): number | undefined;
 }
 
-/** Reads the items of a split sequence from `bounds[first]` to `bounds[first + count]`. */
+/**
+ * Reads the items of a split sequence from `bounds[first]` to `bounds[first + count]`; undefined
+ * unless they read as the whole text would read them: each a mapping (none of whose own keys is
+ * in `refused`), with no alias, as {@link readYamlFast} requires. The whole text must then be
+ * read whole (the first pass over the items finds out).
+ */
 export function readSequenceChunk(
   text: string,
   bounds: Float64Array,
   first: number,
   count: number,
-  opts: { json?: boolean } = {},
-): SequenceChunk {
+  opts: { json?: boolean; refused?: ReadonlySet<string> } = {},
+): SequenceChunk | undefined {
   const start = bounds[first];
   const chunk = text.slice(start, bounds[first + count]);
   const read = readEvents(chunk, opts);
-  // The split read every item once already; a text that changed since is not this document.
-  if (!read || !Array.isArray(read.value)) throw new Error('a split YAML sequence no longer reads');
+  if (!read || !Array.isArray(read.value) || read.value.length !== count) return undefined;
+  if (!plainItems(chunk, read.events, opts.refused ?? new Set())) return undefined;
   const whole = fastYaml(chunk, read.events, read.value, start);
   return {
     text: chunk,

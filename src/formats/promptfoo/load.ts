@@ -31,6 +31,7 @@ import { scenarioTests } from './scenarios.js';
 import {
   displayPath,
   type SplitSequence,
+  SplitUnreadable,
   SuiteFiles,
   UnreadableFile,
   type Where,
@@ -480,6 +481,21 @@ export async function loadPromptfooSuite(
   configPath: string,
   opts: LoadPromptfooOptions = {},
 ): Promise<Suite> {
+  try {
+    return await loadSuite(configPath, opts, true);
+  } catch (err) {
+    // Inline tests that cannot be streamed exactly (found on the first pass): read them whole.
+    if (err instanceof SplitUnreadable) return loadSuite(configPath, opts, false);
+    throw err;
+  }
+}
+
+/** {@link loadPromptfooSuite}; `streamInline`: a big config's inline tests may be streamed. */
+async function loadSuite(
+  configPath: string,
+  opts: LoadPromptfooOptions,
+  streamInline: boolean,
+): Promise<Suite> {
   const abs = resolve(configPath);
   const file = displayPath(abs);
   const processEnv = opts.env ?? process.env;
@@ -489,7 +505,7 @@ export async function loadPromptfooSuite(
   const ctx: LoadContext = { bag, files: new SuiteFiles(configDir, given), env: processEnv };
   // A big config's inline tests are streamed (read an item at a time on each pass) unless other
   // configs or `-t` replace them, or scenarios, `{path: …}` entries or `<<` merges mix in.
-  const streamTests = (opts.combine?.length ?? 0) === 0 && opts.tests === undefined;
+  const streamTests = streamInline && (opts.combine?.length ?? 0) === 0 && opts.tests === undefined;
   const split: YamlSplit | undefined = streamTests
     ? {
         key: 'tests',

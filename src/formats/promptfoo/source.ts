@@ -181,7 +181,11 @@ export class YamlFile {
       fastOk && split && text.length > split.minChars
         ? splitRootSequence(text, split.key, { json: opts.json, ...split })
         : undefined;
-    if (splitRead) this.split = new SplitSequence(this, text, splitRead.bounds, opts.json === true);
+    if (splitRead)
+      this.split = new SplitSequence(this, text, splitRead.bounds, {
+        json: opts.json === true,
+        refused: new Set(split?.refuseItemKeys),
+      });
     this.fast = splitRead ? splitRead.rest : fastOk ? readYamlFast(text, opts) : undefined;
     if (this.fast) {
       this.value = this.fast.value;
@@ -328,6 +332,14 @@ export class YamlFile {
   }
 }
 
+/** A split sequence's items do not read as the whole file reads them: read the file whole. */
+export class SplitUnreadable extends Error {
+  constructor(file: string) {
+    super(`${file}: its split sequence must be read whole`);
+    this.name = 'SplitUnreadable';
+  }
+}
+
 /** Which root sequence a {@link YamlFile} may leave out of its value, and from what size. */
 export interface YamlSplit {
   key: string;
@@ -348,7 +360,7 @@ export class SplitSequence {
     private readonly yaml: YamlFile,
     private readonly text: string,
     private readonly bounds: Float64Array,
-    private readonly json: boolean,
+    private readonly read: { json: boolean; refused: ReadonlySet<string> },
   ) {}
 
   /** How many items the sequence has. */
@@ -356,11 +368,16 @@ export class SplitSequence {
     return this.bounds.length - 1;
   }
 
-  /** The items in order, each with a locator for the values below it. */
+  /**
+   * The items in order, each with a locator for the values below it. Throws {@link SplitUnreadable}
+   * when an item does not read as the whole file would read it (the first pass finds out; the
+   * file must then be read whole).
+   */
   *items(): Generator<RawTest> {
     for (let first = 0; first < this.length; first += SEQUENCE_CHUNK) {
       const count = Math.min(SEQUENCE_CHUNK, this.length - first);
-      const chunk = readSequenceChunk(this.text, this.bounds, first, count, { json: this.json });
+      const chunk = readSequenceChunk(this.text, this.bounds, first, count, this.read);
+      if (!chunk) throw new SplitUnreadable(this.yaml.file);
       for (let k = 0; k < count; k++) yield { value: chunk.values[k], at: this.itemLocator(chunk, k) };
     }
   }
@@ -370,7 +387,7 @@ export class SplitSequence {
       const offset = chunk.offsetOf(k, path);
       if (offset >= 0) return this.yaml.offsetWhere(offset);
       // js-yaml does not say where an empty value is: the exact reader of the chunk's text does.
-      const doc = parseDocument(chunk.text, { uniqueKeys: !this.json, merge: true });
+      const doc = parseDocument(chunk.text, { uniqueKeys: !this.read.json, merge: true });
       for (let n = path.length; n >= 0; n--) {
         const node = doc.getIn([k, ...path.slice(0, n)], true) as Node | undefined;
         if (node && typeof node === 'object' && 'range' in node && node.range)
