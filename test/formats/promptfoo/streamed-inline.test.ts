@@ -4,7 +4,7 @@
 // be read exactly that way (aliases, `{path: …}` entries, scenarios, `$ref`, a broken item) is
 // read whole.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -13,6 +13,8 @@ import { InputError } from '../../../src/core/errors.js';
 import type { Case, Suite } from '../../../src/core/types.js';
 import { evaluate } from '../../../src/evaluate.js';
 import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
+import { STREAM_ABOVE_BYTES } from '../../../src/formats/promptfoo/row-files.js';
+import { runCli } from '../../support/cli.js';
 import { ENV, writeSuite } from './helpers.js';
 
 const runsDirs: string[] = [];
@@ -204,5 +206,28 @@ describe('streamed inline tests (a big config)', () => {
       assert.deepEqual(await resultsOf(streamed, filters), whole);
       assert.ok(whole.length > 0);
     }
+  });
+
+  it("stop `assay eval` before any call, exit 2, at the bad test's line, in a config over the streaming size", async () => {
+    const n = 40_000;
+    const text = bigConfig(n, {
+      item: (i) =>
+        i === n - 10
+          ? '  - vars: {topic: late}\n    assert:\n      - type: contians\n        value: x\n'
+          : inlineTest(i),
+    });
+    assert.ok(Buffer.byteLength(text) > STREAM_ABOVE_BYTES, 'the CLI streams it');
+    const path = writeSuite({ 'promptfooconfig.yaml': text });
+    const dir = join(path, '..');
+    const line = text.split('\n').indexOf('      - type: contians') + 1;
+    const run = await runCli(['eval', '--no-progress', path], { cwd: dir });
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(
+      run.stderr,
+      new RegExp(
+        `promptfooconfig\\.yaml:${line}:15: tests\\[${n - 10}\\]\\.assert\\[0\\]: unknown assertion type "contians"`,
+      ),
+    );
+    assert.equal(existsSync(join(dir, '.assay', 'runs')), false, 'no run was started');
   });
 });
