@@ -47,6 +47,12 @@ export interface FastYaml {
 export function readYamlFast(text: string, opts: { json?: boolean } = {}): FastYaml | undefined {
   // A line that starts a mapping value with no key (`: x`): the yaml package reports it.
   if (/^[ \t-]*:[ \t\r\n]/m.test(text)) return undefined;
+  const read = readEvents(text, opts);
+  return read && fastYaml(text, read.events, read.value);
+}
+
+/** The events and value of a single-document text, or undefined when the exact reader must read it. */
+function readEvents(text: string, opts: { json?: boolean }): { events: Event[]; value: unknown } | undefined {
   let events: Event[];
   let documents: unknown[];
   try {
@@ -68,13 +74,18 @@ export function readYamlFast(text: string, opts: { json?: boolean } = {}): FastY
     return undefined;
   }
   if (documents.length !== 1) return undefined;
+  return { events, value: documents[0] };
+}
+
+/** A read document; `text` is what its positions index (the parsed text, or one with the same offsets). */
+function fastYaml(text: string, events: Event[], value: unknown, shift = 0): FastYaml {
   let root: Located | undefined;
   const index = (): Located => {
     root ??= buildIndex(text, events);
     return root;
   };
   return {
-    value: documents[0],
+    value,
     offsetOf(path) {
       let node = index();
       for (const part of path) {
@@ -82,7 +93,7 @@ export function readYamlFast(text: string, opts: { json?: boolean } = {}): FastY
         if (!child) break;
         node = child;
       }
-      return node.start;
+      return node.start < 0 ? node.start : node.start + shift;
     },
     keyOffsetOf(path) {
       if (path.length === 0) return undefined;
@@ -93,9 +104,179 @@ export function readYamlFast(text: string, opts: { json?: boolean } = {}): FastY
       }
       if (node.kind !== 'map') return undefined;
       const at = node.keys.lastIndexOf(String(path[path.length - 1]));
-      return at < 0 ? undefined : node.keyStarts[at];
+      if (at < 0) return undefined;
+      const start = node.keyStarts[at];
+      return start < 0 ? start : start + shift;
     },
   };
+}
+
+/**
+ * A document whose root mapping's `key` holds a block sequence, read without that sequence's items:
+ * `rest` reads as the document with the key's value empty (null), at the same offsets, and
+ * `bounds` holds where each item's text starts (the last entry: where the sequence ends). The
+ * items are read a chunk at a time by {@link readSequenceChunk}, so a pass over them never holds
+ * them all. Undefined unless the rest reads as {@link readYamlFast} reads a whole text (one
+ * document, no alias), with a `key:` line at the start of a line once, whose sequence's lines
+ * are found, and a root without any of `refuseRootKeys`. Whether the items read as the whole text
+ * would read them is for readSequenceChunk to say.
+ */
+export function splitRootSequence(
+  text: string,
+  key: string,
+  opts: { json?: boolean; refuseRootKeys?: readonly string[] } = {},
+): { rest: FastYaml; bounds: Float64Array } | undefined {
+  if (/^[ \t-]*:[ \t\r\n]/m.test(text)) return undefined;
+  const keyLine = new RegExp(`^${key}:[ \\t]*(?:#[^\\n]*)?\\r?$`, 'gm');
+  const found = [...text.matchAll(keyLine)];
+  if (found.length !== 1) return undefined;
+  const keyStart = found[0].index;
+  const starts: number[] = [];
+  let indent = -1;
+  let end = text.length;
+  let line = text.indexOf('\n', keyStart);
+  for (let at = line < 0 ? text.length : line + 1; at < text.length; at = line + 1) {
+    line = text.indexOf('\n', at);
+    if (line < 0) line = text.length;
+    let i = at;
+    while (i < line && text.charCodeAt(i) === 32) i++;
+    const c = text[i];
+    // A blank line, or a comment, belongs to no item (a block scalar's own lines are indented more).
+    if (i === line || c === '\r' || c === '#') continue;
+    // A tab where indentation goes: the exact reader says what it makes of it.
+    if (c === '\t') return undefined;
+    const n = i - at;
+    if (indent < 0) indent = n;
+    if (n > indent) continue;
+    const next = text[i + 1];
+    if (n === indent && c === '-' && (next === ' ' || next === '\n' || next === '\r' || next === undefined)) {
+      starts.push(at);
+      continue;
+    }
+    end = at;
+    break;
+  }
+  if (starts.length === 0) return undefined;
+  const bounds = Float64Array.from([...starts, end]);
+  // The items are read (and checked, see readSequenceChunk) a chunk at a time as they are used.
+  // The rest: the text without the items' lines (they start and end at line starts), its
+  // events moved back to where they are in the whole text.
+  const read = readEvents(text.slice(0, bounds[0]) + text.slice(end), opts);
+  if (!read || !isPlainRecord(read.value)) return undefined;
+  const value = read.value;
+  if (value[key] !== null || (opts.refuseRootKeys ?? []).some((k) => k in value)) return undefined;
+  const rest = fastYaml(text, shiftedEvents(read.events, bounds[0], end - bounds[0]), value);
+  if (rest.keyOffsetOf([key]) !== keyStart) return undefined;
+  return { rest, bounds };
+}
+
+/** Events whose offsets from `from` on are moved by `by` (every other offset is kept). */
+function shiftedEvents(events: Event[], from: number, by: number): Event[] {
+  const move = (offset: number): number => (offset >= from ? offset + by : offset);
+  return events.map((e) => {
+    switch (e.type) {
+      case EVENT_ID.SCALAR:
+        return {
+          ...e,
+          valueStart: move(e.valueStart),
+          valueEnd: move(e.valueEnd),
+          anchorStart: move(e.anchorStart),
+          anchorEnd: move(e.anchorEnd),
+          tagStart: move(e.tagStart),
+          tagEnd: move(e.tagEnd),
+        };
+      case EVENT_ID.MAPPING:
+      case EVENT_ID.SEQUENCE:
+        return {
+          ...e,
+          start: move(e.start),
+          anchorStart: move(e.anchorStart),
+          anchorEnd: move(e.anchorEnd),
+          tagStart: move(e.tagStart),
+          tagEnd: move(e.tagEnd),
+        };
+      default:
+        return e;
+    }
+  });
+}
+
+/**
+ * Items read a chunk at a time: js-yaml's cost per call (about 80 µs) would otherwise exceed the
+ * cost of reading a small item; a chunk of this many items is a few MB at most.
+ */
+export const SEQUENCE_CHUNK = 64;
+
+/** Whether the events of a sequence hold only mappings none of whose own keys is refused. */
+function plainItems(text: string, events: Event[], refused: ReadonlySet<string>): boolean {
+  if (events[1]?.type !== EVENT_ID.SEQUENCE) return false;
+  // Depth 0: the sequence's items; 1: an item's keys and values.
+  let depth = 0;
+  let isKey = true;
+  for (let j = 2; j < events.length; j++) {
+    const e = events[j];
+    if (e.type === EVENT_ID.POP) {
+      depth--;
+      if (depth < 0) return true;
+      if (depth === 1) isKey = !isKey;
+    } else if (depth === 0) {
+      if (e.type !== EVENT_ID.MAPPING) return false;
+      depth = 1;
+      isKey = true;
+    } else if (e.type === EVENT_ID.MAPPING || e.type === EVENT_ID.SEQUENCE) {
+      // A collection as a key: the exact reader says what it makes of it.
+      if (depth === 1 && isKey) return false;
+      depth++;
+    } else if (depth === 1) {
+      if (isKey && e.type === EVENT_ID.SCALAR && refused.has(getScalarValue(text, e))) return false;
+      isKey = !isKey;
+    }
+  }
+  return true;
+}
+
+/** Items `first`…`first + count - 1` of a sequence split by {@link splitRootSequence}, positioned in the whole text. */
+export interface SequenceChunk {
+  /** The chunk's text (the items' lines). */
+  text: string;
+  /** Where the chunk's text starts in the whole text. */
+  start: number;
+  values: unknown[];
+  /** As {@link FastYaml.offsetOf}, below item `k` of the chunk; offsets in the whole text. */
+  offsetOf(k: number, path: readonly (string | number)[]): number;
+  keyOffsetOf(k: number, path: readonly (string | number)[]): number | undefined;
+}
+
+/**
+ * Reads the items of a split sequence from `bounds[first]` to `bounds[first + count]`; undefined
+ * unless they read as the whole text would read them: each a mapping (none of whose own keys is
+ * in `refused`), with no alias, as {@link readYamlFast} requires. The whole text must then be
+ * read whole (the first pass over the items finds out).
+ */
+export function readSequenceChunk(
+  text: string,
+  bounds: Float64Array,
+  first: number,
+  count: number,
+  opts: { json?: boolean; refused?: ReadonlySet<string> } = {},
+): SequenceChunk | undefined {
+  const start = bounds[first];
+  const chunk = text.slice(start, bounds[first + count]);
+  const read = readEvents(chunk, opts);
+  if (!read || !Array.isArray(read.value) || read.value.length !== count) return undefined;
+  if (!plainItems(chunk, read.events, opts.refused ?? new Set())) return undefined;
+  const whole = fastYaml(chunk, read.events, read.value, start);
+  return {
+    text: chunk,
+    start,
+    values: read.value,
+    offsetOf: (k, path) => whole.offsetOf([k, ...path]),
+    keyOffsetOf: (k, path) => whole.keyOffsetOf([k, ...path]),
+  };
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function childOf(node: Located, part: string | number): Located | undefined {

@@ -6,7 +6,7 @@ import { closest } from '../../core/suggest.js';
 import { didYouMean, errorAt, isRecord, type LoadContext, notYet, warnAt } from './context.js';
 import { renderEnvTemplates } from './env-templates.js';
 import { dereferenced } from './json-refs.js';
-import { jsonProblem, type PathPart, YamlFile } from './source.js';
+import { jsonProblem, type PathPart, YamlFile, type YamlSplit } from './source.js';
 
 const KNOWN_KEYS = [
   'description',
@@ -91,6 +91,7 @@ export function parseConfig(
   file: string,
   text: string,
   processEnv: Record<string, string | undefined>,
+  split?: YamlSplit,
 ): ConfigFile | undefined {
   const ext = extname(file).toLowerCase();
   if (!['.yaml', '.yml', '.json'].includes(ext)) {
@@ -106,7 +107,11 @@ export function parseConfig(
       return undefined;
     }
   }
-  const yaml = new YamlFile(file, text, { json: ext === '.json' });
+  // `$ref` pointers are resolved over the whole document: a config with any is read whole.
+  const yaml = new YamlFile(file, text, {
+    json: ext === '.json',
+    split: split && !text.includes('$ref') ? split : undefined,
+  });
   yaml.reportErrors(ctx.bag);
   // A document that could not be read at all has been reported; "not a mapping" would only echo it.
   if (yaml.unreadable) return undefined;

@@ -13,6 +13,7 @@ import { errorAt, isFileRef, isRecord, type LoadContext, warnAt } from './contex
 import { promptfooDefaultGrader } from './default-grader.js';
 import { parseDerivedMetrics } from './derived-metrics.js';
 import { envFlag, envRunDefaults, warnUnhonouredEnv } from './env-flags.js';
+import { renderEnvTemplates } from './env-templates.js';
 import { expandVars } from './expand.js';
 import { loadNunjucksFilters } from './filters.js';
 import { mergeDefaultTest } from './merge.js';
@@ -27,7 +28,16 @@ import {
 import { type RowFile, rowFilesOf, rowFileTests, STREAM_ABOVE_BYTES, totalBytes } from './row-files.js';
 import { type LoadDefaults, parseRunOptions } from './run-options.js';
 import { scenarioTests } from './scenarios.js';
-import { displayPath, SuiteFiles, UnreadableFile, type Where, type YamlFile } from './source.js';
+import {
+  displayPath,
+  type SplitSequence,
+  SplitUnreadable,
+  SuiteFiles,
+  UnreadableFile,
+  type Where,
+  type YamlFile,
+  type YamlSplit,
+} from './source.js';
 import { type ParsedTest, parseTest, type TestWarnings } from './test-case.js';
 import { loadDefaultTestFile, loadTestSources, type RawTest } from './test-files.js';
 import { VarFileLoader, type VarLocator, varScriptsOf } from './var-files.js';
@@ -319,17 +329,8 @@ function hasFileRef(value: unknown): boolean {
   return false;
 }
 
-/**
- * The cases of a config whose tests are all rows of CSV/JSONL files, streamed: a first pass reads
- * every row (each problem reported, with its line), counts the cases and gives them their ids; each
- * later pass reads the files again and gives every case the same id, so no pass holds more than
- * one test. A suite whose vars read files (asynchronously: a PDF, a script) is held in memory.
- */
-async function streamedCases(
-  ctx: LoadContext,
-  files: RowFile[],
-  opts: { defaultTest?: ParsedTest; refs: TestRefs; warnings: TestWarnings; tests: Where },
-): Promise<LoadedCases> {
+/** Adds the row files to the suite's hash without keeping them (they are read again on each pass). */
+function hashRowFiles(ctx: LoadContext, files: RowFile[]): void {
   for (const f of files) {
     try {
       ctx.files.hashFile(f.abs);
@@ -338,12 +339,25 @@ async function streamedCases(
       errorAt(ctx, f.where, `test file ${ctx.files.relative(f.abs)}: ${err.message}`);
     }
   }
+}
+
+/** One pass over a streamed suite's tests: its cases in order (`first`: the pass that reports). */
+type CasePass = (ctx: LoadContext, first: boolean) => Iterable<{ c: Omit<Case, 'id'>; at: VarLocator }>;
+
+/**
+ * The cases of a config whose tests are streamed (all rows of CSV/JSONL files, or written inline
+ * in a big config): a first pass reads every test (each problem reported, with its line), counts
+ * the cases and gives them their ids; each later pass reads the tests again and gives every case
+ * the same id, so no pass holds more than one test. A suite whose vars read files
+ * (asynchronously: a PDF, a script) is held in memory.
+ */
+async function streamedCases(ctx: LoadContext, pass: CasePass): Promise<LoadedCases> {
   const ids = new CaseIdentities();
   let count = 0;
   let anyPromptVar = false;
   let needsVarFiles = false;
   const survey = new SurveyBuilder();
-  for (const { c } of casesOfRows(ctx, files, { ...opts, first: true })) {
+  for (const { c } of pass(ctx, true)) {
     survey.add(ids.assign(c));
     count++;
     anyPromptVar ||= c.vars.prompt !== undefined;
@@ -354,9 +368,8 @@ async function streamedCases(
   const basePath = ctx.files.basePath;
   const again = function* (): Generator<{ c: Case; at: VarLocator }> {
     const quiet: LoadContext = { bag: new DiscardingBag(), files: new SuiteFiles(basePath), env: ctx.env };
-    const passOpts = { ...opts, warnings: { varsAssert: false }, first: false };
     let i = 0;
-    for (const { c, at } of casesOfRows(quiet, files, passOpts)) yield { c: ids.again(c, i++), at };
+    for (const { c, at } of pass(quiet, false)) yield { c: ids.again(c, i++), at };
   };
   if (needsVarFiles) {
     const varFiles = new VarFileLoader(ctx);
@@ -407,12 +420,45 @@ function* casesOfRows(
     errorAt(ctx, opts.tests, 'no test cases: every source in `tests` is empty');
 }
 
+/**
+ * The cases of a config's inline tests, read an item at a time from the config's text. The first
+ * pass reports in the order a config read whole does: every test's own problems, then its
+ * references, then what expanding it finds.
+ */
+function* casesOfItems(
+  ctx: LoadContext,
+  items: SplitSequence,
+  opts: { defaultTest?: ParsedTest; refs: TestRefs; warnings: TestWarnings; first: boolean },
+): Generator<{ c: Omit<Case, 'id'>; at: VarLocator }> {
+  const { defaultTest, refs, warnings, first } = opts;
+  const refsCtx: LoadContext = first ? { ...ctx, bag: new DiagnosticBag() } : ctx;
+  const expandCtx: LoadContext = first ? { ...ctx, bag: new DiagnosticBag() } : ctx;
+  const order: StoredOutputs = { storing: false };
+  let index = 0;
+  for (const raw of items.items()) {
+    // As parseConfig renders the rest of the config.
+    raw.value = renderEnvTemplates(raw.value, ctx.env);
+    const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
+    if (test) {
+      if (first) validateRefs(refsCtx, test, testOwner(test, index), refs.providers, refs.prompts);
+      const { cases, at } = expandTest(expandCtx, test, defaultTest, index, refs.threaded, order);
+      for (const c of cases) yield { c, at };
+    }
+    index++;
+  }
+  for (const later of first ? [refsCtx.bag, expandCtx.bag] : []) {
+    ctx.bag.items.push(...later.items);
+    ctx.bag.count += later.count;
+  }
+}
+
 /** One config file read and parsed, with the files it read (itself and its `$ref` targets). */
 function readPart(
   ctx: LoadContext,
   abs: string,
   processEnv: Record<string, string | undefined>,
   given?: string,
+  split?: YamlSplit,
 ): (ConfigPart & { files: string[] }) | undefined {
   const file = displayPath(abs);
   let text: string;
@@ -423,7 +469,7 @@ function readPart(
     ctx.bag.error(file, code === 'ENOENT' ? 'config file not found' : `cannot read config: ${String(err)}`);
     return undefined;
   }
-  const parsed = parseConfig(ctx, file, text, processEnv);
+  const parsed = parseConfig(ctx, file, text, processEnv, split);
   if (!parsed) return undefined;
   const dir = dirname(abs);
   const files = [abs, ...ctx.files.files.map((rel) => resolve(dir, rel))];
@@ -438,6 +484,21 @@ export async function loadPromptfooSuite(
   configPath: string,
   opts: LoadPromptfooOptions = {},
 ): Promise<Suite> {
+  try {
+    return await loadSuite(configPath, opts, true);
+  } catch (err) {
+    // Inline tests that cannot be streamed exactly (found on the first pass): read them whole.
+    if (err instanceof SplitUnreadable) return loadSuite(configPath, opts, false);
+    throw err;
+  }
+}
+
+/** {@link loadPromptfooSuite}; `streamInline`: a big config's inline tests may be streamed. */
+async function loadSuite(
+  configPath: string,
+  opts: LoadPromptfooOptions,
+  streamInline: boolean,
+): Promise<Suite> {
   const abs = resolve(configPath);
   const file = displayPath(abs);
   const processEnv = opts.env ?? process.env;
@@ -445,7 +506,18 @@ export async function loadPromptfooSuite(
   const configDir = dirname(abs);
   const given = opts.text !== undefined ? new Map([[abs, Buffer.from(opts.text)]]) : undefined;
   const ctx: LoadContext = { bag, files: new SuiteFiles(configDir, given), env: processEnv };
-  const first = readPart(ctx, abs, processEnv, opts.text);
+  // A big config's inline tests are streamed (read an item at a time on each pass) unless other
+  // configs or `-t` replace them, or scenarios, `{path: …}` entries or `<<` merges mix in.
+  const streamTests = streamInline && (opts.combine?.length ?? 0) === 0 && opts.tests === undefined;
+  const split: YamlSplit | undefined = streamTests
+    ? {
+        key: 'tests',
+        minChars: opts.streamAboveBytes ?? STREAM_ABOVE_BYTES,
+        refuseItemKeys: ['path', '<<'],
+        refuseRootKeys: ['scenarios'],
+      }
+    : undefined;
+  const first = readPart(ctx, abs, processEnv, opts.text, split);
   if (!first) throw new InputError(bag.errors);
   const parts = [first];
   for (const other of opts.combine ?? []) {
@@ -525,10 +597,24 @@ export async function loadPromptfooSuite(
 
   // A suite whose tests are all in big CSV/JSONL files is streamed: read again on each pass.
   const rowFiles = config.scenarios ? undefined : rowFilesOf(ctx, config.tests, yaml.locator(['tests']));
-  const loadedCases =
-    rowFiles && totalBytes(rowFiles) > (opts.streamAboveBytes ?? STREAM_ABOVE_BYTES)
-      ? await streamedCases(ctx, rowFiles, { defaultTest, refs, warnings, tests: yaml.locateKey(['tests']) })
-      : await casesInMemory(ctx, config, yaml, { defaultTest, refs, warnings });
+  // Later passes report nothing: their warnings start afresh.
+  const passWarnings = (first: boolean): TestWarnings => (first ? warnings : { varsAssert: false });
+  const rowPass: CasePass = (c, first) =>
+    casesOfRows(c, rowFiles ?? [], {
+      defaultTest,
+      refs,
+      tests: yaml.locateKey(['tests']),
+      first,
+      warnings: passWarnings(first),
+    });
+  const itemPass: CasePass = (c, first) =>
+    casesOfItems(c, yaml.split!, { defaultTest, refs, first, warnings: passWarnings(first) });
+  let loadedCases: LoadedCases;
+  if (yaml.split) loadedCases = await streamedCases(ctx, itemPass);
+  else if (rowFiles && totalBytes(rowFiles) > (opts.streamAboveBytes ?? STREAM_ABOVE_BYTES)) {
+    hashRowFiles(ctx, rowFiles);
+    loadedCases = await streamedCases(ctx, rowPass);
+  } else loadedCases = await casesInMemory(ctx, config, yaml, { defaultTest, refs, warnings });
   if (!loadedPrompts && !loadedCases.anyPromptVar) {
     warnAt(ctx, { file }, 'no `prompts` given; using the default prompt "{{prompt}}"');
   }

@@ -7,7 +7,15 @@ import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, 
 import { utf16Problem } from '../../core/encoding.js';
 import type { DiagnosticBag } from '../../core/errors.js';
 import type { ParseProblem } from '../../core/positions.js';
-import { FAST_YAML_MIN_CHARS, type FastYaml, readYamlFast } from '../../core/yaml-fast.js';
+import {
+  FAST_YAML_MIN_CHARS,
+  type FastYaml,
+  readSequenceChunk,
+  readYamlFast,
+  SEQUENCE_CHUNK,
+  type SequenceChunk,
+  splitRootSequence,
+} from '../../core/yaml-fast.js';
 import { printable } from './escape.js';
 
 export { displayPath, jsonProblem } from '../../core/positions.js';
@@ -152,15 +160,33 @@ export class YamlFile {
   /** Why the document could not be turned into a value (an unresolved alias, say). */
   private readonly toJsError?: ParseProblem;
 
-  /** `json: true` for text already checked with JSON.parse, whose duplicate keys are legal (last wins). */
+  /** The items of the sequence left out of `value` (see {@link YamlSplit}), when it was split. */
+  readonly split?: SplitSequence;
+
+  /**
+   * `json: true` for text already checked with JSON.parse, whose duplicate keys are legal (last
+   * wins). `split`: a text of at least `minChars` whose root `key` holds a block sequence of
+   * mappings is read without that sequence's items (the key reads as empty), which are read one at
+   * a time from {@link split}; when it cannot be split exactly, the file is read whole.
+   */
   constructor(
     readonly file: string,
     private readonly text: string,
-    private readonly opts: { json?: boolean } = {},
+    private readonly opts: { json?: boolean; split?: YamlSplit } = {},
   ) {
     // Large files only, and not one with a bare CR (a line break to YAML; positions count LFs).
-    this.fast =
-      text.length >= FAST_YAML_MIN_CHARS && !/\r(?!\n)/.test(text) ? readYamlFast(text, opts) : undefined;
+    const fastOk = text.length >= FAST_YAML_MIN_CHARS && !/\r(?!\n)/.test(text);
+    const split = opts.split;
+    const splitRead =
+      fastOk && split && text.length > split.minChars
+        ? splitRootSequence(text, split.key, { json: opts.json, ...split })
+        : undefined;
+    if (splitRead)
+      this.split = new SplitSequence(this, text, splitRead.bounds, {
+        json: opts.json === true,
+        refused: new Set(split?.refuseItemKeys),
+      });
+    this.fast = splitRead ? splitRead.rest : fastOk ? readYamlFast(text, opts) : undefined;
     if (this.fast) {
       this.value = this.fast.value;
       return;
@@ -242,7 +268,8 @@ export class YamlFile {
     }
   }
 
-  private offsetWhere(offset: number): Where {
+  /** @internal Where an offset of the text is (line and column from 1). */
+  offsetWhere(offset: number): Where {
     if (!this.fast) {
       const p = this.lines.linePos(offset);
       return { file: this.file, line: p.line, col: p.col };
@@ -301,6 +328,79 @@ export class YamlFile {
     return (path = [], key = false) => {
       const full = [...prefix, ...path];
       return key && full.length > 0 ? this.locateKey(full) : this.locate(full);
+    };
+  }
+}
+
+/** A split sequence's items do not read as the whole file reads them: read the file whole. */
+export class SplitUnreadable extends Error {
+  constructor(file: string) {
+    super(`${file}: its split sequence must be read whole`);
+    this.name = 'SplitUnreadable';
+  }
+}
+
+/** Which root sequence a {@link YamlFile} may leave out of its value, and from what size. */
+export interface YamlSplit {
+  key: string;
+  /** Texts of this many characters or fewer are read whole. */
+  minChars: number;
+  /** An item whose mapping has one of these keys is not a plain item: the file is read whole. */
+  refuseItemKeys?: readonly string[];
+  /** A root with one of these keys is read whole. */
+  refuseRootKeys?: readonly string[];
+}
+
+/**
+ * The items of a root sequence a {@link YamlFile} left out of its value, read one at a time on
+ * each pass (nothing of an item is kept once the pass moves on), each with its positions in the file.
+ */
+export class SplitSequence {
+  constructor(
+    private readonly yaml: YamlFile,
+    private readonly text: string,
+    private readonly bounds: Float64Array,
+    private readonly read: { json: boolean; refused: ReadonlySet<string> },
+  ) {}
+
+  /** How many items the sequence has. */
+  get length(): number {
+    return this.bounds.length - 1;
+  }
+
+  /**
+   * The items in order, each with a locator for the values below it. Throws {@link SplitUnreadable}
+   * when an item does not read as the whole file would read it (the first pass finds out; the
+   * file must then be read whole).
+   */
+  *items(): Generator<RawTest> {
+    for (let first = 0; first < this.length; first += SEQUENCE_CHUNK) {
+      const count = Math.min(SEQUENCE_CHUNK, this.length - first);
+      const chunk = readSequenceChunk(this.text, this.bounds, first, count, this.read);
+      if (!chunk) throw new SplitUnreadable(this.yaml.file);
+      for (let k = 0; k < count; k++) yield { value: chunk.values[k], at: this.itemLocator(chunk, k) };
+    }
+  }
+
+  private itemLocator(chunk: SequenceChunk, k: number): Locate {
+    const locate = (path: readonly PathPart[]): Where => {
+      const offset = chunk.offsetOf(k, path);
+      if (offset >= 0) return this.yaml.offsetWhere(offset);
+      // js-yaml does not say where an empty value is: the exact reader of the chunk's text does.
+      const doc = parseDocument(chunk.text, { uniqueKeys: !this.read.json, merge: true });
+      for (let n = path.length; n >= 0; n--) {
+        const node = doc.getIn([k, ...path.slice(0, n)], true) as Node | undefined;
+        if (node && typeof node === 'object' && 'range' in node && node.range)
+          return this.yaml.offsetWhere(chunk.start + node.range[0]);
+      }
+      return this.yaml.offsetWhere(chunk.start);
+    };
+    return (path = [], key = false) => {
+      if (key && path.length > 0) {
+        const offset = chunk.keyOffsetOf(k, path);
+        if (offset !== undefined && offset >= 0) return this.yaml.offsetWhere(offset);
+      }
+      return locate(path);
     };
   }
 }
