@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -9,8 +10,9 @@ import {
   type RetryOptions,
   requestWithRetry,
   retryAfterDelay,
+  sendOnce,
 } from '../../src/providers/http-transport.js';
-import { backoffDelay } from '../../src/providers/retry.js';
+import { AttemptAbort, backoffDelay } from '../../src/providers/retry.js';
 import type { RetryPolicy } from '../../src/providers/types.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 
@@ -275,6 +277,77 @@ describe('requestWithRetry', () => {
       await own.close();
     }
   });
+});
+
+describe('sendOnce', () => {
+  // A request waiting for a connection (the pool's only one is busy) that is cancelled must never
+  // be sent when the connection frees: an embedding, session or token request cancelled by a
+  // timeout or Ctrl-C would otherwise still reach (and be billed by) the server.
+  const cancellations: [string, () => { signal: AbortSignal | AttemptAbort; abort: () => void }][] = [
+    [
+      'an AbortSignal',
+      () => {
+        const controller = new AbortController();
+        return { signal: controller.signal, abort: () => controller.abort() };
+      },
+    ],
+    [
+      "an attempt's AttemptAbort",
+      () => {
+        const attempt = new AttemptAbort();
+        return { signal: attempt, abort: () => attempt.abort(new Error('cancelled')) };
+      },
+    ],
+  ];
+  for (const [what, make] of cancellations) {
+    it(`does not send a queued request cancelled by ${what}`, TIMEOUT, async () => {
+      const bodies: string[] = [];
+      const held: ServerResponse[] = [];
+      let heldSeen: () => void = () => {};
+      const firstHeld = new Promise<void>((resolve) => {
+        heldSeen = resolve;
+      });
+      const server = createHttpServer((req, res) => {
+        let body = '';
+        req.on('data', (d: Buffer) => {
+          body += d.toString();
+        });
+        req.on('end', () => {
+          bodies.push(body);
+          if (body === 'first') {
+            held.push(res);
+            heldSeen();
+          } else res.end(`answered ${body}`);
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = server.address();
+      const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      const send = (body: string, signal?: AbortSignal | AttemptAbort) =>
+        sendOnce({ origin, path: '/', method: 'POST', headers: {}, body, signal }, { connections: 1 });
+      try {
+        const first = send('first');
+        await firstHeld;
+        const cancel = make();
+        // Queued behind the held request on the pool's single connection, then cancelled.
+        const second = send('second', cancel.signal);
+        cancel.abort();
+        held[0].end('first done');
+        assert.equal((await first).ok, true);
+        const outcome = await second;
+        assert.equal(outcome.ok, false, `the cancelled request was answered: ${JSON.stringify(outcome)}`);
+        if (!outcome.ok) assert.equal(outcome.kind, 'aborted');
+        // The connection is free again: a later request goes out, and the cancelled one never did.
+        const third = await send('third');
+        assert.equal(third.ok, true);
+        assert.deepEqual(bodies, ['first', 'third']);
+      } finally {
+        await closeAllPools();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+  }
 });
 
 describe('retry timing helpers', () => {
