@@ -126,11 +126,12 @@ export class DeadlineTimer {
       lane.dead++;
       // A lane with nothing pending is dropped now: a duration set once (a job's time left of the
       // run) would otherwise keep its lane until the Node timer next fires, perhaps the run's end.
+      // A few empty lanes stay for reuse (one timeout for every attempt: the common case).
       if (lane.dead === lane.items.length - lane.head) {
-        if (this.lanes.get(lane.ms) === lane) this.lanes.delete(lane.ms);
         lane.items = [];
         lane.head = 0;
         lane.dead = 0;
+        if (this.lanes.size > 16 && this.lanes.get(lane.ms) === lane) this.lanes.delete(lane.ms);
       } else lane.compact();
     }
     if (deadline.keepAlive && --this.holding === 0) this.timer?.unref();
