@@ -350,6 +350,122 @@ describe('sendOnce', () => {
   }
 });
 
+describe('sendOnce reads answers as undici did (whole and timed)', () => {
+  // A raw server answers each request with bytes written by hand, for what a mock cannot say.
+  type Answer = (socket: import('node:net').Socket) => void;
+  const chunked = (body: Buffer): Buffer[] => {
+    // One byte a chunk: a multi-byte character is split across pieces.
+    const parts: Buffer[] = [];
+    for (const byte of body) parts.push(Buffer.from('1\r\n'), Buffer.from([byte]), Buffer.from('\r\n'));
+    parts.push(Buffer.from('0\r\n\r\n'));
+    return parts;
+  };
+  const text = 'héllo € 😀';
+  const cases: [string, Answer, (outcome: Awaited<ReturnType<typeof sendOnce>>) => void][] = [
+    [
+      'a byte-order mark is skipped; a character split across chunks is whole; repeated headers are an array',
+      (socket) => {
+        socket.write(
+          'HTTP/1.1 200 OK\r\nset-cookie: a=1\r\nset-cookie: b=2\r\ntransfer-encoding: chunked\r\n\r\n',
+        );
+        for (const part of chunked(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])))
+          socket.write(part);
+      },
+      (outcome) => {
+        assert.equal(outcome.ok, true);
+        if (!outcome.ok) return;
+        assert.equal(outcome.body, text);
+        assert.deepEqual(outcome.headers['set-cookie'], ['a=1', 'b=2']);
+      },
+    ],
+    [
+      'an informational 103 before the answer is not the answer; a 204 has an empty body',
+      (socket) =>
+        socket.write(
+          'HTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 204 No Content\r\nx-final: yes\r\n\r\n',
+        ),
+      (outcome) => {
+        assert.equal(outcome.ok, true);
+        if (!outcome.ok) return;
+        assert.equal(outcome.status, 204);
+        assert.equal(outcome.body, '');
+        assert.equal(outcome.headers['x-final'], 'yes');
+        assert.equal(outcome.headers.link, undefined);
+      },
+    ],
+    [
+      "a 429's error body gives the message, the first of two Retry-After the wait",
+      (socket) => {
+        const body = '{"error":{"message":"slow down"}}';
+        socket.write(
+          `HTTP/1.1 429 Too Many Requests\r\nretry-after: 3\r\nretry-after: 7\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+        );
+      },
+      (outcome) => {
+        assert.equal(outcome.ok, false);
+        if (outcome.ok) return;
+        assert.equal(outcome.kind, 'http');
+        assert.equal(outcome.status, 429);
+        assert.equal(outcome.message, 'slow down');
+        assert.equal(outcome.retryable, true);
+        assert.equal((outcome as { retryAfterMs?: number }).retryAfterMs, 3000);
+      },
+    ],
+    [
+      'a connection reset in the middle of the body is a retryable ECONNRESET',
+      (socket) => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nabc', () => socket.resetAndDestroy());
+      },
+      (outcome) => {
+        assert.equal(outcome.ok, false);
+        if (outcome.ok) return;
+        assert.equal(outcome.kind, 'network');
+        assert.equal(outcome.retryable, true);
+      },
+    ],
+    [
+      'a socket closed before the headers is a retryable network failure',
+      (socket) => socket.destroy(),
+      (outcome) => {
+        assert.equal(outcome.ok, false);
+        if (outcome.ok) return;
+        assert.equal(outcome.kind, 'network');
+        assert.equal(outcome.code, 'UND_ERR_SOCKET');
+        assert.equal(outcome.retryable, true);
+      },
+    ],
+  ];
+  for (const [what, answer, check] of cases) {
+    it(what, TIMEOUT, async () => {
+      const server = createServer((socket) => {
+        socket.on('error', () => {});
+        let head = '';
+        const onData = (d: Buffer): void => {
+          head += d.toString('latin1');
+          // The requests below have no body: the head's end is the request's end.
+          if (!head.includes('\r\n\r\n')) return;
+          head = '';
+          answer(socket);
+        };
+        socket.on('data', onData);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = server.address();
+      const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      try {
+        for (const timed of [false, true]) {
+          const outcome = await sendOnce({ origin, path: '/', method: 'GET', headers: {}, timed });
+          check(outcome);
+          await closeAllPools();
+        }
+      } finally {
+        await closeAllPools();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+  }
+});
+
 describe('retry timing helpers', () => {
   it('computes full-jitter backoff capped at maxDelayMs', () => {
     const policy: RetryPolicy = { maxAttempts: 10, baseDelayMs: 500, maxDelayMs: 3_000, timeoutMs: 1_000 };
