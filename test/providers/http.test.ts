@@ -279,26 +279,28 @@ describe('requestWithRetry', () => {
   });
 });
 
+/** The two ways a caller cancels a request: a plain AbortSignal, or an attempt's own AttemptAbort. */
+const cancellations: [string, () => { signal: AbortSignal | AttemptAbort; abort: () => void }][] = [
+  [
+    'an AbortSignal',
+    () => {
+      const controller = new AbortController();
+      return { signal: controller.signal, abort: () => controller.abort() };
+    },
+  ],
+  [
+    "an attempt's AttemptAbort",
+    () => {
+      const attempt = new AttemptAbort();
+      return { signal: attempt, abort: () => attempt.abort(new Error('cancelled')) };
+    },
+  ],
+];
+
 describe('sendOnce', () => {
   // A request waiting for a connection (the pool's only one is busy) that is cancelled must never
   // be sent when the connection frees: an embedding, session or token request cancelled by a
   // timeout or Ctrl-C would otherwise still reach (and be billed by) the server.
-  const cancellations: [string, () => { signal: AbortSignal | AttemptAbort; abort: () => void }][] = [
-    [
-      'an AbortSignal',
-      () => {
-        const controller = new AbortController();
-        return { signal: controller.signal, abort: () => controller.abort() };
-      },
-    ],
-    [
-      "an attempt's AttemptAbort",
-      () => {
-        const attempt = new AttemptAbort();
-        return { signal: attempt, abort: () => attempt.abort(new Error('cancelled')) };
-      },
-    ],
-  ];
   for (const [what, make] of cancellations) {
     it(`does not send a queued request cancelled by ${what}`, TIMEOUT, async () => {
       const bodies: string[] = [];
@@ -348,6 +350,56 @@ describe('sendOnce', () => {
       }
     });
   }
+});
+
+describe('sendOnce cancelled while the body arrives', () => {
+  for (const [what, make] of cancellations)
+    for (const timed of [false, true])
+      it(
+        `is aborted by ${what} (${timed ? 'timed' : 'whole'} read) and its connection closed`,
+        TIMEOUT,
+        async () => {
+          let bodyStarted: () => void = () => {};
+          const started = new Promise<void>((resolve) => {
+            bodyStarted = resolve;
+          });
+          let serverClosed: () => void = () => {};
+          const closed = new Promise<void>((resolve) => {
+            serverClosed = resolve;
+          });
+          const server = createServer((socket) => {
+            socket.on('error', () => {});
+            socket.on('close', () => serverClosed());
+            // Headers and 3 of 100 bytes, then nothing: only the cancellation can end the read.
+            socket.once('data', () =>
+              socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nabc', () => bodyStarted()),
+            );
+          });
+          await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+          const address = server.address();
+          const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+          try {
+            const cancel = make();
+            const pending = sendOnce({
+              origin,
+              path: '/',
+              method: 'GET',
+              headers: {},
+              signal: cancel.signal,
+              timed,
+            });
+            await started;
+            cancel.abort();
+            const outcome = await pending;
+            assert.equal(outcome.ok, false);
+            if (!outcome.ok) assert.equal(outcome.kind, 'aborted');
+            await closed;
+          } finally {
+            await closeAllPools();
+            await new Promise<void>((resolve) => server.close(() => resolve()));
+          }
+        },
+      );
 });
 
 describe('sendOnce reads answers as undici did (whole and timed)', () => {
