@@ -40,6 +40,7 @@ export class Deadline {
 
 /** The deadlines of one duration, in the order they end. */
 class Lane {
+  constructor(readonly ms: number) {}
   items: Deadline[] = [];
   head = 0;
   /** Cancelled deadlines still in `items` at or after `head`. */
@@ -85,6 +86,13 @@ export class DeadlineTimer {
   /** Pending deadlines that keep the process alive. */
   private holding = 0;
 
+  /** Deadlines kept in the lanes, cancelled ones not yet dropped included, for tests. */
+  get held(): number {
+    let n = 0;
+    for (const lane of this.lanes.values()) n += lane.items.length - lane.head;
+    return n;
+  }
+
   /** Pending deadlines (cancelled ones excluded), for tests. */
   get pending(): number {
     let n = 0;
@@ -100,7 +108,7 @@ export class DeadlineTimer {
     if (!(ms > 0) || !Number.isFinite(ms)) return undefined;
     let lane = this.lanes.get(ms);
     if (lane === undefined) {
-      lane = new Lane();
+      lane = new Lane(ms);
       this.lanes.set(ms, lane);
     }
     const now = performance.now();
@@ -114,8 +122,17 @@ export class DeadlineTimer {
   /** Called by Deadline.cancel. */
   cancelled(deadline: Deadline): void {
     if (deadline.queued) {
-      deadline.lane.dead++;
-      deadline.lane.compact();
+      const lane = deadline.lane;
+      lane.dead++;
+      // A lane with nothing pending is dropped now: a duration set once (a job's time left of the
+      // run) would otherwise keep its lane until the Node timer next fires, perhaps the run's end.
+      // A few empty lanes stay for reuse (one timeout for every attempt: the common case).
+      if (lane.dead === lane.items.length - lane.head) {
+        lane.items = [];
+        lane.head = 0;
+        lane.dead = 0;
+        if (this.lanes.size > 16 && this.lanes.get(lane.ms) === lane) this.lanes.delete(lane.ms);
+      } else lane.compact();
     }
     if (deadline.keepAlive && --this.holding === 0) this.timer?.unref();
   }

@@ -345,6 +345,8 @@ interface Collected {
  */
 class CollectHandler {
   private abortRequest: ((reason?: unknown) => void) | undefined;
+  /** Cancelled before undici handed over its `abort` (the request still queued or connecting). */
+  private cancelled = false;
   private status = 0;
   private headers: ResponseHeaders = {};
   private readonly chunks: Buffer[] = [];
@@ -357,6 +359,8 @@ class CollectHandler {
   ) {
     if (cancel) {
       this.onAbort = (): void => {
+        // A plain emitter (a caller's AbortSignal) has no `aborted` for onConnect to read: remember.
+        this.cancelled = true;
         this.abortRequest?.((cancel as { reason?: unknown }).reason);
       };
       cancel.once('abort', this.onAbort);
@@ -365,7 +369,7 @@ class CollectHandler {
 
   onConnect(abort: (reason?: unknown) => void): void {
     this.abortRequest = abort;
-    if ((this.cancel as { aborted?: boolean } | undefined)?.aborted) abort();
+    if (this.cancelled || (this.cancel as { aborted?: boolean } | undefined)?.aborted) abort();
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {

@@ -92,6 +92,12 @@ export class AdaptiveLimiter {
     });
   }
 
+  /** Gives back a slot no request used (its caller cancelled while it waited): no success counted. */
+  unused(): void {
+    this.inFlight--;
+    this.drain();
+  }
+
   /** Gives the slot back, saying whether the server rate-limited this request. */
   release(rateLimited: boolean): void {
     this.inFlight--;

@@ -57,7 +57,14 @@ export async function runAttempts<T>(
   for (let n = 1; ; n++) {
     if (signal?.aborted) return { kind: 'aborted', attempts: n - 1 };
     const wait = limiter.acquire();
-    if (wait) await wait;
+    if (wait) {
+      await wait;
+      // Cancelled while it waited for the slot (a hard stop): no attempt, the slot goes to the next.
+      if (signal?.aborted) {
+        limiter.unused();
+        return { kind: 'aborted', attempts: n - 1 };
+      }
+    }
     // A hung attempt gives its slot back once it has stalled (limiter.stallAfterMs), so it cannot
     // hold capacity healthy requests need; it still ends at its own deadline.
     let stalled = false;

@@ -181,6 +181,22 @@ ${TESTS}`;
     );
   });
 
+  it('a timeoutMs beyond 2^31 ms is a long limit, not one that ends every job at once', async () => {
+    // A Node timer fires at once beyond 2^31-1 ms (the start build errored every job here).
+    const r = await evalIn(
+      suiteDir(`prompts: ['{{q}}']
+providers: [{id: echo, delay: 50}]
+evaluateOptions: {timeoutMs: 3000000000}
+${TESTS}`),
+    );
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.deepEqual(
+      r.results.map((x) => x.error),
+      Array(3).fill(undefined),
+    );
+    assert.doesNotMatch(r.stderr, /TimeoutOverflowWarning/);
+  });
+
   it('commandLineOptions.envPath is read when --env-file is not given', async () => {
     const dir = suiteDir(
       `prompts: ['{{q}}']

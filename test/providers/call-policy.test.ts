@@ -298,6 +298,29 @@ describe('call policy around a non-HTTP provider', () => {
     assert.match(end.error ?? '', /timed out/);
   });
 
+  it('a call waiting for a slot when its caller cancels makes no attempt once the slot frees', async () => {
+    // Limit 1: the second call waits for the slot the first holds; a hard stop (Ctrl-C twice) then
+    // ends the first, and the freed slot must not start the cancelled second (a request sent, and
+    // billed, after the stop).
+    const { provider, requests } = scripted([hang, ok]);
+    const wrapped = withCallPolicy(provider, { ...settings().settings, maxConcurrency: 1 });
+    const controller = new AbortController();
+    const first = wrapped.call(ask('first', controller.signal));
+    const second = wrapped.call(ask('second', controller.signal));
+    assert.equal(requests.length, 1, 'the second call waits for the slot');
+    controller.abort();
+    const [a, b] = await Promise.all([first, second]);
+    assert.match(a.error ?? '', /cancel|abort/i);
+    assert.match(b.error ?? '', /cancel|abort/i);
+    assert.deepEqual(
+      requests.map((r) => r.prompt),
+      ['first'],
+    );
+    // The slot is free again for a later call.
+    const later = await wrapped.call(ask('later'));
+    assert.equal(later.output, 'fine');
+  });
+
   it('turns a provider that throws into an error result, not retried', async () => {
     const { provider, requests } = scripted([
       async () => {

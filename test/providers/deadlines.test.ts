@@ -6,7 +6,8 @@ import { createHook } from 'node:async_hooks';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { DeadlineTimer } from '../../src/providers/deadlines.js';
+import { withTimeLimit } from '../../src/engine/time-limit.js';
+import { DeadlineTimer, deadlines } from '../../src/providers/deadlines.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
 import { createProvider } from '../../src/providers/registry.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/providers/types.js';
@@ -51,6 +52,26 @@ describe('the shared deadline timer', () => {
     await last;
     assert.deepEqual(fired, [-1]);
     assert.equal(timer.pending, 0);
+  });
+
+  it('keeps no cancelled deadline of a duration set only once (a job limit: what is left of the run)', async () => {
+    // With a maximum run duration, each job's limit is the time left of the run: a duration of its
+    // own, so a lane of its own. Jobs that end in time must not leave their lane behind until the
+    // run's end (a leak of every job of the run).
+    const held = deadlines.held;
+    const runEnds = performance.now() + 3_600_000;
+    for (let i = 0; i < 2000; i++) {
+      const outcome = await withTimeLimit(
+        Promise.resolve({ result: { id: i } as never }),
+        { ms: runEnds - performance.now() - i / 7 },
+        () => ({ id: -1 }) as never,
+      );
+      assert.deepEqual(outcome, { result: { id: i } });
+    }
+    assert.equal(deadlines.held, held, 'deadlines still kept after every job ended');
+    const timer = new DeadlineTimer();
+    for (let i = 0; i < 1000; i++) timer.add(10_000 + i / 3, () => {})?.cancel();
+    assert.equal(timer.held, 0);
   });
 
   it('a deadline cancelled by one that fired before it (due at the same moment) does not fire', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -9,8 +10,9 @@ import {
   type RetryOptions,
   requestWithRetry,
   retryAfterDelay,
+  sendOnce,
 } from '../../src/providers/http-transport.js';
-import { backoffDelay } from '../../src/providers/retry.js';
+import { AttemptAbort, backoffDelay } from '../../src/providers/retry.js';
 import type { RetryPolicy } from '../../src/providers/types.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 
@@ -275,6 +277,245 @@ describe('requestWithRetry', () => {
       await own.close();
     }
   });
+});
+
+/** The two ways a caller cancels a request: a plain AbortSignal, or an attempt's own AttemptAbort. */
+const cancellations: [string, () => { signal: AbortSignal | AttemptAbort; abort: () => void }][] = [
+  [
+    'an AbortSignal',
+    () => {
+      const controller = new AbortController();
+      return { signal: controller.signal, abort: () => controller.abort() };
+    },
+  ],
+  [
+    "an attempt's AttemptAbort",
+    () => {
+      const attempt = new AttemptAbort();
+      return { signal: attempt, abort: () => attempt.abort(new Error('cancelled')) };
+    },
+  ],
+];
+
+describe('sendOnce', () => {
+  // A request waiting for a connection (the pool's only one is busy) that is cancelled must never
+  // be sent when the connection frees: an embedding, session or token request cancelled by a
+  // timeout or Ctrl-C would otherwise still reach (and be billed by) the server.
+  for (const [what, make] of cancellations) {
+    it(`does not send a queued request cancelled by ${what}`, TIMEOUT, async () => {
+      const bodies: string[] = [];
+      const held: ServerResponse[] = [];
+      let heldSeen: () => void = () => {};
+      const firstHeld = new Promise<void>((resolve) => {
+        heldSeen = resolve;
+      });
+      const server = createHttpServer((req, res) => {
+        let body = '';
+        req.on('data', (d: Buffer) => {
+          body += d.toString();
+        });
+        req.on('end', () => {
+          bodies.push(body);
+          if (body === 'first') {
+            held.push(res);
+            heldSeen();
+          } else res.end(`answered ${body}`);
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = server.address();
+      const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      const send = (body: string, signal?: AbortSignal | AttemptAbort) =>
+        sendOnce({ origin, path: '/', method: 'POST', headers: {}, body, signal }, { connections: 1 });
+      try {
+        const first = send('first');
+        await firstHeld;
+        const cancel = make();
+        // Queued behind the held request on the pool's single connection, then cancelled.
+        const second = send('second', cancel.signal);
+        cancel.abort();
+        held[0].end('first done');
+        assert.equal((await first).ok, true);
+        const outcome = await second;
+        assert.equal(outcome.ok, false, `the cancelled request was answered: ${JSON.stringify(outcome)}`);
+        if (!outcome.ok) assert.equal(outcome.kind, 'aborted');
+        // The connection is free again: a later request goes out, and the cancelled one never did.
+        const third = await send('third');
+        assert.equal(third.ok, true);
+        assert.deepEqual(bodies, ['first', 'third']);
+      } finally {
+        await closeAllPools();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+  }
+});
+
+describe('sendOnce cancelled while the body arrives', () => {
+  for (const [what, make] of cancellations)
+    for (const timed of [false, true])
+      it(
+        `is aborted by ${what} (${timed ? 'timed' : 'whole'} read) and its connection closed`,
+        TIMEOUT,
+        async () => {
+          let bodyStarted: () => void = () => {};
+          const started = new Promise<void>((resolve) => {
+            bodyStarted = resolve;
+          });
+          let serverClosed: () => void = () => {};
+          const closed = new Promise<void>((resolve) => {
+            serverClosed = resolve;
+          });
+          const server = createServer((socket) => {
+            socket.on('error', () => {});
+            socket.on('close', () => serverClosed());
+            // Headers and 3 of 100 bytes, then nothing: only the cancellation can end the read.
+            socket.once('data', () =>
+              socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nabc', () => bodyStarted()),
+            );
+          });
+          await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+          const address = server.address();
+          const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+          try {
+            const cancel = make();
+            const pending = sendOnce({
+              origin,
+              path: '/',
+              method: 'GET',
+              headers: {},
+              signal: cancel.signal,
+              timed,
+            });
+            await started;
+            cancel.abort();
+            const outcome = await pending;
+            assert.equal(outcome.ok, false);
+            if (!outcome.ok) assert.equal(outcome.kind, 'aborted');
+            await closed;
+          } finally {
+            await closeAllPools();
+            await new Promise<void>((resolve) => server.close(() => resolve()));
+          }
+        },
+      );
+});
+
+describe('sendOnce reads answers as undici did (whole and timed)', () => {
+  // A raw server answers each request with bytes written by hand, for what a mock cannot say.
+  type Answer = (socket: import('node:net').Socket) => void;
+  const chunked = (body: Buffer): Buffer[] => {
+    // One byte a chunk: a multi-byte character is split across pieces.
+    const parts: Buffer[] = [];
+    for (const byte of body) parts.push(Buffer.from('1\r\n'), Buffer.from([byte]), Buffer.from('\r\n'));
+    parts.push(Buffer.from('0\r\n\r\n'));
+    return parts;
+  };
+  const text = 'héllo € 😀';
+  const cases: [string, Answer, (outcome: Awaited<ReturnType<typeof sendOnce>>) => void][] = [
+    [
+      'a byte-order mark is skipped; a character split across chunks is whole; repeated headers are an array',
+      (socket) => {
+        socket.write(
+          'HTTP/1.1 200 OK\r\nset-cookie: a=1\r\nset-cookie: b=2\r\ntransfer-encoding: chunked\r\n\r\n',
+        );
+        for (const part of chunked(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)])))
+          socket.write(part);
+      },
+      (outcome) => {
+        assert.equal(outcome.ok, true);
+        if (!outcome.ok) return;
+        assert.equal(outcome.body, text);
+        assert.deepEqual(outcome.headers['set-cookie'], ['a=1', 'b=2']);
+      },
+    ],
+    [
+      'an informational 103 before the answer is not the answer; a 204 has an empty body',
+      (socket) =>
+        socket.write(
+          'HTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 204 No Content\r\nx-final: yes\r\n\r\n',
+        ),
+      (outcome) => {
+        assert.equal(outcome.ok, true);
+        if (!outcome.ok) return;
+        assert.equal(outcome.status, 204);
+        assert.equal(outcome.body, '');
+        assert.equal(outcome.headers['x-final'], 'yes');
+        assert.equal(outcome.headers.link, undefined);
+      },
+    ],
+    [
+      "a 429's error body gives the message, the first of two Retry-After the wait",
+      (socket) => {
+        const body = '{"error":{"message":"slow down"}}';
+        socket.write(
+          `HTTP/1.1 429 Too Many Requests\r\nretry-after: 3\r\nretry-after: 7\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+        );
+      },
+      (outcome) => {
+        assert.equal(outcome.ok, false);
+        if (outcome.ok) return;
+        assert.equal(outcome.kind, 'http');
+        assert.equal(outcome.status, 429);
+        assert.equal(outcome.message, 'slow down');
+        assert.equal(outcome.retryable, true);
+        assert.equal((outcome as { retryAfterMs?: number }).retryAfterMs, 3000);
+      },
+    ],
+    [
+      'a connection reset in the middle of the body is a retryable ECONNRESET',
+      (socket) => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nabc', () => socket.resetAndDestroy());
+      },
+      (outcome) => {
+        assert.equal(outcome.ok, false);
+        if (outcome.ok) return;
+        assert.equal(outcome.kind, 'network');
+        assert.equal(outcome.retryable, true);
+      },
+    ],
+    [
+      'a socket closed before the headers is a retryable network failure',
+      (socket) => socket.destroy(),
+      (outcome) => {
+        assert.equal(outcome.ok, false);
+        if (outcome.ok) return;
+        assert.equal(outcome.kind, 'network');
+        assert.equal(outcome.code, 'UND_ERR_SOCKET');
+        assert.equal(outcome.retryable, true);
+      },
+    ],
+  ];
+  for (const [what, answer, check] of cases) {
+    it(what, TIMEOUT, async () => {
+      const server = createServer((socket) => {
+        socket.on('error', () => {});
+        let head = '';
+        const onData = (d: Buffer): void => {
+          head += d.toString('latin1');
+          // The requests below have no body: the head's end is the request's end.
+          if (!head.includes('\r\n\r\n')) return;
+          head = '';
+          answer(socket);
+        };
+        socket.on('data', onData);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = server.address();
+      const origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      try {
+        for (const timed of [false, true]) {
+          const outcome = await sendOnce({ origin, path: '/', method: 'GET', headers: {}, timed });
+          check(outcome);
+          await closeAllPools();
+        }
+      } finally {
+        await closeAllPools();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
+  }
 });
 
 describe('retry timing helpers', () => {
