@@ -16,7 +16,6 @@ import {
   rmSync,
   statSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -26,7 +25,7 @@ import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
 import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
-import { removeDeadTemporaries, temporaryFor, writeFileWhole } from '../runlog/write-whole.js';
+import { removeDeadTemporaries, temporaryFor, writeAllSync, writeFileWhole } from '../runlog/write-whole.js';
 import {
   type FileSink,
   type FolderSink,
@@ -113,8 +112,7 @@ async function writeFile(
     pending = [];
     pendingSize = 0;
     for (const c of chunks.every((c) => typeof c === 'string') ? [chunks.join('')] : chunks)
-      if (typeof c === 'string') writeSync(fd, c);
-      else writeSync(fd, c);
+      writeAllSync(fd, c);
   };
   const add = (chunk: string | Buffer): void => {
     pending.push(chunk);

@@ -3,7 +3,7 @@
 // disk mid-write leaves the previous file as it was, never a truncated one that looks valid, and a
 // reader that had the old file open keeps reading the old file. Temporaries a killed process left
 // beside a target are removed the next time it is written.
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ensureDir } from './dirs.js';
 import { alive } from './lock.js';
@@ -47,5 +47,18 @@ export function removeDeadTemporaries(path: string): void {
     const pid = Number(name.slice(prefix.length));
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
     rmSync(join(dirname(path), name), { force: true });
+  }
+}
+
+/**
+ * Writes all of `data` at the file's position: a write may take fewer bytes than it was given (a
+ * signal, a pipe, a file system near full), and the rest would otherwise be lost without an error.
+ */
+export function writeAllSync(fd: number, data: string | Buffer): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let at = 0; at < bytes.length; ) {
+    const wrote = writeSync(fd, bytes, at, bytes.length - at);
+    if (wrote <= 0) throw new Error(`could not write: the file took ${at} of ${bytes.length} bytes`);
+    at += wrote;
   }
 }

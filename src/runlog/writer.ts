@@ -1,13 +1,4 @@
-import {
-  closeSync,
-  fstatSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addSecrets, redactJsonText } from '../core/redact.js';
 import type { JobResult } from '../core/types.js';
@@ -15,6 +6,7 @@ import { ensureDir } from './dirs.js';
 import { LineIndex, type LiveLineIndex, setLiveIndex } from './reader.js';
 import type { RunManifest } from './types.js';
 import { LINE_PREFIX } from './version.js';
+import { writeAllSync } from './write-whole.js';
 
 /** Writers with lines not yet on disk, flushed if the process exits before their next turn ends. */
 const unflushed = new Set<RunWriter>();
@@ -152,7 +144,7 @@ export class RunWriter {
     const text = this.pending;
     this.pending = '';
     this.pendingLines = 0;
-    writeSync(this.fd, text);
+    writeAllSync(this.fd, text);
   }
 
   /** Updates manifest fields (e.g. status, end time) atomically. */
