@@ -20,7 +20,8 @@ import { type MockServer, type RecordedRequest, startMockServer } from '../suppo
 import { tempDir } from '../support/tmp.js';
 
 const FAST_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 20, timeoutMs: 5_000 };
-const TIMEOUT = { timeout: 60_000 };
+// Only ends a hung test, so generous: CI machines are slow and loaded.
+const TIMEOUT = { timeout: 300_000 };
 const GOOGLE_KEY = 'AIzaSy-test-google-key-0123456789';
 const HF_KEY = 'hf_test_token_0123456789abcdef';
 const AWS_ID = 'AKIDTESTEXAMPLE0001';

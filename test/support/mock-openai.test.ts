@@ -7,7 +7,8 @@ import { closeAllPools, requestWithRetry } from '../../src/providers/http-transp
 import { type MockServer, type MockStats, parseFaults, startMockServer } from './mock-openai.js';
 import { waitFor } from './processes.js';
 
-const TIMEOUT = { timeout: 30_000 };
+// Only ends a hung test, so generous: CI machines are slow and loaded.
+const TIMEOUT = { timeout: 300_000 };
 
 let mock: MockServer;
 
