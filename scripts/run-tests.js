@@ -21,10 +21,22 @@ if (files.length === 0) {
   );
   process.exit(1);
 }
-const child = spawn(process.execPath, ['--test', '--test-concurrency=2', ...files], {
-  stdio: 'inherit',
-  cwd: root,
-});
+// Two files at a time: CI has two cores, and many files start processes of their own (the CLI,
+// Python, a browser). A file (and each of its tests) that runs past the timeout is ended and
+// reported as "test timed out after N ms", naming the file, so a hung test fails the run instead of
+// holding CI until its own limit. The bound only ends a test that hangs: the slowest file takes
+// one to two minutes on a loaded 2-core machine, the bound is 15 minutes, and CI allows 90.
+// ASSAY_TEST_TIMEOUT_MS sets another bound.
+const timeoutMs =
+  Number(process.env.ASSAY_TEST_TIMEOUT_MS) > 0 ? Number(process.env.ASSAY_TEST_TIMEOUT_MS) : 900_000;
+const child = spawn(
+  process.execPath,
+  ['--test', '--test-concurrency=2', `--test-timeout=${timeoutMs}`, ...files],
+  {
+    stdio: 'inherit',
+    cwd: root,
+  },
+);
 child.on('exit', (code, signal) => {
   process.exitCode = code ?? (signal ? 1 : 0);
 });

@@ -34,9 +34,15 @@ function start(args: string[], env: Record<string, string | undefined> = {}): Ch
   return { child, stderr: () => err, exited: once(child, 'exit') };
 }
 
-/** Waits (bounded) until `done()` holds or the child has exited; true when `done()` held. */
+/**
+ * Waits until `done()` holds or the child has exited; true when `done()` held. Polled closely (a
+ * file being written is a short moment), and bounded by the clock, generously: the child starts
+ * Node and copies a 48 MB log first, which a slow, loaded machine can take seconds over (the
+ * earlier bound, 200,000 turns, came to about 3 s).
+ */
 async function until(c: Child, done: () => boolean): Promise<boolean> {
-  for (let i = 0; i < 200_000; i++) {
+  const end = Date.now() + 120_000;
+  for (let i = 0; Date.now() < end; i++) {
     if (done()) return true;
     if (c.child.exitCode !== null || c.child.signalCode !== null) return done();
     await new Promise((r) => setImmediate(r));

@@ -4,12 +4,12 @@ import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobResult } from '../../src/core/types.js';
 import { readResults } from '../../src/runlog/reader.js';
 import { childEnv, cleanEnv } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { repoRoot } from '../support/paths.js';
+import { waitFor } from '../support/processes.js';
 import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -45,15 +45,18 @@ describe('a run killed with SIGKILL', () => {
       },
     );
     const exited = once(child, 'exit');
-    // Wait (bounded) until some results are on disk, then kill without warning.
-    let resultsPath = '';
-    for (let i = 0; i < 400 && lineCount(resultsPath) < 30; i++) {
-      await sleep(25);
-      const runs = existsSync(runsDir) ? readdirSync(runsDir) : [];
-      if (runs.length === 1) resultsPath = join(runsDir, runs[0], 'results.jsonl');
-    }
+    // Wait (bounded) until some results are on disk, then kill without warning. From that look on
+    // the mock holds every request, so the run cannot finish before the kill however slow the machine.
+    const resultsPath =
+      (await waitFor(() => {
+        const runs = existsSync(runsDir) ? readdirSync(runsDir) : [];
+        const path = runs.length === 1 ? join(runsDir, runs[0], 'results.jsonl') : '';
+        return lineCount(path) >= 30 ? path : undefined;
+      }, 120_000)) ?? '';
+    const release = mock.hold();
     child.kill('SIGKILL');
     await exited;
+    release();
     assert.ok(lineCount(resultsPath) >= 30, 'the run made progress before the kill');
     const runDir = join(resultsPath, '..');
     const manifest = JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8'));

@@ -48,11 +48,10 @@ describe('LVE: a Python check that hangs', () => {
   it('is an error naming the time limit, and the run ends', async () => {
     const repo = hangingLve('limit');
     const runs = join(tmp.dir, 'runs-limit');
-    const started = Date.now();
+    // The run ends at all (each lambda sleeps 1000 s): how long a loaded machine takes is not the point.
     const r = await runCli(['eval', repo, '--replay', '--no-progress', '--runs-dir', runs], {
       env: { ...cleanEnv, ASSAY_PYTHON_TIMEOUT_MS: '500' },
     });
-    assert.ok(Date.now() - started < 20_000);
     assert.equal(r.code, 3, r.stdout + r.stderr);
     const rows = results(runs);
     assert.equal(rows.length, 2);
@@ -78,6 +77,9 @@ describe('LVE: a Python check that hangs', () => {
           '--runs-dir',
           runs,
           '--verbose',
+          // Only the second signal can end this run within the test's bound: the grace would not.
+          '--grace-period',
+          '600',
         ],
         { cwd: repoRoot, env: childEnv({ ...cleanEnv }), stdio: ['ignore', 'pipe', 'pipe'] },
       );
@@ -89,14 +91,17 @@ describe('LVE: a Python check that hangs', () => {
         assert.ok(await waitFor(() => existsSync(started)), `the check never started: ${output.text()}`);
         child.kill(sig);
         await output.waitForText(/stopping: letting the jobs in flight finish/);
-        const stoppedAt = Date.now();
         child.kill(sig);
+        // Bounded far beyond a loaded machine's exit, and far within the check's 1000 s and the 600 s grace.
+        let bound: NodeJS.Timeout | undefined;
         const code = await Promise.race([
           exited,
-          new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000)),
+          new Promise<'hung'>((r) => {
+            bound = setTimeout(() => r('hung'), 120_000);
+          }),
         ]);
+        clearTimeout(bound);
         assert.notEqual(code, 'hung', `assay did not exit after a second ${sig}: ${output.text()}`);
-        assert.ok(Date.now() - stoppedAt < 10_000);
         assert.match(output.text(), /stopping now/);
         assert.match(output.text(), /To finish it: assay eval/);
       } finally {

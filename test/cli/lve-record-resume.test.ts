@@ -36,7 +36,9 @@ describe('LVE -o DIR/ and --resume', () => {
     );
     const runs = join(tmp.dir, 'runs');
     const out = join(tmp.dir, 'out');
-    const env = { ...cleanEnv, ASSAY_PYTHON_TIMEOUT_MS: '500' };
+    // The limit must leave the quick instances (1 and 3) ample time on a loaded machine: 500 ms did
+    // not. Only instance 2 (asleep for 100 s while the gate exists) meets it.
+    const env = { ...cleanEnv, ASSAY_PYTHON_TIMEOUT_MS: '5000' };
     const base = [
       'eval',
       repo,
@@ -85,7 +87,9 @@ describe('LVE -o DIR/ and --resume', () => {
     const argsFile = join(tmp.dir, 'new args.jsonl');
     writeFileSync(argsFile, ['1', '2', '3'].map((n) => `${JSON.stringify({ n })}\n`).join(''));
     const runs = join(tmp.dir, 'runs-args');
-    const env = { ...cleanEnv, ASSAY_PYTHON_TIMEOUT_MS: '500' };
+    // The limit must leave the quick instances (1 and 3) ample time on a loaded machine: 500 ms did
+    // not. Only instance 2 (asleep for 100 s while the gate exists) meets it.
+    const env = { ...cleanEnv, ASSAY_PYTHON_TIMEOUT_MS: '5000' };
     const first = await runCli(
       [
         'eval',

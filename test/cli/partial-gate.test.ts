@@ -65,7 +65,7 @@ describe('a partial run never passes a gate (promptfoo suite)', () => {
     });
     assert.equal(full.code, 0, full.stderr + full.stdout);
     baseline = runDirOf(full.stdout);
-    candidate = await interruptedRun([suite], join(tmp.dir, 'cand-runs'), cleanEnv);
+    candidate = await interruptedRun([suite], join(tmp.dir, 'cand-runs'), cleanEnv, mock);
   });
 
   it('compare refuses an interrupted candidate (exit 2), saying how many planned jobs each side misses', async () => {
@@ -234,7 +234,7 @@ describe('a partial run never passes an apastra policy', () => {
     assert.ok(full.code === 0, full.stdout + full.stderr);
     const baseline = runDirOf(full.stdout);
     rmSync(join(ws, 'derived-index', 'baselines'), { recursive: true, force: true });
-    const candidate = await interruptedRun(args, join(ws, '.cand-runs'), env);
+    const candidate = await interruptedRun(args, join(ws, '.cand-runs'), env, mock);
     const policy = join(ws, 'promptops', 'policies', 'regression.yaml');
     const refused = await runCli(['compare', baseline, candidate, '--policy', policy], { env: cleanEnv });
     assert.equal(refused.code, 2, refused.stdout + refused.stderr);

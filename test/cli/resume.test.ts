@@ -4,12 +4,12 @@ import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobResult } from '../../src/core/types.js';
 import type { RunManifest } from '../../src/runlog/types.js';
 import { childEnv, cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { repoRoot } from '../support/paths.js';
+import { waitFor } from '../support/processes.js';
 import { writeWordSuite } from '../support/suites.js';
 import { tempDir } from '../support/tmp.js';
 
@@ -70,14 +70,33 @@ function startEval(args: string[]): ChildProcess {
   });
 }
 
-/** Waits (bounded) until the only run under runsDir has at least `n` result lines. */
+/** Waits (bounded, generously: a loaded machine is slow) until the only run under runsDir has at least `n` result lines. */
 async function waitForLines(runsDir: string, n: number): Promise<string> {
-  for (let i = 0; i < 600; i++) {
-    const [dir] = runs(runsDir);
-    if (dir && lines(dir) >= n) return dir;
-    await sleep(20);
-  }
-  throw new Error(`no run reached ${n} results in ${runsDir}`);
+  const dir = await waitFor(() => {
+    const [d] = runs(runsDir);
+    return d && lines(d) >= n ? d : undefined;
+  }, 120_000);
+  if (!dir) throw new Error(`no run reached ${n} results in ${runsDir}`);
+  return dir;
+}
+
+/**
+ * Once the run under runsDir has `n` results, the mock holds every request that comes after and
+ * `child` is sent `signal`, in the same turn: however slow the machine, the run cannot have
+ * finished between the look and the signal, and at most its jobs in flight (answered already, or
+ * held) can still end. Returns the run's directory and the function that answers the held requests.
+ */
+async function signalAtLines(
+  child: ChildProcess,
+  runsDir: string,
+  n: number,
+  signal: NodeJS.Signals,
+): Promise<{ runDir: string; atSignal: number; release: () => void }> {
+  const runDir = await waitForLines(runsDir, n);
+  const release = mock.hold();
+  const atSignal = lines(runDir);
+  child.kill(signal);
+  return { runDir, atSignal, release };
 }
 
 function verdictsByKey(results: JobResult[]): Map<string, string> {
@@ -102,9 +121,9 @@ describe('resume', () => {
       const args = [suite, '-j', '8', '--no-progress', '--runs-dir', runsDir];
       const child = startEval(k === 0 ? args : [...args, '--resume']);
       const exited = once(child, 'exit');
-      const runDir = await waitForLines(runsDir, point);
-      child.kill('SIGKILL');
+      const { runDir, release } = await signalAtLines(child, runsDir, point, 'SIGKILL');
       await exited;
+      release();
       assert.equal(manifestOf(runDir).status, 'running');
     }
     const runDir = runs(runsDir)[0];
@@ -145,10 +164,20 @@ describe('resume', () => {
     child.stdout?.on('data', (d) => {
       stdout += d;
     });
+    let stderr = '';
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+    });
     const exited = once(child, 'exit');
-    const runDir = await waitForLines(runsDir, 8);
-    const atSignal = lines(runDir);
-    child.kill('SIGINT');
+    const { runDir, atSignal, release } = await signalAtLines(child, runsDir, 8, 'SIGINT');
+    // The requests held since the signal are answered once assay has stopped starting jobs: the
+    // jobs in flight then finish, and no new one can start however late the signal is handled.
+    const stopping = await waitFor(
+      () => stderr.includes('stopping: letting the jobs in flight finish'),
+      120_000,
+    );
+    release();
+    assert.ok(stopping, `assay never said it was stopping: ${stderr}`);
     const [code] = await exited;
     assert.equal(code, 3);
     const manifest = manifestOf(runDir);
@@ -196,7 +225,7 @@ describe('resume', () => {
       stdout += d;
     });
     const exited = once(child, 'exit');
-    for (let i = 0; i < 500 && mock.stats().inFlight < 3; i++) await sleep(20);
+    await waitFor(() => mock.stats().inFlight >= 3, 120_000);
     assert.equal(mock.stats().inFlight, 3, 'all three jobs are in flight');
     child.kill('SIGINT');
     const [code] = await exited;
@@ -237,9 +266,10 @@ describe('resume', () => {
     const runsDir = join(tmp.dir, 'lock-runs');
     const child = startEval([suite, '-j', '2', '--no-progress', '--runs-dir', runsDir]);
     const exited = once(child, 'exit');
-    const runDir = await waitForLines(runsDir, 4);
-    child.kill('SIGKILL');
+    const killed = await signalAtLines(child, runsDir, 4, 'SIGKILL');
     await exited;
+    killed.release();
+    const { runDir } = killed;
     // The killed owner's lock is stale: a resume takes it over.
     const args = [
       'eval',
@@ -280,9 +310,9 @@ describe('resume', () => {
     const runsDir = join(tmp.dir, 'leftover-runs');
     const child = startEval([suite, '-j', '2', '--no-progress', '--runs-dir', runsDir]);
     const exited = once(child, 'exit');
-    const runDir = await waitForLines(runsDir, 2);
-    child.kill('SIGKILL');
+    const { runDir, release } = await signalAtLines(child, runsDir, 2, 'SIGKILL');
     await exited;
+    release();
     // What a process killed mid-write leaves (pid 2^22 + 1 is beyond Linux's default pid_max).
     const dead = 4_194_305;
     for (const name of [`manifest.json.tmp-${dead}`, `results.jsonl.compact-${dead}`])

@@ -7,6 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { cleanEnv, runCli } from '../support/cli.js';
+import { waitFor } from '../support/processes.js';
 import { tempDir } from '../support/tmp.js';
 
 const tmp = tempDir('assay-runs-view-init-');
@@ -183,7 +184,7 @@ describe('assay runs, view and compare with no runs named', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Opened file:\/\/.*report\.html$/m);
     // The opener runs detached: wait (bounded) for what it wrote.
-    for (let i = 0; i < 200 && !existsSync(seen); i++) await new Promise((res) => setTimeout(res, 25));
+    await waitFor(() => existsSync(seen));
     assert.match(readFileSync(seen, 'utf8'), new RegExp(`^file://.*/${runIds[0]}/report\\.html$`));
   });
 

@@ -8,7 +8,8 @@ import type { Provider, ProviderContext, ProviderRequest, RetryPolicy } from '..
 import { type MockServer, type RecordedRequest, startMockServer } from '../support/mock-openai.js';
 
 const FAST_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 50, timeoutMs: 5_000 };
-const TIMEOUT = { timeout: 60_000 };
+// Only ends a hung test, so generous: CI machines are slow and loaded.
+const TIMEOUT = { timeout: 300_000 };
 const SECRET = 'sk-ant-test-secret-0123456789';
 
 let mock: MockServer;

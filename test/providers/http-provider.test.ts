@@ -62,7 +62,7 @@ function filesUnder(dir: string): string[] {
 
 const byKey = (a: { key: string }, b: { key: string }) => a.key.localeCompare(b.key);
 
-describe('the http provider against promptfoo 0.123.1', { timeout: 120_000 }, () => {
+describe('the http provider against promptfoo 0.123.1', { timeout: 300_000 }, () => {
   // http: the shapes (bodies, transforms, status, sessions, raw requests, auth); http-edge: nunjucks
   // filters in a JSON body, named file functions, text answers, full responses, number outputs,
   // error fields, lower-case methods, a GET with a body, an empty answer, a block-scalar form body.

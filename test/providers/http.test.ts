@@ -17,7 +17,8 @@ import type { RetryPolicy } from '../../src/providers/types.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 
 const POLICY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 5_000, timeoutMs: 5_000 };
-const TIMEOUT = { timeout: 30_000 };
+// Only ends a hung test, so generous: CI machines are slow and loaded.
+const TIMEOUT = { timeout: 300_000 };
 
 let mock: MockServer;
 let counter = 0;

@@ -6,7 +6,8 @@ import { parseEmbeddings } from '../../src/providers/openai-embed.js';
 import type { Provider, ProviderContext } from '../../src/providers/types.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 
-const TIMEOUT = { timeout: 30_000 };
+// Only ends a hung test, so generous: CI machines are slow and loaded.
+const TIMEOUT = { timeout: 300_000 };
 let mock: MockServer;
 before(async () => {
   mock = await startMockServer();

@@ -28,7 +28,7 @@ describe('reports a CI reads: interrupted runs, file paths, case names, caps', (
         baseUrl: `${mock.url}/_/latency_ms=60/v1`,
         prompt: 'Repeat',
       });
-      const runDir = await interruptedRun([suite], join(tmp.dir, 'interrupted-runs'), cleanEnv);
+      const runDir = await interruptedRun([suite], join(tmp.dir, 'interrupted-runs'), cleanEnv, mock);
       const r = await runCli(['report', runDir, '--format', 'junit'], { cwd: suite });
       assert.equal(r.code, 0, r.stderr);
       const { results } = readRun(runDir);

@@ -35,6 +35,10 @@ export async function launchBrowser(
       '--disable-sync',
     ],
   });
+  // Playwright's 30 s for a page to load or a selector to appear only ends a test that has failed:
+  // a large report on a slow, loaded machine can take a good part of that, so the bound is wider.
+  context.setDefaultTimeout(120_000);
+  context.setDefaultNavigationTimeout(120_000);
   return {
     context,
     close: async () => {

@@ -5,8 +5,10 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { closeAllPools, requestWithRetry } from '../../src/providers/http-transport.js';
 import { type MockServer, type MockStats, parseFaults, startMockServer } from './mock-openai.js';
+import { waitFor } from './processes.js';
 
-const TIMEOUT = { timeout: 30_000 };
+// Only ends a hung test, so generous: CI machines are slow and loaded.
+const TIMEOUT = { timeout: 300_000 };
 
 let mock: MockServer;
 
@@ -271,7 +273,7 @@ describe('mock OpenAI server', () => {
       req.end(JSON.stringify(chatBody('hang')));
     });
     // Wait (bounded) until the server has seen the request, so close() meets an open socket.
-    for (let i = 0; i < 200 && own.stats().hangs === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => own.stats().hangs > 0);
     assert.equal(own.stats().hangs, 1);
     await own.close();
     assert.equal(await outcome, 'ECONNRESET');

@@ -20,8 +20,12 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Polls `check` every 20 ms until it returns a value other than undefined/false, at most `ms`. */
-export async function waitFor<T>(check: () => T | undefined | false, ms = 20_000): Promise<T | undefined> {
+/**
+ * Polls `check` every 20 ms until it returns a value other than undefined/false, at most `ms`. The
+ * bounds here only end a test that has already failed, so they are generous: CI machines are slow
+ * and loaded, and a bound a slow machine can reach turns a passing test into a flaky one.
+ */
+export async function waitFor<T>(check: () => T | undefined | false, ms = 60_000): Promise<T | undefined> {
   const end = Date.now() + ms;
   for (;;) {
     const value = check();
@@ -32,7 +36,7 @@ export async function waitFor<T>(check: () => T | undefined | false, ms = 20_000
 }
 
 /** Waits (bounded) until the process is gone; true if it is. */
-export async function waitUntilGone(pid: number, ms = 5000): Promise<boolean> {
+export async function waitUntilGone(pid: number, ms = 30_000): Promise<boolean> {
   return (await waitFor(() => !isRunning(pid), ms)) === true;
 }
 
@@ -54,7 +58,7 @@ export function watchOutput(child: ChildProcess): {
   child.stderr?.on('data', onData);
   return {
     text: () => text,
-    waitForText: (re, ms = 30_000) =>
+    waitForText: (re, ms = 60_000) =>
       new Promise<void>((resolve, reject) => {
         if (re.test(text)) {
           resolve();

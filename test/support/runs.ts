@@ -4,11 +4,12 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { JobResult } from '../../src/core/types.js';
 import type { RunManifest } from '../../src/runlog/types.js';
 import { childEnv, cleanEnv, runCli } from './cli.js';
+import type { MockServer } from './mock-openai.js';
 import { repoRoot } from './paths.js';
+import { waitFor, watchOutput } from './processes.js';
 
 /** Writes files (names relative to `dir`, folders made as needed) into `dir`; returns `dir`. */
 export function writeFiles(dir: string, files: Record<string, string>): string {
@@ -64,36 +65,37 @@ function resultLines(runDir: string): number {
 
 /**
  * Runs `assay eval ARGS` (one job at a time against a slow mock) and stops it with SIGINT once its
- * log holds four results: a real interrupted run. Returns its directory.
+ * log holds four results: a real interrupted run. Returns its directory. From that look until assay
+ * says it is stopping, `mock` (the server the suite calls) holds every request, so however slow the
+ * machine, the run cannot finish before the signal is handled.
  */
 export async function interruptedRun(
   args: string[],
   runsDir: string,
   env: Record<string, string | undefined>,
+  mock: MockServer,
 ): Promise<string> {
   const child = spawn(
     process.execPath,
     [join(repoRoot, 'bin', 'assay.js'), 'eval', ...args, '-j', '1', '--no-progress', '--runs-dir', runsDir],
     { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) },
   );
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
+  const output = watchOutput(child);
   const exited = once(child, 'exit');
-  let runDir: string | undefined;
-  for (let i = 0; i < 1500 && !runDir; i++) {
+  const runDir = await waitFor(() => {
     const [id] = existsSync(runsDir) ? readdirSync(runsDir) : [];
-    if (id && resultLines(join(runsDir, id)) >= 4) runDir = join(runsDir, id);
-    else await sleep(20);
+    return id && resultLines(join(runsDir, id)) >= 4 ? join(runsDir, id) : undefined;
+  }, 120_000);
+  assert.ok(runDir, `no run reached 4 results: ${output.text()}`);
+  const release = mock.hold();
+  try {
+    child.kill('SIGINT');
+    await output.waitForText(/stopping: letting the jobs in flight finish/, 120_000);
+  } finally {
+    release();
   }
-  assert.ok(runDir, `no run reached 4 results: ${out}`);
-  child.kill('SIGINT');
   const [code] = await exited;
-  assert.equal(code, 3, out);
+  assert.equal(code, 3, output.text());
   assert.equal(readRun(runDir).manifest.status, 'interrupted');
   return runDir;
 }

@@ -78,7 +78,7 @@ export function assertSameRows(
   }
 }
 
-describe('rows as promptfoo 0.123.1 wrote them', { timeout: 120_000 }, () => {
+describe('rows as promptfoo 0.123.1 wrote them', { timeout: 300_000 }, () => {
   it('python:file.py[:function] providers: promptfoo names, default function and options', async () => {
     const { rows, code, stderr } = await assayRows('python-id');
     assert.equal(code, 0, stderr);
@@ -86,7 +86,7 @@ describe('rows as promptfoo 0.123.1 wrote them', { timeout: 120_000 }, () => {
   });
 });
 
-describe('config habits promptfoo 0.123.1 tolerates', { timeout: 120_000 }, () => {
+describe('config habits promptfoo 0.123.1 tolerates', { timeout: 300_000 }, () => {
   it('runs them as promptfoo does: list values error their rows only, is-json false, a throwing script', async () => {
     const { rows, code, stderr } = await assayRows('habits');
     assert.equal(code, 3, stderr); // error rows; promptfoo exits 100
@@ -119,7 +119,7 @@ describe('config habits promptfoo 0.123.1 tolerates', { timeout: 120_000 }, () =
   });
 });
 
-describe('configs promptfoo 0.123.1 refuses', { timeout: 60_000 }, () => {
+describe('configs promptfoo 0.123.1 refuses', { timeout: 300_000 }, () => {
   it('a bare `openai` provider: refused before any call, positioned, as promptfoo refuses it', async () => {
     const recorded = JSON.parse(
       readFileSync(join(repoRoot, 'test', 'fixtures', 'promptfoo', 'bare-openai', 'expected.json'), 'utf8'),

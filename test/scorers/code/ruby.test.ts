@@ -30,11 +30,13 @@ describe('ruby assertions as commands', { skip: hasRuby ? false : 'Ruby is not i
       `File.write(${JSON.stringify(pids)}, "#{Process.pid} #{child}")`,
       'loop { sleep 1 }',
     ].join('\n');
-    setPythonTimeLimit(1500);
+    // The limit counts from Ruby's start, and the script must write its pids before it: 5 s leaves
+    // a cold, loaded machine room to start Ruby (1.5 s did not leave much).
+    setPythonTimeLimit(5000);
     try {
       const r = await score({ type: 'ruby', value: code }, 'x');
       assert.equal(r.pass, false);
-      assert.match(r.reason ?? '', /timed out: the Ruby code did not return within 1500 ms/);
+      assert.match(r.reason ?? '', /timed out: the Ruby code did not return within 5 s/);
     } finally {
       setPythonTimeLimit(undefined);
     }
