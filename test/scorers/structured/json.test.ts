@@ -352,10 +352,10 @@ describe('extractJsonObjects', () => {
     assert.equal(extractJsonObjects(`x ${deep} y`).length, 1);
   });
 
-  it('stays fast on many unmatched braces', () => {
-    const text = `${'{ '.repeat(20000)}{"ok": true}`;
-    const started = performance.now();
+  // 200,000 unmatched braces: a scan that restarts at each brace (quadratic, ~10^10 steps) never
+  // ends within the test's bound; the linear one takes milliseconds. No clock is read.
+  it('stays linear on many unmatched braces', { timeout: 120_000 }, () => {
+    const text = `${'{ '.repeat(200_000)}{"ok": true}`;
     assert.deepEqual(extractJsonObjects(text), [{ ok: true }]);
-    assert.ok(performance.now() - started < 1000);
   });
 });
