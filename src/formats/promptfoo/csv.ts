@@ -242,7 +242,7 @@ function setMetadata(metadata: Record<string, unknown>, name: string, value: str
     metadata[name.slice(0, -2)] = value
       .split(/(?<!\\),/)
       .map((item) => item.trim())
-      .map((item) => item.replace('\\,', ','));
+      .map((item) => item.replaceAll('\\,', ','));
   } else metadata[name] = value;
 }
 
@@ -274,6 +274,18 @@ const SINGLE_UNDERSCORE = [
 /** State shared by all rows of one file, so each warning is given once. */
 export interface CsvWarnings {
   seen: Set<string>;
+}
+
+/**
+ * A `__threshold` or `__config` cell as promptfoo 0.123.1 reads it: the trimmed text must be a
+ * whole decimal number (`0`, `.5`, `-1e-3`); anything else (`0.5abc`, `Infinity`, blank) is no
+ * number. A `0` is a number (the test's threshold then is 0).
+ */
+function csvNumber(value: string): number | undefined {
+  const trimmed = value.trim();
+  if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(trimmed)) return undefined;
+  const n = Number(trimmed);
+  return Number.isFinite(n) ? n : undefined;
 }
 
 function text(value: unknown): string {
@@ -338,7 +350,7 @@ export function testFromCsvRow(
         metric = value;
         continue;
       case '__threshold':
-        threshold = Number.parseFloat(value);
+        threshold = csvNumber(value);
         continue;
       case '__metadata':
         once(
@@ -372,7 +384,7 @@ export function testFromCsvRow(
   const test: Record<string, unknown> = { vars, assert: asserts, options };
   if (description) test.description = description;
   if (providerOutput) test.providerOutput = providerOutput;
-  if (threshold) test.threshold = threshold;
+  if (threshold !== undefined) test.threshold = threshold;
   if (Object.keys(metadata).length > 0) test.metadata = metadata;
   return test;
 }
@@ -413,8 +425,8 @@ function applyConfigColumn(
     );
     return;
   }
-  const parsed = Number.parseFloat(value);
-  if (!Number.isFinite(parsed)) {
+  const parsed = csvNumber(value);
+  if (parsed === undefined) {
     errorAt(ctx, where, `Invalid numeric value "${value}" for config key "${configKey}" in column "${key}"`);
     return;
   }

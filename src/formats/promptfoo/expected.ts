@@ -1,5 +1,6 @@
 // The `__expected` mini-language of promptfoo CSV rows (§3.3 of the spec), including its quirks:
 // threshold types default to 0.75 (0.8 for `similar`) and unknown shapes fall back to `equals`.
+import { parseCommaList } from '../../scorers/util.js';
 import { baseTypeEntry, PROMPTFOO_BASE_TYPES } from './assertion-types.js';
 
 /**
@@ -57,9 +58,7 @@ export function assertionFromString(expected: string): RawAssertion {
   const [, not, base, thresholdText, rest] = match;
   const type = not ? `not-${base}` : base;
   const cell = baseTypeEntry(base)?.cell;
-  if (cell === 'list') {
-    return { type, value: rest ? rest.split(',').map((item) => item.trim()) : rest };
-  }
+  if (cell === 'list') return { type, value: rest ? listItems(rest, type) : rest };
   if (cell === 'raw') return { type, value: rest };
   if (cell === 'threshold') {
     const parsed = thresholdText ? Number.parseFloat(thresholdText) : Number.NaN;
@@ -67,4 +66,18 @@ export function assertionFromString(expected: string): RawAssertion {
     return { type, value: rest?.trim(), threshold };
   }
   return { type, value: rest?.trim() };
+}
+
+/**
+ * A list cell's items as promptfoo 0.123.1 reads them (the rule its contains-any scorer applies to
+ * a text value, parseCommaList): double quotes protect commas, blank items are dropped. A list it
+ * cannot read (an unterminated quote) stays text, which the scorer's validate then refuses at load
+ * (promptfoo refuses the file).
+ */
+function listItems(text: string, type: string): string[] | string {
+  try {
+    return parseCommaList(text, type);
+  } catch {
+    return text;
+  }
 }

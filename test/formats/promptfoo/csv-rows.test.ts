@@ -142,6 +142,27 @@ describe('CSV rows: the fast path gives what the general path gives', () => {
     }
   });
 
+  it('var names and values: dots, unicode, constructor, __proto__, an empty name, numbers kept as text', () => {
+    const text = [
+      'q,a.b,constructor,__proto__,café,__metadata:tags[],__expected,',
+      '0012,1.50,true,p,é,"a\\,b\\,c, d",contains:0012,',
+      ' 1e3 ,-0,null,,  ,,"contains-any:""x, y"",,z",tail',
+      'same,,,,,,contains:0012,',
+    ].join('\n');
+    assertSameBothWays(`${text}\n`, 3);
+    const { fast } = bothWays(`${text}\n`);
+    // promptfoo keeps CSV values as text; `__proto__` names no var (assignment cannot set it).
+    assert.deepStrictEqual(fast.parsed[0]?.vars, {
+      q: '0012',
+      'a.b': '1.50',
+      constructor: 'true',
+      café: 'é',
+      '': '',
+    });
+    assert.equal(fast.parsed[1]?.vars?.q, ' 1e3 ');
+    assert.deepStrictEqual(fast.parsed[0]?.metadata, { tags: ['a,b,c', 'd'] });
+  });
+
   it('hands back whole headers the fast path does not read', () => {
     const headers: [string, string][] = [
       ['q,__prefix,__expected', 'x,P: ,contains:x'],

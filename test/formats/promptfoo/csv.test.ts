@@ -17,13 +17,13 @@ describe('CSV rows (§3)', () => {
     ]);
     // _expected (header " _expected ", trimmed) is a var; __metadata (no key) is ignored.
     assert.deepEqual(one.vars, { question: 'What is 2+2?', _expected: 'x', notes: 'n1' });
-    // __metadata:tags[] splits on unescaped commas, unescaping only the first \, (§11 #8).
-    assert.deepEqual(one.metadata, { topic: 'math', tags: ['a,b\\,c', 'd'], threshold: 0.5 });
+    // __metadata:tags[] splits on unescaped commas, unescaping every \, (promptfoo 0.123.1).
+    assert.deepEqual(one.metadata, { topic: 'math', tags: ['a,b,c', 'd'], threshold: 0.5 });
     assert.equal(one.description, 'row one');
     assert.equal(one.replay?.output, '4');
     assert.deepEqual(one.preparation?.options, { prefix: 'P: ', suffix: ' S' });
-    // __threshold 0 is dropped (§11 #7).
-    assert.equal(one.scoring?.threshold, undefined);
+    // __threshold 0 is a threshold of 0 (promptfoo 0.123.1; §11 #7 describes older versions).
+    assert.equal(one.scoring?.threshold, 0);
 
     // Row 2: relaxed quotes; `similar(.8):hi` is equals (§11 #5); contains-any is split and trimmed (§11 #6).
     assert.equal(two.vars.question, 'He said "hi"');
