@@ -369,16 +369,91 @@ export class SplitSequence {
   }
 
   /**
-   * The items in order, each with a locator for the values below it. Throws {@link SplitUnreadable}
-   * when an item does not read as the whole file would read it (the first pass finds out; the
-   * file must then be read whole).
+   * What the first complete pass kept of each chunk, for the later passes: the JSON text of
+   * `[values, paths, places]` (each item's value as `prepare` made it, the paths its locators were
+   * asked, and per item the places they answered), or undefined for a chunk whose values JSON cannot carry
+   * exactly (a non-finite number, -0), which is read from the YAML again. Reading this back costs
+   * a fraction of reading the YAML again; it is about as long as the items' text.
    */
-  *items(): Generator<RawTest> {
-    for (let first = 0; first < this.length; first += SEQUENCE_CHUNK) {
+  private kept?: (string | undefined)[];
+
+  /**
+   * The items in order, each with a locator for the values below it, its value passed through
+   * `prepare` (the same function on every pass). Throws {@link SplitUnreadable} when an item does
+   * not read as the whole file would read it (the first pass finds out; the file must then be read
+   * whole). Once one pass has read every item, later passes read what it kept instead of the YAML.
+   */
+  *items(prepare: (value: unknown) => unknown = (v) => v): Generator<RawTest> {
+    const kept = this.kept;
+    const keeping: (string | undefined)[] | undefined = kept ? undefined : [];
+    for (let first = 0, n = 0; first < this.length; first += SEQUENCE_CHUNK, n++) {
       const count = Math.min(SEQUENCE_CHUNK, this.length - first);
-      const chunk = readSequenceChunk(this.text, this.bounds, first, count, this.read);
-      if (!chunk) throw new SplitUnreadable(this.yaml.file);
-      for (let k = 0; k < count; k++) yield { value: chunk.values[k], at: this.itemLocator(chunk, k) };
+      const text = kept?.[n];
+      if (text !== undefined) {
+        yield* this.keptItems(text, first, count);
+        continue;
+      }
+      const chunk = this.readChunk(first, count);
+      const values: string[] | undefined = keeping && [];
+      // The places asked: each item's as [path, line - its first line, col, …], the paths numbered per chunk.
+      const paths = new Map<string, number>();
+      const places: number[][] = [];
+      for (let k = 0; k < count; k++) {
+        const value = prepare(chunk.values[k]);
+        const at = this.itemLocator(chunk, k);
+        if (values && jsonExact(value)) {
+          values.push(JSON.stringify(value));
+          const asked: number[] = [];
+          places.push(asked);
+          yield {
+            value,
+            at: (path = [], key = false) => {
+              const where = at(path, key);
+              if (where.line === undefined || where.col === undefined) return where;
+              const p = placeKey(path, key);
+              let n = paths.get(p);
+              if (n === undefined) {
+                n = paths.size;
+                paths.set(p, n);
+              }
+              if (asked.length === 0) asked.push(where.line);
+              asked.push(n, where.line - asked[0], where.col);
+              return where;
+            },
+          };
+        } else yield { value, at };
+      }
+      // Each item is done with once the next one is asked for (late questions read the YAML again).
+      keeping?.push(
+        values?.length === count
+          ? `[[${values.join(',')}],${JSON.stringify([...paths.keys()])},${JSON.stringify(places)}]`
+          : undefined,
+      );
+    }
+    if (keeping) this.kept = keeping;
+  }
+
+  private readChunk(first: number, count: number): SequenceChunk {
+    const chunk = readSequenceChunk(this.text, this.bounds, first, count, this.read);
+    if (!chunk) throw new SplitUnreadable(this.yaml.file);
+    return chunk;
+  }
+
+  /** Items of a chunk read from what the first pass kept; a place it was not asked reads the YAML. */
+  private *keptItems(text: string, first: number, count: number): Generator<RawTest> {
+    const [values, paths, places] = JSON.parse(text) as [unknown[], string[], number[][]];
+    let chunk: SequenceChunk | undefined;
+    for (let k = 0; k < count; k++) {
+      const asked = places[k];
+      const at: Locate = (path = [], key = false) => {
+        const n = paths.indexOf(placeKey(path, key));
+        for (let i = 1; n >= 0 && i < asked.length; i += 3)
+          if (asked[i] === n)
+            return { file: this.yaml.file, line: asked[0] + asked[i + 1], col: asked[i + 2] };
+        chunk ??= this.readChunk(first, count);
+        return this.itemLocator(chunk, k)(path, key);
+      };
+      yield { value: values[k], at };
     }
   }
 
@@ -402,6 +477,31 @@ export class SplitSequence {
       }
       return locate(path);
     };
+  }
+}
+
+/** The key a place asked of an item's locator is kept under. */
+function placeKey(path: readonly PathPart[], key: boolean): string {
+  return key && path.length > 0 ? `k${JSON.stringify(path)}` : JSON.stringify(path);
+}
+
+/** Whether JSON text carries a value exactly (numbers finite and not -0; plain data only). */
+function jsonExact(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(jsonExact);
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      for (const key in value) if (!jsonExact((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false;
   }
 }
 
