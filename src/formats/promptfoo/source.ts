@@ -375,7 +375,7 @@ export class SplitSequence {
    * exactly (a non-finite number, -0), which is read from the YAML again. Reading this back costs
    * a fraction of reading the YAML again; it is about as long as the items' text.
    */
-  private kept?: (string | undefined)[];
+  private kept?: (Buffer | undefined)[];
 
   /**
    * The items in order, each with a locator for the values below it, its value passed through
@@ -385,18 +385,18 @@ export class SplitSequence {
    */
   *items(prepare: (value: unknown) => unknown = (v) => v): Generator<RawTest> {
     const kept = this.kept;
-    const keeping: (string | undefined)[] | undefined = kept ? undefined : [];
+    const keeping: (Buffer | undefined)[] | undefined = kept ? undefined : [];
     for (let first = 0, n = 0; first < this.length; first += SEQUENCE_CHUNK, n++) {
       const count = Math.min(SEQUENCE_CHUNK, this.length - first);
-      const text = kept?.[n];
-      if (text !== undefined) {
-        yield* this.keptItems(text, first, count);
+      const keptChunk = kept?.[n];
+      if (keptChunk !== undefined) {
+        yield* this.keptItems(keptChunk, first, count);
         continue;
       }
       const chunk = this.readChunk(first, count);
       const values: string[] | undefined = keeping && [];
       // The places asked: each item's as [path, line - its first line, col, …], the paths numbered per chunk.
-      const paths = new Map<string, number>();
+      const paths = new PathNumbers();
       const places: number[][] = [];
       for (let k = 0; k < count; k++) {
         const value = prepare(chunk.values[k]);
@@ -410,12 +410,7 @@ export class SplitSequence {
             at: (path = [], key = false) => {
               const where = at(path, key);
               if (where.line === undefined || where.col === undefined) return where;
-              const p = placeKey(path, key);
-              let n = paths.get(p);
-              if (n === undefined) {
-                n = paths.size;
-                paths.set(p, n);
-              }
+              const n = paths.number(path, key, true) as number;
               if (asked.length === 0) asked.push(where.line);
               asked.push(n, where.line - asked[0], where.col);
               return where;
@@ -426,7 +421,7 @@ export class SplitSequence {
       // Each item is done with once the next one is asked for (late questions read the YAML again).
       keeping?.push(
         values?.length === count
-          ? `[[${values.join(',')}],${JSON.stringify([...paths.keys()])},${JSON.stringify(places)}]`
+          ? Buffer.from(`[[${values.join(',')}],${JSON.stringify(paths.list)},${JSON.stringify(places)}]`)
           : undefined,
       );
     }
@@ -440,14 +435,20 @@ export class SplitSequence {
   }
 
   /** Items of a chunk read from what the first pass kept; a place it was not asked reads the YAML. */
-  private *keptItems(text: string, first: number, count: number): Generator<RawTest> {
-    const [values, paths, places] = JSON.parse(text) as [unknown[], string[], number[][]];
+  private *keptItems(kept: Buffer, first: number, count: number): Generator<RawTest> {
+    const [values, list, places] = JSON.parse(kept.toString()) as [
+      unknown[],
+      [number, ...PathPart[]][],
+      number[][],
+    ];
+    const paths = new PathNumbers();
+    for (const [key, ...path] of list) paths.number(path, key === 1, true);
     let chunk: SequenceChunk | undefined;
     for (let k = 0; k < count; k++) {
       const asked = places[k];
       const at: Locate = (path = [], key = false) => {
-        const n = paths.indexOf(placeKey(path, key));
-        for (let i = 1; n >= 0 && i < asked.length; i += 3)
+        const n = paths.number(path, key, false);
+        for (let i = 1; n !== undefined && i < asked.length; i += 3)
           if (asked[i] === n)
             return { file: this.yaml.file, line: asked[0] + asked[i + 1], col: asked[i + 2] };
         chunk ??= this.readChunk(first, count);
@@ -480,9 +481,44 @@ export class SplitSequence {
   }
 }
 
-/** The key a place asked of an item's locator is kept under. */
-function placeKey(path: readonly PathPart[], key: boolean): string {
-  return key && path.length > 0 ? `k${JSON.stringify(path)}` : JSON.stringify(path);
+interface PathNode {
+  /** The path's number, and its key's (a locator asked with `key`). */
+  n?: number;
+  keyN?: number;
+  next?: Map<PathPart, PathNode>;
+}
+
+/**
+ * The paths asked of items' locators, numbered in the order first asked; exact (`0` and `'0'` are
+ * different parts) and cheap to look up. `list`: each as `[key ? 1 : 0, ...path]`.
+ */
+class PathNumbers {
+  private readonly root: PathNode = {};
+  readonly list: [number, ...PathPart[]][] = [];
+
+  /** The path's number (a new one when `add`; undefined when not added and never seen). */
+  number(path: readonly PathPart[], key: boolean, add: boolean): number | undefined {
+    let node = this.root;
+    for (const part of path) {
+      let next = node.next?.get(part);
+      if (!next) {
+        if (!add) return undefined;
+        next = {};
+        node.next ??= new Map();
+        node.next.set(part, next);
+      }
+      node = next;
+    }
+    // A key is asked of a mapping entry; the root's "key" is the root itself.
+    const asKey = key && path.length > 0;
+    const n = asKey ? node.keyN : node.n;
+    if (n !== undefined || !add) return n;
+    const added = this.list.length;
+    this.list.push([asKey ? 1 : 0, ...path]);
+    if (asKey) node.keyN = added;
+    else node.n = added;
+    return added;
+  }
 }
 
 /** Whether JSON text carries a value exactly (numbers finite and not -0; plain data only). */
