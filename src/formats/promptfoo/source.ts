@@ -375,7 +375,7 @@ export class SplitSequence {
    * exactly (a non-finite number, -0), which is read from the YAML again. Reading this back costs
    * a fraction of reading the YAML again; it is about as long as the items' text.
    */
-  private kept?: (Buffer | undefined)[];
+  private kept?: KeptTexts;
 
   /**
    * The items in order, each with a locator for the values below it, its value passed through
@@ -385,10 +385,10 @@ export class SplitSequence {
    */
   *items(prepare: (value: unknown) => unknown = (v) => v): Generator<RawTest> {
     const kept = this.kept;
-    const keeping: (Buffer | undefined)[] | undefined = kept ? undefined : [];
+    const keeping: KeptTexts | undefined = kept ? undefined : new KeptTexts();
     for (let first = 0, n = 0; first < this.length; first += SEQUENCE_CHUNK, n++) {
       const count = Math.min(SEQUENCE_CHUNK, this.length - first);
-      const keptChunk = kept?.[n];
+      const keptChunk = kept?.get(n);
       if (keptChunk !== undefined) {
         yield* this.keptItems(keptChunk, first, count);
         continue;
@@ -421,7 +421,7 @@ export class SplitSequence {
       // Each item is done with once the next one is asked for (late questions read the YAML again).
       keeping?.push(
         values?.length === count
-          ? Buffer.from(`[[${values.join(',')}],${JSON.stringify(paths.list)},${JSON.stringify(places)}]`)
+          ? `[[${values.join(',')}],${JSON.stringify(paths.list)},${JSON.stringify(places)}]`
           : undefined,
       );
     }
@@ -435,12 +435,8 @@ export class SplitSequence {
   }
 
   /** Items of a chunk read from what the first pass kept; a place it was not asked reads the YAML. */
-  private *keptItems(kept: Buffer, first: number, count: number): Generator<RawTest> {
-    const [values, list, places] = JSON.parse(kept.toString()) as [
-      unknown[],
-      [number, ...PathPart[]][],
-      number[][],
-    ];
+  private *keptItems(kept: string, first: number, count: number): Generator<RawTest> {
+    const [values, list, places] = JSON.parse(kept) as [unknown[], [number, ...PathPart[]][], number[][]];
     const paths = new PathNumbers();
     for (const [key, ...path] of list) paths.number(path, key === 1, true);
     let chunk: SequenceChunk | undefined;
@@ -478,6 +474,40 @@ export class SplitSequence {
       }
       return locate(path);
     };
+  }
+}
+
+/**
+ * Texts kept in a few large Buffers (off the JS heap, in few allocations), read back by number;
+ * an undefined text stays undefined.
+ */
+class KeptTexts {
+  private static readonly SLAB = 4 << 20;
+  private readonly slabs: Buffer[] = [];
+  private used = KeptTexts.SLAB;
+  /** Per text: its slab, start and end (slab -1: undefined). */
+  private readonly at: number[] = [];
+
+  push(text: string | undefined): void {
+    if (text === undefined) {
+      this.at.push(-1, 0, 0);
+      return;
+    }
+    const length = Buffer.byteLength(text);
+    if (this.used + length > KeptTexts.SLAB) {
+      this.slabs.push(Buffer.allocUnsafe(Math.max(KeptTexts.SLAB, length)));
+      this.used = 0;
+    }
+    const slab = this.slabs.length - 1;
+    this.slabs[slab].write(text, this.used);
+    this.at.push(slab, this.used, this.used + length);
+    this.used += length;
+  }
+
+  get(n: number): string | undefined {
+    const slab = this.at[3 * n];
+    if (slab === undefined || slab < 0) return undefined;
+    return this.slabs[slab].toString('utf8', this.at[3 * n + 1], this.at[3 * n + 2]);
   }
 }
 
