@@ -435,9 +435,8 @@ function* casesOfItems(
   const expandCtx: LoadContext = first ? { ...ctx, bag: new DiagnosticBag() } : ctx;
   const order: StoredOutputs = { storing: false };
   let index = 0;
-  for (const raw of items.items()) {
-    // As parseConfig renders the rest of the config.
-    raw.value = renderEnvTemplates(raw.value, ctx.env);
+  // As parseConfig renders the rest of the config.
+  for (const raw of items.items((value) => renderEnvTemplates(value, ctx.env))) {
     const test = parseTest(ctx, raw, `tests[${index}]`, false, warnings);
     if (test) {
       if (first) validateRefs(refsCtx, test, testOwner(test, index), refs.providers, refs.prompts);

@@ -369,16 +369,88 @@ export class SplitSequence {
   }
 
   /**
-   * The items in order, each with a locator for the values below it. Throws {@link SplitUnreadable}
-   * when an item does not read as the whole file would read it (the first pass finds out; the
-   * file must then be read whole).
+   * What the first complete pass kept of each chunk, for the later passes: the JSON text of
+   * `[values, paths, places]` (each item's value as `prepare` made it, the paths its locators were
+   * asked, and per item the places they answered), or undefined for a chunk whose values JSON cannot carry
+   * exactly (a non-finite number, -0), which is read from the YAML again. Reading this back costs
+   * a fraction of reading the YAML again; it is about as long as the items' text.
    */
-  *items(): Generator<RawTest> {
-    for (let first = 0; first < this.length; first += SEQUENCE_CHUNK) {
+  private kept?: KeptTexts;
+
+  /**
+   * The items in order, each with a locator for the values below it, its value passed through
+   * `prepare` (the same function on every pass). Throws {@link SplitUnreadable} when an item does
+   * not read as the whole file would read it (the first pass finds out; the file must then be read
+   * whole). Once one pass has read every item, later passes read what it kept instead of the YAML.
+   */
+  *items(prepare: (value: unknown) => unknown = (v) => v): Generator<RawTest> {
+    const kept = this.kept;
+    const keeping: KeptTexts | undefined = kept ? undefined : new KeptTexts();
+    for (let first = 0, n = 0; first < this.length; first += SEQUENCE_CHUNK, n++) {
       const count = Math.min(SEQUENCE_CHUNK, this.length - first);
-      const chunk = readSequenceChunk(this.text, this.bounds, first, count, this.read);
-      if (!chunk) throw new SplitUnreadable(this.yaml.file);
-      for (let k = 0; k < count; k++) yield { value: chunk.values[k], at: this.itemLocator(chunk, k) };
+      const keptChunk = kept?.get(n);
+      if (keptChunk !== undefined) {
+        yield* this.keptItems(keptChunk, first, count);
+        continue;
+      }
+      const chunk = this.readChunk(first, count);
+      const values: string[] | undefined = keeping && [];
+      // The places asked: each item's as [path, line - its first line, col, …], the paths numbered per chunk.
+      const paths = new PathNumbers();
+      const places: number[][] = [];
+      for (let k = 0; k < count; k++) {
+        const value = prepare(chunk.values[k]);
+        const at = this.itemLocator(chunk, k);
+        if (values && jsonExact(value)) {
+          values.push(JSON.stringify(value));
+          const asked: number[] = [];
+          places.push(asked);
+          yield {
+            value,
+            at: (path = [], key = false) => {
+              const where = at(path, key);
+              if (where.line === undefined || where.col === undefined) return where;
+              const n = paths.number(path, key, true) as number;
+              if (asked.length === 0) asked.push(where.line);
+              asked.push(n, where.line - asked[0], where.col);
+              return where;
+            },
+          };
+        } else yield { value, at };
+      }
+      // Each item is done with once the next one is asked for (late questions read the YAML again).
+      keeping?.push(
+        values?.length === count
+          ? `[[${values.join(',')}],${JSON.stringify(paths.list)},${JSON.stringify(places)}]`
+          : undefined,
+      );
+    }
+    if (keeping) this.kept = keeping;
+  }
+
+  private readChunk(first: number, count: number): SequenceChunk {
+    const chunk = readSequenceChunk(this.text, this.bounds, first, count, this.read);
+    if (!chunk) throw new SplitUnreadable(this.yaml.file);
+    return chunk;
+  }
+
+  /** Items of a chunk read from what the first pass kept; a place it was not asked reads the YAML. */
+  private *keptItems(kept: string, first: number, count: number): Generator<RawTest> {
+    const [values, list, places] = JSON.parse(kept) as [unknown[], [number, ...PathPart[]][], number[][]];
+    const paths = new PathNumbers();
+    for (const [key, ...path] of list) paths.number(path, key === 1, true);
+    let chunk: SequenceChunk | undefined;
+    for (let k = 0; k < count; k++) {
+      const asked = places[k];
+      const at: Locate = (path = [], key = false) => {
+        const n = paths.number(path, key, false);
+        for (let i = 1; n !== undefined && i < asked.length; i += 3)
+          if (asked[i] === n)
+            return { file: this.yaml.file, line: asked[0] + asked[i + 1], col: asked[i + 2] };
+        chunk ??= this.readChunk(first, count);
+        return this.itemLocator(chunk, k)(path, key);
+      };
+      yield { value: values[k], at };
     }
   }
 
@@ -402,6 +474,100 @@ export class SplitSequence {
       }
       return locate(path);
     };
+  }
+}
+
+/**
+ * Texts kept in a few large Buffers (off the JS heap, in few allocations), read back by number;
+ * an undefined text stays undefined.
+ */
+class KeptTexts {
+  private static readonly SLAB = 4 << 20;
+  private readonly slabs: Buffer[] = [];
+  private used = KeptTexts.SLAB;
+  /** Per text: its slab, start and end (slab -1: undefined). */
+  private readonly at: number[] = [];
+
+  push(text: string | undefined): void {
+    if (text === undefined) {
+      this.at.push(-1, 0, 0);
+      return;
+    }
+    const length = Buffer.byteLength(text);
+    if (this.used + length > KeptTexts.SLAB) {
+      this.slabs.push(Buffer.allocUnsafe(Math.max(KeptTexts.SLAB, length)));
+      this.used = 0;
+    }
+    const slab = this.slabs.length - 1;
+    this.slabs[slab].write(text, this.used);
+    this.at.push(slab, this.used, this.used + length);
+    this.used += length;
+  }
+
+  get(n: number): string | undefined {
+    const slab = this.at[3 * n];
+    if (slab === undefined || slab < 0) return undefined;
+    return this.slabs[slab].toString('utf8', this.at[3 * n + 1], this.at[3 * n + 2]);
+  }
+}
+
+interface PathNode {
+  /** The path's number, and its key's (a locator asked with `key`). */
+  n?: number;
+  keyN?: number;
+  next?: Map<PathPart, PathNode>;
+}
+
+/**
+ * The paths asked of items' locators, numbered in the order first asked; exact (`0` and `'0'` are
+ * different parts) and cheap to look up. `list`: each as `[key ? 1 : 0, ...path]`.
+ */
+class PathNumbers {
+  private readonly root: PathNode = {};
+  readonly list: [number, ...PathPart[]][] = [];
+
+  /** The path's number (a new one when `add`; undefined when not added and never seen). */
+  number(path: readonly PathPart[], key: boolean, add: boolean): number | undefined {
+    let node = this.root;
+    for (const part of path) {
+      let next = node.next?.get(part);
+      if (!next) {
+        if (!add) return undefined;
+        next = {};
+        node.next ??= new Map();
+        node.next.set(part, next);
+      }
+      node = next;
+    }
+    // A key is asked of a mapping entry; the root's "key" is the root itself.
+    const asKey = key && path.length > 0;
+    const n = asKey ? node.keyN : node.n;
+    if (n !== undefined || !add) return n;
+    const added = this.list.length;
+    this.list.push([asKey ? 1 : 0, ...path]);
+    if (asKey) node.keyN = added;
+    else node.n = added;
+    return added;
+  }
+}
+
+/** Whether JSON text carries a value exactly (numbers finite and not -0; plain data only). */
+function jsonExact(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(jsonExact);
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      for (const key in value) if (!jsonExact((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false;
   }
 }
 

@@ -14,6 +14,7 @@ import type { Case, Suite } from '../../../src/core/types.js';
 import { evaluate } from '../../../src/evaluate.js';
 import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { STREAM_ABOVE_BYTES } from '../../../src/formats/promptfoo/row-files.js';
+import { YamlFile } from '../../../src/formats/promptfoo/source.js';
 import { runCli } from '../../support/cli.js';
 import { ENV, writeSuite } from './helpers.js';
 
@@ -99,6 +100,51 @@ describe('streamed inline tests (a big config)', () => {
     // A second pass gives the very same cases; `cases` holds them for a library caller.
     assert.deepEqual([...streamed.stream], cases);
     assert.deepEqual(streamed.cases, whole.cases);
+  });
+
+  it('give later passes the values and lines the first pass read, even where JSON cannot carry a value', async () => {
+    // Later passes read what the first kept (JSON text); .nan, .inf and -0 are not JSON: their
+    // chunk is read from the YAML again. An own `__proto__` key stays an own key.
+    const odd = (i: number): string =>
+      i === 1234
+        ? '  - vars: {topic: odd}\n    metadata: {nan: .nan, inf: -.inf, zero: -0}\n'
+        : i === 2222
+          ? '  - vars:\n      topic: proto\n      __proto__: {polluted: yes}\n'
+          : inlineTest(i);
+    const path = writeSuite({ 'promptfooconfig.yaml': bigConfig(3000, { item: odd }) });
+    const whole = await load(path, false);
+    const streamed = await load(path, true);
+    assert.ok(streamed.stream);
+    const again = [...streamed.stream];
+    assert.deepEqual(again, whole.cases);
+    const odd1234 = again.find((c) => c.vars.topic === 'odd');
+    assert.ok(
+      Number.isNaN(odd1234?.metadata?.nan) && Object.is(odd1234?.metadata?.zero, -0),
+      JSON.stringify(odd1234?.metadata),
+    );
+    const proto = again.find((c) => c.vars.topic === 'proto');
+    assert.ok(proto && !('polluted' in {}));
+    for (let pass = 0; pass < 2; pass++) assert.deepEqual([...streamed.stream], whole.cases);
+  });
+
+  it('answer on a later pass where a value is even when the first pass did not ask', () => {
+    const text = bigConfig(3000);
+    const split = { key: 'tests', minChars: 0, refuseItemKeys: ['path', '<<'] };
+    const big = new YamlFile('c.yaml', text, { split });
+    const whole = new YamlFile('c.yaml', text);
+    assert.ok(big.split && !whole.split);
+    const paths = [[], ['vars'], ['vars', 'topic'], ['assert', 0, 'value'], ['nothing', 'here']] as const;
+    // The first pass asks only where each item is; the second asks more, and the first again.
+    for (const raw of big.split.items()) raw.at();
+    let i = 0;
+    for (const raw of big.split.items()) {
+      for (const path of paths) {
+        assert.deepEqual(raw.at(path), whole.locate(['tests', i, ...path]), `${i} ${path}`);
+        assert.deepEqual(raw.at(path, true), whole.locator(['tests', i])(path, true), `${i} ${path} key`);
+      }
+      i++;
+    }
+    assert.equal(i, 3000);
   });
 
   it('report every problem with its line, in the order the config read whole gives', async () => {
