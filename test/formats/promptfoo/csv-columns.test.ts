@@ -3,13 +3,9 @@
 // every `\,` of a list item is a comma. test/fixtures/promptfoo/csv-columns/promptfoo-0.123.1.json
 // holds what promptfoo itself gave for columns.csv.
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanEnv, runCli } from '../../support/cli.js';
-import { fixture } from '../../support/paths.js';
 import { tempDir } from '../../support/tmp.js';
-import { errorsOf, located } from './helpers.js';
+import { errorsOf, evalAgainstRecorded, located } from './helpers.js';
 
 const tmp = tempDir('assay-csv-columns-');
 after(() => tmp.cleanup());
@@ -25,25 +21,17 @@ interface PfResult {
 
 describe('CSV number and list columns: as promptfoo 0.123.1 reads them', () => {
   it('__threshold 0 is kept, 0.5abc and Infinity are no number, every \\, of a tag is a comma', async () => {
-    cpSync(fixture('promptfoo', 'csv-columns'), tmp.dir, { recursive: true });
-    const recorded = JSON.parse(readFileSync(join(tmp.dir, 'promptfoo-0.123.1.json'), 'utf8'));
-    const run = await runCli(
-      ['eval', '--no-progress', '--no-cache', '-o', 'pf.json', '--output-format', 'promptfoo'],
-      { cwd: tmp.dir, env: cleanEnv },
-    );
+    const { code, output, recorded, results } = await evalAgainstRecorded<PfResult>('csv-columns', tmp.dir);
     // promptfoo exits 100 for the failing row; assay's code for a failed test is 1.
-    assert.equal(run.code, 1, run.stdout + run.stderr);
-    const out = JSON.parse(readFileSync(join(tmp.dir, 'pf.json'), 'utf8'));
-    const rows = (out.results.results as PfResult[])
-      .sort((a, b) => a.testIdx - b.testIdx)
-      .map((r) => ({
-        q: r.vars.q,
-        threshold: r.testCase.threshold ?? null,
-        metadata: r.testCase.metadata ?? {},
-        pass: r.success,
-        score: r.score,
-      }));
-    assert.deepStrictEqual(rows, recorded.rows);
+    assert.equal(code, 1, output);
+    const rows = results.map((r) => ({
+      q: r.vars.q,
+      threshold: r.testCase.threshold ?? null,
+      metadata: r.testCase.metadata ?? {},
+      pass: r.success,
+      score: r.score,
+    }));
+    assert.deepStrictEqual(rows, (recorded as { rows: unknown }).rows);
   });
 
   it('a __config threshold that is not a whole number is a load error at its row', async () => {

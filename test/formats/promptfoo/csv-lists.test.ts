@@ -3,12 +3,9 @@
 // items are dropped. test/fixtures/promptfoo/csv-lists/promptfoo-0.123.1.json holds what promptfoo
 // itself gave for lists.csv; assay must load the same assertions and give the same verdicts.
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanEnv, runCli } from '../../support/cli.js';
-import { fixture } from '../../support/paths.js';
 import { tempDir } from '../../support/tmp.js';
+import { evalAgainstRecorded } from './helpers.js';
 
 const tmp = tempDir('assay-csv-lists-');
 after(() => tmp.cleanup());
@@ -27,21 +24,14 @@ interface Recorded {
 
 describe('CSV list cells: as promptfoo 0.123.1 reads them', () => {
   it('quoted items, escaped quotes and blank items give promptfoo’s lists and verdicts', async () => {
-    cpSync(fixture('promptfoo', 'csv-lists'), tmp.dir, { recursive: true });
-    const recorded = JSON.parse(readFileSync(join(tmp.dir, 'promptfoo-0.123.1.json'), 'utf8')) as Recorded;
-    const run = await runCli(
-      ['eval', '--no-progress', '--no-cache', '-o', 'pf.json', '--output-format', 'promptfoo'],
-      { cwd: tmp.dir, env: cleanEnv },
-    );
-    assert.equal(run.code, 0, run.stdout + run.stderr);
-    const out = JSON.parse(readFileSync(join(tmp.dir, 'pf.json'), 'utf8'));
-    const rows = (out.results.results as PfResult[])
-      .sort((a, b) => a.testIdx - b.testIdx)
-      .map((r) => ({
-        q: r.vars.q,
-        assert: r.testCase.assert.map((a) => ({ type: a.type, value: a.value })),
-        pass: r.success,
-      }));
+    const run = await evalAgainstRecorded<PfResult>('csv-lists', tmp.dir);
+    const recorded = run.recorded as Recorded;
+    assert.equal(run.code, 0, run.output);
+    const rows = run.results.map((r) => ({
+      q: r.vars.q,
+      assert: r.testCase.assert.map((a) => ({ type: a.type, value: a.value })),
+      pass: r.success,
+    }));
     assert.deepStrictEqual(rows, recorded.rows);
   });
 });

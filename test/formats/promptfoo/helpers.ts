@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
@@ -7,6 +7,7 @@ import { InputError } from '../../../src/core/errors.js';
 import type { AssertionSpec, Case, Diagnostic, Suite } from '../../../src/core/types.js';
 import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { displayPath } from '../../../src/formats/promptfoo/source.js';
+import { cleanEnv, runCli } from '../../support/cli.js';
 import { fixture } from '../../support/paths.js';
 import { writeFiles } from '../../support/runs.js';
 
@@ -72,4 +73,28 @@ export function plain(asserts: AssertionSpec[]): Omit<AssertionSpec, 'source'>[]
 /** A case's vars, for compact comparisons. */
 export function varsOf(cases: Case[]): Record<string, unknown>[] {
   return cases.map((c) => c.vars);
+}
+
+/**
+ * `assay eval` of a copy (in `dir`) of a fixture folder that holds promptfoo 0.123.1's recorded
+ * answers (`promptfoo-0.123.1.json`), writing promptfoo's results JSON: the exit code and output,
+ * the recorded answers, and assay's results in test order.
+ */
+export async function evalAgainstRecorded<R extends { testIdx: number }>(
+  name: string,
+  dir: string,
+): Promise<{ code: number; output: string; recorded: unknown; results: R[] }> {
+  cpSync(fixture('promptfoo', name), dir, { recursive: true });
+  const recorded: unknown = JSON.parse(readFileSync(join(dir, 'promptfoo-0.123.1.json'), 'utf8'));
+  const run = await runCli(
+    ['eval', '--no-progress', '--no-cache', '-o', 'pf.json', '--output-format', 'promptfoo'],
+    { cwd: dir, env: cleanEnv },
+  );
+  const results =
+    run.code === 0 || run.code === 1
+      ? (JSON.parse(readFileSync(join(dir, 'pf.json'), 'utf8')).results.results as R[]).sort(
+          (a, b) => a.testIdx - b.testIdx,
+        )
+      : [];
+  return { code: run.code, output: run.stdout + run.stderr, recorded, results };
 }
