@@ -2,6 +2,7 @@
 // prompt made by a program, the turns of its thread before it), then generates and judges it, or
 // judges its recorded generation (a re-score), within the job's time limit. Whatever goes wrong is
 // the job's error result, never an exception. The order jobs run in is the pump's (pump.ts).
+import { isoNow } from '../core/clock.js';
 import { redactText } from '../core/redact.js';
 import type { Case, Job, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
 import { unwatch, watch } from '../providers/retry.js';
@@ -135,7 +136,7 @@ export class JobRunner {
           this.options.secrets ?? [],
         );
         return {
-          result: errorResult(job, testCase, prompt, new Date().toISOString(), message, 'generation'),
+          result: errorResult(job, testCase, prompt, isoNow(), message, 'generation'),
         };
       }
     }
@@ -154,7 +155,7 @@ export class JobRunner {
   /** Generates and judges a prepared job (or judges its recording) within its time limit. */
   private async runTurn(job: Job, testCase: Case, prompt: PromptTemplate): Promise<JobOutcome> {
     const options = this.options;
-    const startedAt = new Date().toISOString();
+    const startedAt = isoNow();
     const override = testCase.preparation?.options?.provider;
     try {
       const ctx = this.contexts.get(job.providerId)!;
@@ -210,7 +211,7 @@ async function scoreRecorded(
   source: GenerationSource,
 ): Promise<JobOutcome> {
   const recorded = source.generation(job, testCase);
-  const startedAt = recorded?.startedAt ?? new Date().toISOString();
+  const startedAt = recorded?.startedAt ?? isoNow();
   if (testCase.error !== undefined || !recorded) {
     const reason = testCase.error ?? 'no recorded generation for this job';
     return { result: errorResult(job, testCase, prompt, startedAt, reason, 'generation') };

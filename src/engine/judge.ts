@@ -122,26 +122,29 @@ export async function judge(
   let outputValue = g.outputValue;
   let providerOutput: unknown = outputValue;
   let output = g.output;
+  const caseTransform = testCase.preparation?.options?.transform;
   if (output !== null && output !== undefined) {
-    try {
-      // Kept apart: a context transform reads the output after the provider's transform only.
-      providerOutput = await transformOutput(outputValue, {
-        vars: testCase.vars,
-        prompt,
-        basePath: ctx.basePath,
-        providerTransform: ctx.transform,
-      });
-      outputValue = await transformOutput(providerOutput, {
-        vars: testCase.vars,
-        prompt,
-        basePath: ctx.basePath,
-        caseTransform: testCase.preparation?.options?.transform,
-      });
-    } catch (err) {
-      if (!(err instanceof TransformError)) throw err;
-      // The provider answered; what it said could not be made into what the assertions judge.
-      return { result: setError(result, output, err.message, 'scoring') };
-    }
+    // (Two awaits a job saved where there is nothing to transform.)
+    if (ctx.transform !== undefined || caseTransform !== undefined)
+      try {
+        // Kept apart: a context transform reads the output after the provider's transform only.
+        providerOutput = await transformOutput(outputValue, {
+          vars: testCase.vars,
+          prompt,
+          basePath: ctx.basePath,
+          providerTransform: ctx.transform,
+        });
+        outputValue = await transformOutput(providerOutput, {
+          vars: testCase.vars,
+          prompt,
+          basePath: ctx.basePath,
+          caseTransform,
+        });
+      } catch (err) {
+        if (!(err instanceof TransformError)) throw err;
+        // The provider answered; what it said could not be made into what the assertions judge.
+        return { result: setError(result, output, err.message, 'scoring') };
+      }
     output = typeof outputValue === 'string' ? outputValue : JSON.stringify(outputValue);
   }
   if (output !== g.output && testCase.replay?.output === undefined) result.answer.rawOutput = g.output;
