@@ -199,6 +199,8 @@ export function renderString(
   scope: TemplateScope = 'plain',
 ): string {
   if (!hasTemplateSyntax(template)) return template;
+  const simple = substituted(template, vars);
+  if (simple !== undefined) return simple;
   const compiledTemplate = compile(template, scope);
   // Rendering is synchronous, so setting the global just before the call cannot race.
   engine(scope).env.addGlobal('env', env ?? process.env);
@@ -207,6 +209,82 @@ export function renderString(
   } catch (err) {
     throw new TemplateError(cleanMessage(err));
   }
+}
+
+/** A template whose only syntax is `{{ name }}` references: the texts around them and the names. */
+interface References {
+  texts: string[];
+  names: string[];
+}
+
+const references = new Map<string, References | null>();
+/** Names Nunjucks reads as literals or operators, never as vars. */
+const KEYWORDS = new Set([
+  'true',
+  'True',
+  'false',
+  'False',
+  'none',
+  'None',
+  'null',
+  'and',
+  'or',
+  'not',
+  'in',
+  'is',
+  'if',
+  'else',
+]);
+const REFERENCE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+
+/** The references of a template made only of text and `{{ name }}`s; null for any other syntax. */
+function referencesOf(template: string): References | null {
+  let found = references.get(template);
+  if (found !== undefined) return found;
+  found = { texts: [], names: [] };
+  let last = 0;
+  for (const m of template.matchAll(REFERENCE)) {
+    found.texts.push(template.slice(last, m.index));
+    found.names.push(m[1]);
+    last = (m.index as number) + m[0].length;
+  }
+  found.texts.push(template.slice(last));
+  // Anything else that looks like syntax (a tag, a comment, a filter, `{{-`, braces against a
+  // reference, a keyword such as `true`) is Nunjucks's to render.
+  if (
+    found.texts.some(
+      (t, i) =>
+        hasTemplateSyntax(t) || (i > 0 && t.startsWith('}')) || (i < found!.names.length && t.endsWith('{')),
+    ) ||
+    found.names.some((n) => KEYWORDS.has(n))
+  )
+    found = null;
+  if (references.size >= CACHE_LIMIT) references.delete(references.keys().next().value as string);
+  references.set(template, found);
+  return found;
+}
+
+/**
+ * A template of `{{ name }}` references rendered by substitution, when every name is a var of its
+ * own holding a string or a number: what Nunjucks renders then (the value as text; no autoescape),
+ * at a fraction of the cost (≈ 0.3 µs instead of ≈ 4 µs a prompt). Undefined otherwise (a name
+ * that is a global, a keyword, unset, or another kind of value): Nunjucks renders it.
+ */
+function substituted(template: string, vars: Vars): string | undefined {
+  const refs = referencesOf(template);
+  if (refs === null) return undefined;
+  const { texts, names } = refs;
+  let out = texts[0];
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    if (!Object.hasOwn(vars, name)) return undefined;
+    const value = vars[name];
+    if (typeof value === 'string') out += value;
+    else if (typeof value === 'number') out += String(value);
+    else return undefined;
+    out += texts[i + 1];
+  }
+  return out;
 }
 
 /** Options for {@link renderPrompt}. */

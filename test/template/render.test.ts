@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { templateVariableRoots } from '../../src/template/references.js';
 import {
@@ -43,7 +44,8 @@ describe('renderString', () => {
   });
 
   it('caches compiled templates yet renders each call with its own vars', () => {
-    const template = `cache check {{ who }} ${Math.random()}`;
+    // (A filter: a template of plain references is substituted, not compiled.)
+    const template = `cache check {{ who | lower }} ${Math.random()}`;
     const before = templateCacheSize();
     const a = renderString(template, { who: 'alice' });
     const after = templateCacheSize();
@@ -55,7 +57,7 @@ describe('renderString', () => {
   });
 
   it('keeps the cache bounded', () => {
-    for (let i = 0; i < 2100; i++) renderString(`{{ x }} ${i}`, { x: 1 });
+    for (let i = 0; i < 2100; i++) renderString(`{{ x | string }} ${i}`, { x: 1 });
     assert.ok(templateCacheSize() <= 2000);
   });
 
@@ -196,5 +198,133 @@ describe('templateVariableRoots', () => {
       '{{ user.name | upper }} {{ "lit" ~ other }} {% if flag and not done %}{{ items[idx] }}{% endif %} {{ fn(1) }}',
     );
     assert.deepEqual(roots.sort(), ['done', 'flag', 'idx', 'items', 'other', 'user']);
+  });
+});
+
+// Templates made only of `{{ name }}` references are rendered by substitution instead of by
+// Nunjucks (render.ts `substituted`); these hold the two equal, Nunjucks itself being the judge.
+describe('renderString: simple references rendered as Nunjucks renders them', () => {
+  const require = createRequire(import.meta.url);
+  const nunjucks = require('nunjucks') as typeof import('nunjucks');
+  const nj = new nunjucks.Environment(null, { autoescape: false, throwOnUndefined: false });
+  const vars: Record<string, unknown> = {
+    a: 'A<&>"',
+    b: '',
+    _x: 'u',
+    a1: 'one',
+    true: 'T',
+    none: 'N',
+    null: 'NU',
+    range: 'R',
+    and: 'AND',
+    True: 'TT',
+    arr: [1, 2],
+    obj: { k: 1 },
+    n: 42,
+    neg: -0,
+    big: 1e21,
+    nan: Number.NaN,
+    bool: true,
+    nul: null,
+    undef: undefined,
+    e: 'x{{a}}y',
+    loop: 'L',
+    env: 'E',
+  };
+  const judge = (template: string): void => {
+    let want: string;
+    let got: string;
+    try {
+      want = nj.renderString(template, vars);
+    } catch {
+      want = '(error)';
+    }
+    try {
+      got = renderString(template, vars, {});
+    } catch {
+      got = '(error)';
+    }
+    assert.equal(got, want, `template ${JSON.stringify(template)}`);
+  };
+
+  it('agrees on references next to braces, keywords, globals, inherited names and every kind of value', () => {
+    for (const t of [
+      '{{a}}',
+      '{{ a }}',
+      'x{{a}}y{{b}}z',
+      '{{a}}}',
+      '{{{a}}}',
+      '{ {{a}} }',
+      '}{{a}}{',
+      '{{a}}}}',
+      '{{{{a}}',
+      '{{ true }}',
+      '{{ True }}',
+      '{{ none }}',
+      '{{ null }}',
+      '{{ and }}',
+      '{{range}}',
+      '{{ toString }}',
+      '{{constructor}}',
+      '{{ env }}',
+      '{{ loop }}',
+      '{{a}}{{a}}',
+      '{{ a1 }}',
+      '{{_x}}',
+      '{{\na\n}}',
+      '{{\ta}}',
+      'a}}{{a}}',
+      '{{ a|upper }}',
+      '{{- a }}',
+      '{{a.b}}',
+      '{{ a }} {# c #}',
+      '{{ nope }}',
+      '{{ arr }}',
+      '{{ obj }}',
+      '{{ n }}',
+      '{{ neg }}',
+      '{{ big }}',
+      '{{ nan }}',
+      '{{ bool }}',
+      '{{ nul }}',
+      '{{ undef }}',
+      '{{ e }}',
+    ])
+      judge(t);
+  });
+
+  it('agrees on 3,000 templates built at random from braces, names and text', () => {
+    const pieces = [
+      '{{',
+      '}}',
+      '{',
+      '}',
+      ' ',
+      '\n',
+      'a',
+      'n',
+      'x',
+      '{{a}}',
+      '{{ b }}',
+      '{{n}}',
+      '{{ arr }}',
+      '%',
+      '#',
+      '-',
+      '|',
+      '{{ nope }}',
+      '{{true}}',
+    ];
+    let seed = 12345;
+    const next = (k: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % k;
+    };
+    for (let i = 0; i < 3000; i++) {
+      let t = '';
+      const len = 1 + next(8);
+      for (let j = 0; j < len; j++) t += pieces[next(pieces.length)];
+      judge(t);
+    }
   });
 });
