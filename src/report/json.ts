@@ -12,8 +12,8 @@ registerOutputFormat({
       `{\n"run": ${JSON.stringify(run.manifest)},\n"scorecard": ${JSON.stringify(run.scorecard)},\n"results": [`,
     );
     let first = true;
-    for await (const line of run.resultLines()) {
-      await out.write(`${first ? '\n' : ',\n'}${line}`);
+    for await (const lines of run.resultLineBatches()) {
+      await out.write(`${first ? '\n' : ',\n'}${lines.join(',\n')}`);
       first = false;
     }
     await out.write('\n]\n}\n');
@@ -26,6 +26,6 @@ registerOutputFormat({
   extensions: ['jsonl'],
   description: 'one job result per line',
   async write(run, out) {
-    for await (const line of run.resultLines()) await out.write(`${line}\n`);
+    for await (const lines of run.resultLineBatches()) await out.write(`${lines.join('\n')}\n`);
   },
 });

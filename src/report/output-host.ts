@@ -24,7 +24,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
-import { readManifest, resultLinesInPlanOrder } from '../runlog/reader.js';
+import { readManifest, resultLineBatches, resultLinesInPlanOrder } from '../runlog/reader.js';
 import { removeDeadTemporaries, temporaryFor, writeAllSync, writeFileWhole } from '../runlog/write-whole.js';
 import {
   type FileSink,
@@ -59,6 +59,7 @@ export function outputRun(runDir: string, scorecard: Scorecard): OutputRun {
     manifest,
     scorecard,
     resultLines: () => resultLinesInPlanOrder(runDir),
+    resultLineBatches: () => resultLineBatches(runDir),
     async *results(): AsyncGenerator<JobResult> {
       for await (const line of resultLinesInPlanOrder(runDir)) yield JSON.parse(line) as JobResult;
     },

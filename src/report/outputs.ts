@@ -20,6 +20,8 @@ export interface OutputRun {
   scorecard: Scorecard;
   /** The results.jsonl lines in plan order (case, trial, provider, prompt), as written. */
   resultLines(): AsyncIterable<string>;
+  /** The same lines in batches (about a megabyte each): cheaper for a writer that copies lines out. */
+  resultLineBatches(): AsyncIterable<string[]>;
   /** The results in plan order, parsed. */
   results(): AsyncIterable<JobResult>;
 }

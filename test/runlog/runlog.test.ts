@@ -4,7 +4,13 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { JobResult } from '../../src/core/types.js';
-import { readManifest, readResults } from '../../src/runlog/reader.js';
+import {
+  readManifest,
+  readResults,
+  resultLineBatches,
+  resultLinesInPlanOrder,
+  setLiveIndex,
+} from '../../src/runlog/reader.js';
 import type { RunManifest } from '../../src/runlog/types.js';
 import { newRunId, RunWriter } from '../../src/runlog/writer.js';
 import { tempDir } from '../support/tmp.js';
@@ -135,5 +141,43 @@ process.exit(0);`;
     assert.ok(a < b);
     assert.match(a, /^20260101T000000Z-[0-9a-f]{6}$/);
     assert.notEqual(newRunId(), newRunId());
+  });
+});
+
+describe('resultLineBatches', () => {
+  /** A log this process writes in plan order: small lines, a 2.4 MB one (longer than a batch) of multi-byte text. */
+  function writeRun(): string {
+    const w = RunWriter.create(tmp.dir, manifest(newRunId()), 5);
+    for (let i = 0; i < 3000; i++) {
+      const r = result(i);
+      r.caseIndex = i;
+      r.trial = 0;
+      r.output = i === 1700 ? 'é✓'.repeat(600_000) : `output ${i} ${'日本'.repeat(i % 300)}`;
+      w.append(r);
+    }
+    w.close();
+    return w.dir;
+  }
+
+  async function lines(dir: string): Promise<string[]> {
+    const out: string[] = [];
+    for await (const line of resultLinesInPlanOrder(dir)) out.push(line);
+    return out;
+  }
+
+  it("gives resultLinesInPlanOrder's lines in batches, from the writer's index and from a scan alike", async () => {
+    const dir = writeRun();
+    const batches: string[][] = [];
+    for await (const batch of resultLineBatches(dir)) batches.push(batch);
+    assert.ok(batches.length > 2, `${batches.length} batches`);
+    const expected = await lines(dir);
+    assert.equal(expected.length, 3000);
+    assert.deepEqual(batches.flat(), expected);
+    // The same log read by another process (no live index): batched from the scan.
+    setLiveIndex(join(dir, 'results.jsonl'), undefined);
+    const scanned: string[][] = [];
+    for await (const batch of resultLineBatches(dir)) scanned.push(batch);
+    assert.deepEqual(scanned.flat(), expected);
+    assert.equal(readFileSync(join(dir, 'results.jsonl'), 'utf8'), `${expected.join('\n')}\n`);
   });
 });
