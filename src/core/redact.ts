@@ -6,6 +6,26 @@ export function redactObject<T>(value: T): T {
   return redact(value, 0) as T;
 }
 
+/** Whether {@link redactObject} would change anything of a value (a field whose name looks secret holds a text or an object). */
+export function needsRedaction(value: unknown, depth = 0): boolean {
+  if (depth > 20 || value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) {
+    for (const v of value) if (needsRedaction(v, depth + 1)) return true;
+    return false;
+  }
+  // redactObject copies anything else into a plain object (a Date's JSON would change): a copy is needed.
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return true;
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const v = (value as Record<string, unknown>)[k];
+    const plain =
+      v === undefined || v === null || v === '' || typeof v === 'number' || typeof v === 'boolean';
+    if (SECRET_KEY.test(k) ? !plain : needsRedaction(v, depth + 1)) return true;
+  }
+  return false;
+}
+
 function redact(value: unknown, depth: number): unknown {
   if (depth > 20 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));

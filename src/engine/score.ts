@@ -1,7 +1,7 @@
 // Scoring needs the built-in scorers registered, whoever built the suite (a loader, or a library user).
 import '../scorers/index.js';
 import { combineVerdicts } from '../core/aggregate.js';
-import { redactObject } from '../core/redact.js';
+import { needsRedaction, redactObject } from '../core/redact.js';
 import type { AssertionSpec, Case, JobStatus, RunTranscript, Verdict } from '../core/types.js';
 import { runScoringScript } from '../runtime/scoring-script.js';
 import { runTransform, TransformError } from '../runtime/transform.js';
@@ -303,6 +303,9 @@ const recordedSpecs = new WeakMap<AssertionSpec, AssertionSpec>();
  * redacted. Made once per assertion and shared by its verdicts, which never change it.
  */
 export function recordedSpec(spec: AssertionSpec): AssertionSpec {
+  // A spec with no position, no children and nothing secret is its own record (a CSV cell's: no
+  // copy, and no table entry, per row).
+  if (!('source' in spec) && !('children' in spec) && !needsRedaction(spec)) return spec;
   let out = recordedSpecs.get(spec);
   if (out === undefined) {
     const { source: _source, children, ...rest } = spec;

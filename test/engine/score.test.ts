@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { redactObject } from '../../src/core/redact.js';
 import type { AssertionSpec, Case } from '../../src/core/types.js';
-import { scoreCase } from '../../src/engine/score.js';
+import { recordedSpec, scoreCase } from '../../src/engine/score.js';
 import { registerScorer } from '../../src/scorers/registry.js';
 import { ScorerInputError } from '../../src/scorers/types.js';
 
@@ -150,5 +151,38 @@ describe('scoreCase (promptfoo aggregation rules)', () => {
   it('records not- on negated verdict types', async () => {
     const o = await scoreCase(makeCase([{ ...fixed(true, 1), negate: true }]), ctx);
     assert.equal(o.verdicts[0].type, 'not-test:fixed');
+  });
+});
+
+describe('recordedSpec (the assertion a verdict records)', () => {
+  const cases: AssertionSpec[] = [
+    { type: 'contains', value: 'x' },
+    Object.freeze({ type: 'icontains', value: 'y', negate: true }),
+    { type: 'contains', value: 'x', source: { file: 'a.yaml', line: 3, col: 5 } },
+    { type: 'javascript', value: 'output', options: { apiKey: 'sk-secret-value' } } as AssertionSpec,
+    { type: 'javascript', value: { nested: [{ token: 'abcdefgh' }] } },
+    { type: 'javascript', value: { token: '' } },
+    { type: 'equals', value: new Date(0) },
+    { type: 'equals', value: [1, 'two', { three: 3 }] },
+    { type: 'assert-set', children: [{ type: 'contains', value: 'z', source: { file: 'b.yaml', line: 1 } }] },
+  ];
+
+  it('writes what redactObject of the spec without its source writes, and is the spec itself when that is no change', () => {
+    for (const spec of cases) {
+      const { source: _source, children, ...rest } = spec;
+      const expected = redactObject(rest) as AssertionSpec;
+      if (children)
+        expected.children = children.map((c) => {
+          const { source: _s, ...r } = c;
+          return redactObject(r);
+        });
+      const recorded = recordedSpec(spec);
+      assert.equal(JSON.stringify(recorded), JSON.stringify(expected), JSON.stringify(spec));
+      const plain =
+        JSON.stringify(spec) === JSON.stringify(expected) && !('source' in spec) && !('children' in spec);
+      // (A Date is copied: redactObject makes a plain object of it.)
+      if (spec.value instanceof Date) assert.notEqual(recorded, spec);
+      else assert.equal(recorded === spec, plain, JSON.stringify(spec));
+    }
   });
 });
