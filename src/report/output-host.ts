@@ -24,7 +24,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
-import { readManifest, resultLineBatches, resultLinesInPlanOrder } from '../runlog/reader.js';
+import { readManifest, resultLineBlocks, resultLinesInPlanOrder } from '../runlog/reader.js';
 import { removeDeadTemporaries, temporaryFor, writeAllSync, writeFileWhole } from '../runlog/write-whole.js';
 import {
   type FileSink,
@@ -59,7 +59,7 @@ export function outputRun(runDir: string, scorecard: Scorecard): OutputRun {
     manifest,
     scorecard,
     resultLines: () => resultLinesInPlanOrder(runDir),
-    resultLineBatches: () => resultLineBatches(runDir),
+    resultLineBlocks: () => resultLineBlocks(runDir),
     async *results(): AsyncGenerator<JobResult> {
       for await (const line of resultLinesInPlanOrder(runDir)) yield JSON.parse(line) as JobResult;
     },
@@ -105,7 +105,7 @@ async function writeFile(
   removeDeadTemporaries(path);
   const tmp = temporaryFor(path);
   const fd = openSync(tmp, 'w');
-  let pending: (string | Buffer)[] = [];
+  let pending: (string | Uint8Array)[] = [];
   let pendingSize = 0;
   const flush = (): void => {
     if (pending.length === 0) return;
@@ -115,7 +115,7 @@ async function writeFile(
     for (const c of chunks.every((c) => typeof c === 'string') ? [chunks.join('')] : chunks)
       writeAllSync(fd, c);
   };
-  const add = (chunk: string | Buffer): void => {
+  const add = (chunk: string | Uint8Array): void => {
     pending.push(chunk);
     pendingSize += chunk.length;
     if (pendingSize >= FILE_BLOCK) flush();

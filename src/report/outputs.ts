@@ -20,8 +20,11 @@ export interface OutputRun {
   scorecard: Scorecard;
   /** The results.jsonl lines in plan order (case, trial, provider, prompt), as written. */
   resultLines(): AsyncIterable<string>;
-  /** The same lines in batches (about a megabyte each): cheaper for a writer that copies lines out. */
-  resultLineBatches(): AsyncIterable<string[]>;
+  /**
+   * The same lines as UTF-8 bytes, in blocks of whole lines each ending in a newline (about a
+   * megabyte a block): the cheap way for a writer to copy them out. Each block is the writer's.
+   */
+  resultLineBlocks(): AsyncIterable<Buffer>;
   /** The results in plan order, parsed. */
   results(): AsyncIterable<JobResult>;
 }
@@ -31,8 +34,8 @@ export type OutputOptions = Readonly<Record<string, string | boolean>>;
 
 /** Where a `file` format writes: one file, written whole (a temporary beside it, renamed into place). */
 export interface FileSink {
-  /** Writes a chunk, waiting while the file's buffer is full (memory stays bounded). */
-  write(chunk: string): Promise<void>;
+  /** Writes a chunk (text, or bytes as they are), waiting while the file's buffer is full (memory stays bounded). */
+  write(chunk: string | Uint8Array): Promise<void>;
   /** The same file as a stream, for renderers that write to one. */
   stream: Writable;
   options: OutputOptions;

@@ -300,17 +300,18 @@ export async function* resultLinesInPlanOrder(runDir: string): AsyncGenerator<st
 }
 
 /**
- * resultLinesInPlanOrder's lines in batches (about a megabyte each), for writers that copy lines
- * out: a log this process wrote in plan order is read a block at a time and split, with no
- * decoding, check or await per line (at 100k results, out.json spent more on those than on its
- * bytes); any other log is batched from resultLinesInPlanOrder.
+ * resultLinesInPlanOrder's lines as UTF-8 bytes, in blocks of whole lines (each line ending in a
+ * newline, about a megabyte a block), for writers that copy lines out: a log this process wrote in
+ * plan order is copied a block at a time as it lies, with no decoding, check or await per line (at
+ * 100k results, out.json spent more on those than on its bytes); any other log is gathered from
+ * resultLinesInPlanOrder. Each block is the caller's to keep.
  */
-export async function* resultLineBatches(runDir: string): AsyncGenerator<string[]> {
+export async function* resultLineBlocks(runDir: string): AsyncGenerator<Buffer> {
   const path = join(runDir, 'results.jsonl');
   if (!existsSync(path)) return;
   const live = liveLineIndex(path);
   if (live?.inOrder && live.index.size > 0) {
-    yield* blocksOfLines(path, live.size);
+    yield* blocksAsTheyLie(path, live.size);
     return;
   }
   let batch: string[] = [];
@@ -318,31 +319,31 @@ export async function* resultLineBatches(runDir: string): AsyncGenerator<string[
   for await (const line of resultLinesInPlanOrder(runDir)) {
     batch.push(line);
     size += line.length;
-    if (size >= BATCH_BYTES) {
-      yield batch;
+    if (size >= BLOCK_BYTES) {
+      yield Buffer.from(`${batch.join('\n')}\n`);
       batch = [];
       size = 0;
     }
   }
-  if (batch.length > 0) yield batch;
+  if (batch.length > 0) yield Buffer.from(`${batch.join('\n')}\n`);
 }
 
-const BATCH_BYTES = 1 << 20;
+const BLOCK_BYTES = 1 << 20;
 
 /**
- * The lines of a log whose every line this process wrote, in order, as they lie: the first `size`
- * bytes, read a block at a time and cut at newlines (a line longer than a block grows the block).
+ * The first `size` bytes of a log whose every line this process wrote, in order, in blocks cut
+ * after a newline (a line longer than a block makes a longer block).
  */
-function* blocksOfLines(path: string, size: number): Generator<string[]> {
+function* blocksAsTheyLie(path: string, size: number): Generator<Buffer> {
   const fd = openSync(path, 'r');
   try {
-    let buffer = Buffer.alloc(BATCH_BYTES);
+    let buffer = Buffer.allocUnsafe(BLOCK_BYTES);
     // The file's next byte to read; the bytes of a line begun in the last block, at the buffer's start.
     let position = 0;
     let carry = 0;
     while (position < size) {
       if (carry === buffer.length) {
-        const grown = Buffer.alloc(buffer.length * 2);
+        const grown = Buffer.allocUnsafe(buffer.length * 2);
         buffer.copy(grown, 0, 0, carry);
         buffer = grown;
       }
@@ -359,9 +360,10 @@ function* blocksOfLines(path: string, size: number): Generator<string[]> {
         carry = filled;
         continue;
       }
-      yield buffer.toString('utf8', 0, end).split('\n');
-      buffer.copy(buffer, 0, end + 1, filled);
-      carry = filled - end - 1;
+      const next = Buffer.allocUnsafe(Math.max(BLOCK_BYTES, filled - end - 1));
+      carry = buffer.copy(next, 0, end + 1, filled);
+      yield buffer.subarray(0, end + 1);
+      buffer = next;
     }
     if (carry > 0) throw new Error(`${path} does not end with a newline where its index does`);
   } finally {

@@ -54,7 +54,7 @@ export function removeDeadTemporaries(path: string): void {
  * Writes all of `data` at the file's position: a write may take fewer bytes than it was given (a
  * signal, a pipe, a file system near full), and the rest would otherwise be lost without an error.
  */
-export function writeAllSync(fd: number, data: string | Buffer): void {
+export function writeAllSync(fd: number, data: string | Uint8Array): void {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
   for (let at = 0; at < bytes.length; ) {
     const wrote = writeSync(fd, bytes, at, bytes.length - at);

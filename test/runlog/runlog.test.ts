@@ -7,7 +7,7 @@ import type { JobResult } from '../../src/core/types.js';
 import {
   readManifest,
   readResults,
-  resultLineBatches,
+  resultLineBlocks,
   resultLinesInPlanOrder,
   setLiveIndex,
 } from '../../src/runlog/reader.js';
@@ -144,8 +144,8 @@ process.exit(0);`;
   });
 });
 
-describe('resultLineBatches', () => {
-  /** A log this process writes in plan order: small lines, a 2.4 MB one (longer than a batch) of multi-byte text. */
+describe('resultLineBlocks', () => {
+  /** A log this process writes in plan order: small lines, a 2.4 MB one (longer than a block) of multi-byte text. */
   function writeRun(): string {
     const w = RunWriter.create(tmp.dir, manifest(newRunId()), 5);
     for (let i = 0; i < 3000; i++) {
@@ -165,19 +165,25 @@ describe('resultLineBatches', () => {
     return out;
   }
 
-  it("gives resultLinesInPlanOrder's lines in batches, from the writer's index and from a scan alike", async () => {
+  async function blocks(dir: string): Promise<Buffer[]> {
+    const out: Buffer[] = [];
+    for await (const block of resultLineBlocks(dir)) out.push(block);
+    return out;
+  }
+
+  it("gives resultLinesInPlanOrder's lines in blocks of whole lines, from the writer's index and from a scan alike", async () => {
     const dir = writeRun();
-    const batches: string[][] = [];
-    for await (const batch of resultLineBatches(dir)) batches.push(batch);
-    assert.ok(batches.length > 2, `${batches.length} batches`);
     const expected = await lines(dir);
     assert.equal(expected.length, 3000);
-    assert.deepEqual(batches.flat(), expected);
-    // The same log read by another process (no live index): batched from the scan.
+    const text = `${expected.join('\n')}\n`;
+    const live = await blocks(dir);
+    assert.ok(live.length > 2, `${live.length} blocks`);
+    for (const b of live) assert.equal(b[b.length - 1], 10, 'a block ends with a newline');
+    // Each block is its own (none is overwritten by the next).
+    assert.equal(Buffer.concat(live).toString('utf8'), text);
+    // The same log read by another process (no live index): gathered from the scan.
     setLiveIndex(join(dir, 'results.jsonl'), undefined);
-    const scanned: string[][] = [];
-    for await (const batch of resultLineBatches(dir)) scanned.push(batch);
-    assert.deepEqual(scanned.flat(), expected);
-    assert.equal(readFileSync(join(dir, 'results.jsonl'), 'utf8'), `${expected.join('\n')}\n`);
+    assert.equal(Buffer.concat(await blocks(dir)).toString('utf8'), text);
+    assert.equal(readFileSync(join(dir, 'results.jsonl'), 'utf8'), text);
   });
 });
