@@ -139,7 +139,8 @@ export function addTemplateFilter(name: string, filter: (...args: unknown[]) => 
  * Suites repeat a few templates many times, so each distinct text is checked once.
  */
 export function checkTemplate(text: string, scope: TemplateScope = 'plain'): string | undefined {
-  if (!hasTemplateSyntax(text)) return undefined;
+  // Text and `{{ name }}` references alone always compile (and render without Nunjucks).
+  if (!hasTemplateSyntax(text) || referencesOf(text) !== null) return undefined;
   const done = checked[scope];
   if (done.has(text)) return done.get(text);
   let problem: string | undefined;
