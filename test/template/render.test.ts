@@ -5,6 +5,7 @@ import { templateVariableRoots } from '../../src/template/references.js';
 import {
   checkPromptTemplate,
   checkTemplate,
+  hasTemplateSyntax,
   renderAssertionValue,
   renderPrompt,
   renderString,
@@ -325,6 +326,26 @@ describe('renderString: simple references rendered as Nunjucks renders them', ()
       const len = 1 + next(8);
       for (let j = 0; j < len; j++) t += pieces[next(pieces.length)];
       judge(t);
+    }
+  });
+});
+
+describe('hasTemplateSyntax', () => {
+  it('is whether the text holds {{, {% or {#, on 5,000 random texts of braces and marks', () => {
+    const pieces = ['{', '}', '{{', '%', '#', 'a', ' ', '{%', '{#', '\n', 'é'];
+    let seed = 7;
+    const next = (k: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % k;
+    };
+    for (let i = 0; i < 5000; i++) {
+      let t = '';
+      for (let j = next(6); j >= 0; j--) t += pieces[next(pieces.length)];
+      assert.equal(
+        hasTemplateSyntax(t),
+        t.includes('{{') || t.includes('{%') || t.includes('{#'),
+        JSON.stringify(t),
+      );
     }
   });
 });
