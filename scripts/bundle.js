@@ -8,11 +8,15 @@
 // for errors the plugin throws. A static `import('./x.js')` becomes its own lazily loaded chunk.
 // Packages from node_modules stay external (loaded by Node as installed): native better-sqlite3,
 // the optional ones, and CommonJS packages keep their own loading.
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
+// `node scripts/bundle.js --metafile FILE` also writes esbuild's account of which module went into
+// which chunk (to see what a command loads).
+const metaAt = process.argv.indexOf('--metafile');
+const metafile = metaAt >= 0 ? process.argv[metaAt + 1] : undefined;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'bundle');
 
@@ -35,5 +39,7 @@ const result = await build({
   logLevel: 'warning',
   // Bundling keeps every module's code as written; only names that collide are renamed.
   legalComments: 'none',
+  metafile: metafile !== undefined,
 });
 if (result.errors.length > 0) process.exit(1);
+if (metafile !== undefined) writeFileSync(metafile, JSON.stringify(result.metafile, null, 1));
