@@ -1,10 +1,13 @@
 /** Summarises a V8 `.cpuprofile` (from `node --cpu-prof`): top self-time functions and where time goes by area. */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 interface CallFrame {
   functionName: string;
   url: string;
   lineNumber: number;
+  /** For a frame in assay's bundle (dist/bundle/): the chunk file and line it ran from. */
+  bundled?: string;
 }
 
 interface ProfileNode {
@@ -52,13 +55,47 @@ export function areaOf(frame: CallFrame): string {
 
 function frameName(frame: CallFrame): string {
   const file = frame.url.replace(/^file:\/\//, '').replace(/^.*\/(node_modules|dist)\//, '$1/');
-  return `${frame.functionName || '(anonymous)'} ${file ? `${file}:${frame.lineNumber + 1}` : ''}`.trim();
+  const at = frame.bundled ?? (file ? `${file}:${frame.lineNumber + 1}` : '');
+  return `${frame.functionName || '(anonymous)'} ${frame.bundled ? `${file} (${at})` : at}`.trim();
+}
+
+/** Per chunk of dist/bundle/: the first line (0-based) of each module, and the module's path. */
+const chunkModules = new Map<string, { line: number; module: string }[]>();
+
+/**
+ * A frame of assay's bundle (dist/bundle/, built by scripts/bundle.js) attributed to the module of
+ * dist/src/ it came from, so areas and names read as for the unbundled build. esbuild starts each
+ * module's code in a chunk with a `// dist/src/…` comment line; code before the first is the
+ * chunk's own (imports, esbuild's helpers).
+ */
+function unbundled(frame: CallFrame): CallFrame {
+  const m = /^(file:\/\/.*\/dist\/)bundle\/(.*\.js)$/.exec(frame.url);
+  if (!m) return frame;
+  let modules = chunkModules.get(frame.url);
+  if (!modules) {
+    modules = [];
+    try {
+      readFileSync(fileURLToPath(frame.url), 'utf8')
+        .split('\n')
+        .forEach((text, line) => {
+          const start = /^\/\/ dist\/(src\/.*\.js)$/.exec(text);
+          if (start) modules?.push({ line, module: start[1] as string });
+        });
+    } catch {
+      // The bundle was rebuilt or removed since the profile was taken: keep the chunk's name.
+    }
+    chunkModules.set(frame.url, modules);
+  }
+  const owner = modules.findLast((x) => x.line <= frame.lineNumber);
+  const bundled = `bundle/${m[2]}:${frame.lineNumber + 1}`;
+  if (!owner) return { ...frame, bundled };
+  return { ...frame, url: `${m[1]}${owner.module}`, bundled };
 }
 
 /** Reads a `.cpuprofile` and attributes each sample's time to its leaf frame (self time). */
 export function summariseProfile(file: string, top = 15): ProfileSummary {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]));
+  const byId = new Map(profile.nodes.map((n) => [n.id, unbundled(n.callFrame)]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const inclusive = new Map<string, number>();

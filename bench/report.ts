@@ -205,7 +205,7 @@ Written by \`npm run bench\` (\`bench/run.ts\`) on ${env.date}. Command: \`node 
 | item | value |
 | --- | --- |
 | machine | ${env.cpus} cores (\`nproc\`), ${env.cpuModel}, ${env.memoryGiB.toFixed(1)} GiB memory, ${env.os} |
-| assay | ${env.assayVersion}, git ${env.gitCommit}, on Node ${env.nodeVersion}; run from a copy of \`bin/\`, \`dist/src/\` and \`package.json\` taken when the bench started (\`bench/.work/assay/\`), so a rebuild during the bench cannot change what is measured |
+| assay | ${env.assayVersion}, git ${env.gitCommit}, on Node ${env.nodeVersion}; run from a copy of \`bin/\`, \`dist/bundle/\` (what \`bin/assay.js\` runs), \`dist/src/\` and \`package.json\` taken when the bench started (\`bench/.work/assay/\`), so a rebuild during the bench cannot change what is measured |
 | peer | ${peerLine} |
 | floor | ${rep.floorNote ?? '`../shared/peers/floor.mjs` on the same Node and the same files, run as often as assay and alternated with it: the irreducible work of an echo run in one pass (read the tests, render, echo, contains/icontains/regex, one results line with the same fields and sha256 ids, out.json); echo rows only'} |
 | mock | \`test/support/mock-openai.ts\` as a separate Node ${env.nodeVersion} process on 127.0.0.1; it shares the ${env.cpus} cores, its CPU is in neither tool's figures |

@@ -15,11 +15,15 @@ export interface AssaySnapshot {
   mockJs: string;
 }
 
-/** Copies bin/, dist/src/, the compiled mock and package.json into `dir` (node_modules is linked). */
+/**
+ * Copies bin/, dist/bundle/ (what bin/assay.js runs), dist/src/, the compiled mock and package.json
+ * into `dir` (node_modules is linked).
+ */
 export function snapshotAssay(root: string, dir: string): AssaySnapshot {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   cpSync(join(root, 'bin'), join(dir, 'bin'), { recursive: true });
+  cpSync(join(root, 'dist', 'bundle'), join(dir, 'dist', 'bundle'), { recursive: true });
   cpSync(join(root, 'dist', 'src'), join(dir, 'dist', 'src'), { recursive: true });
   cpSync(join(root, 'dist', 'test', 'support'), join(dir, 'dist', 'test', 'support'), { recursive: true });
   cpSync(join(root, 'package.json'), join(dir, 'package.json'));

@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --
-// assay's executable: a thin shim over the compiled CLI (run `npm run build` first in a checkout).
-import { main } from '../dist/src/cli/main.js';
+// assay's executable: a thin shim over the bundled CLI (run `npm run build` first in a checkout).
+import { main } from '../dist/bundle/cli.js';
 
 let settled = false;
 // Node runs out of work while the command still waits: something it waited on can never finish.

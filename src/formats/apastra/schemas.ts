@@ -3,8 +3,9 @@
 // validators run ajv (`--strict=false`).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { assayPackage } from '../../package-root.js';
 import type { DocPath } from './documents.js';
 
 /** The schemas assay reads or writes apastra files by. */
@@ -43,9 +44,6 @@ const NAMES: SchemaName[] = [
   'run-failures',
 ];
 
-/** The folder holding the copies: `<package>/schema/apastra/` (this file is dist/src/formats/apastra/). */
-const SCHEMA_DIR = fileURLToPath(new URL('../../../../schema/apastra/', import.meta.url));
-
 /** One schema violation: where in the document, and what is wrong. */
 export interface SchemaProblem {
   path: DocPath;
@@ -75,8 +73,10 @@ function load(): Map<SchemaName, ValidateFunction> {
   const ajv2020 = new Ajv2020(options);
   const ajv07 = new Ajv07(options);
   const schemas = new Map<SchemaName, Record<string, unknown>>();
+  // The copies are in `<package>/schema/apastra/`.
+  const schemaDir = join(assayPackage().root, 'schema', 'apastra');
   for (const name of NAMES) {
-    const schema = JSON.parse(readFileSync(`${SCHEMA_DIR}${name}.schema.json`, 'utf8')) as Record<
+    const schema = JSON.parse(readFileSync(join(schemaDir, `${name}.schema.json`), 'utf8')) as Record<
       string,
       unknown
     >;

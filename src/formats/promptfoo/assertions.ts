@@ -2,9 +2,9 @@
 // the load-time checks promptfoo makes (type required, known type) plus assay's own (the
 // scorer's `validate`).
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { closest } from '../../core/suggest.js';
 import type { AssertionSpec } from '../../core/types.js';
+import { yamlLib } from '../../core/yaml-lib.js';
 import { parseScriptRef, scriptFileProblem } from '../../runtime/script-ref.js';
 import { getScorer, resolveAssertionType, scorerTypes } from '../../scorers/registry.js';
 import { checkTemplate, hasTemplateSyntax } from '../../template/render.js';
@@ -84,7 +84,7 @@ function loadFileValue(ctx: LoadContext, ref: string, where: Where): { ok: boole
   }
   if (ext === '.txt') return { ok: true, value: text.trim() };
   try {
-    return { ok: true, value: ext === '.json' ? JSON.parse(text) : parseYaml(text, { merge: true }) };
+    return { ok: true, value: ext === '.json' ? JSON.parse(text) : yamlLib().parse(text, { merge: true }) };
   } catch (err) {
     errorAt(
       ctx,

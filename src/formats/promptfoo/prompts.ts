@@ -2,9 +2,9 @@
 // `{path: label}` map, and prompt files (.txt, .json, .jsonl, .md, .j2, .yaml), with promptfoo's
 // rule for when a string is a file path and its labels.
 import { extname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { shortHash } from '../../core/hash.js';
 import type { PromptProgram, PromptTemplate } from '../../core/types.js';
+import { yamlLib } from '../../core/yaml-lib.js';
 import { templateVariableRoots } from '../../template/references.js';
 import { checkPromptTemplate, openTag } from '../../template/render.js';
 import { brief, errorAt, isRecord, isRefObject, type LoadContext, notYet, warnAt } from './context.js';
@@ -217,7 +217,7 @@ function fromFile(
     case '.yml': {
       let parsed: unknown;
       try {
-        parsed = parseYaml(text, { merge: true });
+        parsed = yamlLib().parse(text, { merge: true });
       } catch (err) {
         errorAt(ctx, where, `prompt file ${shown}: invalid YAML: ${(err as Error).message.split('\n')[0]}`);
         return undefined;

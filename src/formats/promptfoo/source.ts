@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { relative, resolve, sep } from 'node:path';
-import { type Document, isMap, isScalar, LineCounter, type Node, parseDocument, visit } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import { utf16Problem } from '../../core/encoding.js';
 import type { DiagnosticBag } from '../../core/errors.js';
 import type { ParseProblem } from '../../core/positions.js';
@@ -16,6 +16,7 @@ import {
   type SequenceChunk,
   splitRootSequence,
 } from '../../core/yaml-fast.js';
+import { yamlLib } from '../../core/yaml-lib.js';
 import { printable } from './escape.js';
 
 export { displayPath, jsonProblem } from '../../core/positions.js';
@@ -155,7 +156,8 @@ export class YamlFile {
   readonly value: unknown;
   private readonly fast?: FastYaml;
   private parsed?: Document;
-  private readonly lines = new LineCounter();
+  /** Line starts the `yaml` package's document records (made with it: a fast-read file never loads the package). */
+  private counter?: LineCounter;
   private lineStarts?: number[];
   /** Why the document could not be turned into a value (an unresolved alias, say). */
   private readonly toJsError?: ParseProblem;
@@ -210,13 +212,18 @@ export class YamlFile {
   /** The `yaml` package's document (parsed on first use when the fast reader read the file). */
   get doc(): Document {
     // Merge keys (`<<: *base`) as js-yaml, promptfoo's parser, reads them.
-    this.parsed ??= parseDocument(this.text, {
+    this.parsed ??= yamlLib().parseDocument(this.text, {
       lineCounter: this.lines,
       prettyErrors: true,
       uniqueKeys: !this.opts.json,
       merge: true,
     });
     return this.parsed;
+  }
+
+  private get lines(): LineCounter {
+    this.counter ??= new (yamlLib().LineCounter)();
+    return this.counter;
   }
 
   /** Whether the text has YAML syntax errors (a fast-read file has none). */
@@ -227,6 +234,7 @@ export class YamlFile {
   /** The first alias naming no anchor before it, positioned (toJS would only say its name). */
   private unresolvedAlias(): ParseProblem | undefined {
     let found: ParseProblem | undefined;
+    const { visit } = yamlLib();
     visit(this.doc, {
       Alias: (_key, node) => {
         if (node.resolve(this.doc) !== undefined) return undefined;
@@ -314,6 +322,7 @@ export class YamlFile {
     }
     const parent = this.doc.getIn(path.slice(0, -1), true);
     const last = path[path.length - 1];
+    const { isMap, isScalar } = yamlLib();
     if (isMap(parent)) {
       for (const pair of parent.items) {
         const key = pair.key;
@@ -459,7 +468,7 @@ export class SplitSequence {
       const offset = chunk.offsetOf(k, path);
       if (offset >= 0) return this.yaml.offsetWhere(offset);
       // js-yaml does not say where an empty value is: the exact reader of the chunk's text does.
-      const doc = parseDocument(chunk.text, { uniqueKeys: !this.read.json, merge: true });
+      const doc = yamlLib().parseDocument(chunk.text, { uniqueKeys: !this.read.json, merge: true });
       for (let n = path.length; n >= 0; n--) {
         const node = doc.getIn([k, ...path.slice(0, n)], true) as Node | undefined;
         if (node && typeof node === 'object' && 'range' in node && node.range)

@@ -1,7 +1,7 @@
 // An output format plugin written only against assay's public API (the package entry): one file,
 // one registration. Loaded into the real CLI with `node --import` (test/report/output-plugin.test.ts),
 // it is then found by `-o FILE.tally`, `--output-format tally` and `assay report --format tally`.
-import { registerOutputFormat } from '../../../src/index.js';
+import { registerOutputFormat } from 'assay';
 
 registerOutputFormat({
   name: 'tally',
