@@ -123,32 +123,44 @@ function expectedValue(
   type: string,
   written: string,
   value: unknown,
-  where: Where,
+  whereOf: () => Where,
 ): unknown {
-  if (RUNNABLE_SCRIPT_TYPES.has(type)) checkScriptFile(ctx, written, value, where);
+  if (RUNNABLE_SCRIPT_TYPES.has(type)) checkScriptFile(ctx, written, value, whereOf());
   if (type === 'ruby' || (!SCRIPT_TYPES.has(type) && isRubyRef(value)))
-    checkRubyFile(ctx, written, value, where);
+    checkRubyFile(ctx, written, value, whereOf());
   if (SCRIPT_TYPES.has(type)) return value;
   if (isValueScript(value)) {
     // Run for each output (AssertionSpec.valueScript); here only checked and hashed.
     const ref = parseScriptRef(value);
     const problem = ref && !isRubyRef(value) && scriptFileProblem(ref, written);
-    if (problem) errorAt(ctx, where, problem);
-    else checkScriptFile(ctx, written, value, where);
+    if (problem) errorAt(ctx, whereOf(), problem);
+    else checkScriptFile(ctx, written, value, whereOf());
     return value;
   }
   if (typeof value === 'string' && value.startsWith('file://')) {
-    const loaded = loadFileValue(ctx, value, where);
+    const loaded = loadFileValue(ctx, value, whereOf());
     return loaded.ok ? loaded.value : value;
   }
   if (Array.isArray(value)) {
     return value.map((item) => {
       if (typeof item !== 'string' || !item.startsWith('file://')) return item;
-      const loaded = loadFileValue(ctx, item, where);
+      const loaded = loadFileValue(ctx, item, whereOf());
       return loaded.ok ? loaded.value : item;
     });
   }
   return value;
+}
+
+/**
+ * Where a part of an assertion was written, looked up on first use: a test file of thousands of
+ * assertions that load without a problem asks for few of these places.
+ */
+function lazyWhere(at: Locate, path: (string | number)[]): () => Where {
+  let where: Where | undefined;
+  return () => {
+    where ??= at(path);
+    return where;
+  };
 }
 
 function resolveType(
@@ -216,8 +228,10 @@ function usesPromptFilter(text: string): boolean {
   );
 }
 
-function templateOk(ctx: LoadContext, text: string, where: Where, name: string): boolean {
+function templateOk(ctx: LoadContext, text: string, where: Where | (() => Where), name: string): boolean {
   const problem = checkTemplate(text);
+  if (problem === undefined) return true;
+  if (typeof where === 'function') where = where();
   // promptfoo renders assertion values without the config's `nunjucksFilters` (every row of
   // such a test is an error there); assay refuses it before the run and says why.
   const promptOnly =
@@ -227,8 +241,14 @@ function templateOk(ctx: LoadContext, text: string, where: Where, name: string):
 }
 
 /** Checks the templates in an assertion value as the engine will render them (§2.5). */
-function valueTemplatesOk(ctx: LoadContext, value: unknown, at: Locate, name: string): boolean {
-  if (typeof value === 'string') return templateOk(ctx, value, at(['value']), `${name}.value`);
+function valueTemplatesOk(
+  ctx: LoadContext,
+  value: unknown,
+  at: Locate,
+  name: string,
+  valueWhere: () => Where,
+): boolean {
+  if (typeof value === 'string') return templateOk(ctx, value, valueWhere, `${name}.value`);
   if (!Array.isArray(value)) return true;
   let ok = true;
   value.forEach((item, i) => {
@@ -278,14 +298,15 @@ export function parseAssertion(
     );
     return undefined;
   }
-  const resolved = resolveType(ctx, raw.type, at(['type']), context);
+  const resolved = resolveAssertionType(raw.type) ?? resolveType(ctx, raw.type, at(['type']), context);
   let ok = resolved !== undefined;
   const spec: AssertionSpec = { type: resolved?.type ?? raw.type, source: where };
   if (resolved?.negate) spec.negate = true;
   if (raw.value !== undefined) {
-    spec.value = expectedValue(ctx, spec.type, raw.type, raw.value, at(['value']));
+    const valueWhere = lazyWhere(at, ['value']);
+    spec.value = expectedValue(ctx, spec.type, raw.type, raw.value, valueWhere);
     if (!SCRIPT_TYPES.has(spec.type) && isValueScript(spec.value)) spec.valueScript = spec.value;
-    else if (!valueTemplatesOk(ctx, spec.value, at, context)) ok = false;
+    else if (!valueTemplatesOk(ctx, spec.value, at, context, valueWhere)) ok = false;
   }
   for (const key of ['threshold', 'weight'] as const) {
     const v = raw[key];
