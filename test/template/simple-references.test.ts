@@ -51,6 +51,52 @@ describe('renderString: simple references where Nunjucks answers otherwise', () 
     judge('{{ __proto__ }}', JSON.parse('{"__proto__": "P", "a": "A"}'));
     judge('{{ a }}{{__proto__}}', JSON.parse('{"__proto__": "P", "a": "A"}'));
   });
+
+  it('agrees on 5,000 random templates of references, comment ends and odd whitespace (and checkTemplate with them)', () => {
+    const vars = JSON.parse('{"a": "A", "b": "", "n": 7, "__proto__": "P", "env": "E"}') as Record<
+      string,
+      unknown
+    >;
+    const pieces = [
+      '{{',
+      '}}',
+      '{',
+      '}',
+      '#}',
+      '%}',
+      '#',
+      ' ',
+      '\n',
+      '\u3000',
+      '\v',
+      '\ufeff',
+      '\u00a0',
+      'a',
+      '-',
+    ];
+    const refs = ['{{a}}', '{{ b }}', '{{n}}', '{{ __proto__ }}', '{{ env }}', '{{\u3000a}}', '{{ a\f}}'];
+    // xorshift32: every bit of the state varies (the low bits of a power-of-two LCG repeat quickly).
+    let seed = 2463534242;
+    const next = (k: number): number => {
+      seed ^= seed << 13;
+      seed >>>= 0;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      seed >>>= 0;
+      return seed % k;
+    };
+    for (let i = 0; i < 5000; i++) {
+      let t = refs[next(refs.length)];
+      for (let j = next(5); j > 0; j--)
+        t += next(3) === 0 ? refs[next(refs.length)] : pieces[next(pieces.length)];
+      judge(t, vars);
+      if (checkTemplate(t) === undefined)
+        assert.doesNotThrow(
+          () => new nunjucks.Template(t, nj, undefined, true),
+          `template ${JSON.stringify(t)}`,
+        );
+    }
+  });
 });
 
 describe('assay eval: a prompt with a stray #} next to references', () => {
