@@ -44,7 +44,9 @@ async function yamlFilesLoaded(config: string, name: string): Promise<string[]> 
 
 describe('the yaml package is loaded on first use', () => {
   it('a big inline config read by the fast reader loads none of it; a small config does', async () => {
-    const header = 'prompts: ["Say {{word}}"]\nproviders: [echo]\ntests:\n';
+    // A filter, so that Nunjucks (CommonJS) renders the prompt and the list of loaded package files
+    // is never empty: a template of plain `{{ name }}` references would load no package at all.
+    const header = 'prompts: ["Say {{ word | lower }}"]\nproviders: [echo]\ntests:\n';
     const test = (i: number) =>
       `  - vars: { word: "w${i}" }\n    assert: [{ type: contains, value: "w${i}" }]\n`;
     const tests: string[] = [];
