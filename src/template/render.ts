@@ -241,7 +241,9 @@ const KEYWORDS = new Set([
   'if',
   'else',
 ]);
-const REFERENCE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
+// Nunjucks's lexer skips these five characters only; any other (\v, \f, U+3000, a BOM…) is part
+// of the name it looks up.
+const REFERENCE = /\{\{[ \n\t\r\u00a0]*([A-Za-z_][A-Za-z0-9_]*)[ \n\t\r\u00a0]*\}\}/g;
 
 /** The references of a template made only of text and `{{ name }}`s; null for any other syntax. */
 function referencesOf(template: string): References | null {
@@ -256,13 +258,17 @@ function referencesOf(template: string): References | null {
   }
   found.texts.push(template.slice(last));
   // Anything else that looks like syntax (a tag, a comment, a filter, `{{-`, braces against a
-  // reference, a keyword such as `true`) is Nunjucks's to render.
+  // reference, a stray `#}` — Nunjucks fails on it: "unexpected end of comment" — a keyword such as
+  // `true`, or `__proto__`, which Nunjucks's copy of the vars drops) is Nunjucks's to render.
   if (
     found.texts.some(
       (t, i) =>
-        hasTemplateSyntax(t) || (i > 0 && t.startsWith('}')) || (i < found!.names.length && t.endsWith('{')),
+        hasTemplateSyntax(t) ||
+        t.includes('#}') ||
+        (i > 0 && t.startsWith('}')) ||
+        (i < found!.names.length && t.endsWith('{')),
     ) ||
-    found.names.some((n) => KEYWORDS.has(n))
+    found.names.some((n) => KEYWORDS.has(n) || n === '__proto__')
   )
     found = null;
   if (references.size >= CACHE_LIMIT) references.delete(references.keys().next().value as string);
