@@ -19,9 +19,7 @@ export function needsRedaction(value: unknown, depth = 0): boolean {
   for (const k in value) {
     if (!Object.hasOwn(value, k)) continue;
     const v = (value as Record<string, unknown>)[k];
-    const plain =
-      v === undefined || v === null || v === '' || typeof v === 'number' || typeof v === 'boolean';
-    if (SECRET_KEY.test(k) ? !plain : needsRedaction(v, depth + 1)) return true;
+    if (SECRET_KEY.test(k) ? hidden(v) : needsRedaction(v, depth + 1)) return true;
   }
   return false;
 }
@@ -30,13 +28,17 @@ function redact(value: unknown, depth: number): unknown {
   if (depth > 20 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    // Numbers and booleans are settings, not secrets: `max_tokens: 1024` must stay readable.
-    const plain =
-      v === undefined || v === null || v === '' || typeof v === 'number' || typeof v === 'boolean';
-    out[k] = SECRET_KEY.test(k) && !plain ? '[redacted]' : redact(v, depth + 1);
-  }
+  for (const [k, v] of Object.entries(value))
+    out[k] = SECRET_KEY.test(k) && hidden(v) ? '[redacted]' : redact(v, depth + 1);
   return out;
+}
+
+/**
+ * Whether the value of a field whose name looks secret is hidden. Numbers and booleans are
+ * settings, not secrets (`max_tokens: 1024` must stay readable); nothing, null and '' hide nothing.
+ */
+function hidden(v: unknown): boolean {
+  return !(v === undefined || v === null || v === '' || typeof v === 'number' || typeof v === 'boolean');
 }
 
 /** The values of environment variables that hold secrets (names ending in KEY, TOKEN, SECRET…), longest first. */

@@ -1,7 +1,8 @@
 // Which top-level names a template reads. Over-reporting is the safe side: callers use this to
 // decide whether rendering a var's own template could blank out text that was meant literally.
 
-const KEYWORDS = new Set([
+/** Nunjucks's keywords and tag words: names a template never reads as vars. */
+export const KEYWORDS = new Set([
   'and',
   'or',
   'not',

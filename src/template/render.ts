@@ -3,7 +3,7 @@
 // templates are cached because compiling dominates render time on large suites.
 import { createRequire } from 'node:module';
 import type { Environment, Template } from 'nunjucks';
-import { promptfooTemplateVariables } from './references.js';
+import { KEYWORDS, promptfooTemplateVariables } from './references.js';
 
 type Nunjucks = typeof import('nunjucks');
 type Vars = Record<string, unknown>;
@@ -224,23 +224,6 @@ interface References {
 }
 
 const references = new Map<string, References | null>();
-/** Names Nunjucks reads as literals or operators, never as vars. */
-const KEYWORDS = new Set([
-  'true',
-  'True',
-  'false',
-  'False',
-  'none',
-  'None',
-  'null',
-  'and',
-  'or',
-  'not',
-  'in',
-  'is',
-  'if',
-  'else',
-]);
 // Nunjucks's lexer skips these five characters only; any other (\v, \f, U+3000, a BOM…) is part
 // of the name it looks up.
 const REFERENCE = /\{\{[ \n\t\r\u00a0]*([A-Za-z_][A-Za-z0-9_]*)[ \n\t\r\u00a0]*\}\}/g;

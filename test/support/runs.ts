@@ -57,6 +57,16 @@ export function readRun(runDir: string): { manifest: RunManifest; results: JobRe
   };
 }
 
+/** A run's results in case order, without what differs between two makings of it (startedAt, latencyMs). */
+export function resultsInCaseOrder(runDir: string): Record<string, unknown>[] {
+  return readRun(runDir)
+    .results.map((r) => {
+      const { startedAt: _s, latencyMs: _l, ...rest } = r as JobResult & { latencyMs?: unknown };
+      return rest as Record<string, unknown>;
+    })
+    .sort((x, y) => (x.caseIndex as number) - (y.caseIndex as number));
+}
+
 /** Result lines in a run's log so far (0 before the log exists). */
 function resultLines(runDir: string): number {
   const path = join(runDir, 'results.jsonl');

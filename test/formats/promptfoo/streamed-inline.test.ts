@@ -4,7 +4,7 @@
 // be read exactly that way (aliases, `{path: …}` entries, scenarios, `$ref`, a broken item) is
 // read whole.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
 import { STREAM_ABOVE_BYTES } from '../../../src/formats/promptfoo/row-files.js';
 import { YamlFile } from '../../../src/formats/promptfoo/source.js';
 import { runCli } from '../../support/cli.js';
+import { resultsInCaseOrder } from '../../support/runs.js';
 import { ENV, writeSuite } from './helpers.js';
 
 const runsDirs: string[] = [];
@@ -233,14 +234,7 @@ describe('streamed inline tests (a big config)', () => {
     const resultsOf = async (suite: Suite, filters?: { firstN?: number; sample?: number }) => {
       const r = await evaluate({ suite, runsDir, filters });
       assert.equal(r.manifest.status, 'complete');
-      return readFileSync(join(r.runDir, 'results.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => {
-          const { startedAt: _s, latencyMs: _l, ...rest } = JSON.parse(l);
-          return rest;
-        })
-        .sort((x, y) => x.caseIndex - y.caseIndex);
+      return resultsInCaseOrder(r.runDir);
     };
     for (const filters of [undefined, { firstN: 30 }, { sample: 25 }]) {
       const whole = await resultsOf(await load(path, false), filters);

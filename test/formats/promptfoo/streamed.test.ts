@@ -2,7 +2,7 @@
 // held whole. A streamed suite must be the same suite as the one read whole (cases, ids, refs,
 // descriptions, diagnostics), and a run of it must never build its case array.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -14,6 +14,7 @@ import { countJobs } from '../../../src/engine/plan.js';
 import { checkGraders } from '../../../src/evaluate/check-graders.js';
 import { evaluate } from '../../../src/evaluate.js';
 import { loadPromptfooSuite } from '../../../src/formats/promptfoo/load.js';
+import { resultsInCaseOrder } from '../../support/runs.js';
 import { ENV, writeSuite } from './helpers.js';
 
 const runsDirs: string[] = [];
@@ -193,14 +194,7 @@ describe('streamed suites (big CSV/JSONL test files)', () => {
     ) => {
       const r = await evaluate({ suite, runsDir, filters });
       assert.equal(r.manifest.status, 'complete');
-      return readFileSync(join(r.runDir, 'results.jsonl'), 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => {
-          const { startedAt: _s, latencyMs: _l, ...rest } = JSON.parse(l);
-          return rest;
-        })
-        .sort((x, y) => x.caseIndex - y.caseIndex);
+      return resultsInCaseOrder(r.runDir);
     };
     for (const filters of [undefined, { pattern: '^case [0-9]*0$' }, { firstN: 30 }, { sample: 25 }]) {
       const whole = await resultsOf(await load(path, false), filters);
