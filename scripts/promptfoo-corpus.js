@@ -8,8 +8,8 @@
 //   node scripts/promptfoo-corpus.js offline            # (re)write every offline variant and corpus.json's changes
 //   node scripts/promptfoo-corpus.js sources            # SOURCES.md from corpus.json
 //   node scripts/promptfoo-corpus.js record [ID…] [--missing] [--jobs N]
-//                                                       # run promptfoo: loads.json and expected/<slug>.json
-//   npm run build && node scripts/promptfoo-corpus.js report [--write-known] [--date D]
+//                                                       # run promptfoo: loads.json and expected/<slug>.json.gz
+//   npm run build && node scripts/promptfoo-corpus.js report [ID…] [--write-known] [--date D]
 //                                                       # run assay, print both figures and the differences
 //
 // record needs promptfoo: PROMPTFOO_BIN (default /work/peers/pf/node_modules/.bin/promptfoo) and a
@@ -19,6 +19,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import YAML from 'yaml';
 
 const root = join(import.meta.dirname, '..');
@@ -316,7 +317,7 @@ async function record() {
   const entries = manifest.configs.filter(
     (e) =>
       (only.length === 0 || only.some((o) => e.id.includes(o))) &&
-      (!missing || loads[e.id] === undefined || (!e.dropped && !existsSync(join(CORPUS, 'expected', `${e.slug}.json`)))),
+      (!missing || loads[e.id] === undefined || (!e.dropped && !existsSync(support.expectedFile(e)))),
   );
   const saveLoads = () =>
     writeJson(loadsFile, Object.fromEntries(Object.entries(loads).sort(([a], [b]) => a.localeCompare(b))));
@@ -361,18 +362,17 @@ async function record() {
         ['eval', '-c', basename(entry.offline), ...support.RUN_ARGS, '--no-write', '-o', out],
         { cwd: dir, env: env(true) },
       );
-      const file = join(CORPUS, 'expected', `${entry.slug}.json`);
+      const file = support.expectedFile(entry);
+      const save = (value) =>
+        writeFileSync(file, gzipSync(`${JSON.stringify(value, null, 1)}\n`, { level: 9 }));
       if (!existsSync(out)) {
-        writeJson(file, {
-          noResults: true,
-          exit: r.code,
-          message: support.lastLines(support.scrub(r.out, scratch)),
-        });
+        save({ noResults: true, exit: r.code, message: support.lastLines(support.scrub(r.out, scratch)) });
         console.log(`${entry.id}: promptfoo wrote no results (exit ${r.code})`);
         return;
       }
-      writeJson(file, support.normalise(readJson(out), { dir }));
-      console.log(`${entry.id}: loads ${loads[entry.id].loads}; ${readJson(file).results.length} rows`);
+      const normal = support.normalise(readJson(out), { dir });
+      save(normal);
+      console.log(`${entry.id}: loads ${loads[entry.id].loads}; ${normal.results.length} rows`);
     });
   } finally {
     await mock.close();
@@ -391,7 +391,13 @@ async function report() {
   const mock = await startMockServer({ answers: readJson(join(CORPUS, 'answers.json')) });
   const scratch = mkdtempSync(join(tmpdir(), 'assay-corpus-'));
   try {
-    const result = await support.runCorpus({ mock, scratch, assay: join(root, 'bin', 'assay.js') });
+    const only = rest.filter((a, i) => !a.startsWith('--') && rest[i - 1] !== '--date');
+    const result = await support.runCorpus({
+      mock,
+      scratch,
+      concurrency: 2,
+      only: (e) => only.length === 0 || only.some((o) => e.id.includes(o)),
+    });
     const dateAt = rest.indexOf('--date');
     console.log(
       support.formatReport(

@@ -10,7 +10,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type MockServer, startMockServer } from '../../support/mock-openai.js';
-import { repoRoot } from '../../support/paths.js';
 import {
   againstKnown,
   CORPUS_DIR,
@@ -35,7 +34,7 @@ before(async () => {
   mock = await startMockServer({
     answers: JSON.parse(readFileSync(join(CORPUS_DIR, 'answers.json'), 'utf8')),
   });
-  result = runCorpus({ mock, scratch: tmp.dir, assay: join(repoRoot, 'bin', 'assay.js'), concurrency: 3 });
+  result = runCorpus({ mock, scratch: tmp.dir, concurrency: 2 });
   // A failure is reported by the tests that await it.
   result.catch(() => {});
 });
