@@ -89,9 +89,11 @@ export function toolEnv(
   return env;
 }
 
-/** Colour codes and the scratch folder out of a tool's message. */
+/** Colour codes, the corpus's own path and the scratch folder out of a tool's message. */
 export function scrub(text: string, scratch: string): string {
   return text
+    .split(CORPUS_DIR)
+    .join('<corpus>')
     .replace(/\u001b\[[0-9;]*m/g, '')
     .split(scratch)
     .join('<scratch>');
@@ -371,6 +373,8 @@ export function compareResults(
   id: string,
   want: NormalResults,
   got: NormalResults | undefined,
+  /** assay's message when it wrote no results file. */
+  message = '',
 ): ConfigComparison {
   const fields: Record<string, FieldDifference> = {};
   const add = (label: string, row: string, promptfoo: unknown, assay: unknown) => {
@@ -378,7 +382,7 @@ export function compareResults(
     else fields[label] = { rows: 1, example: { row, promptfoo: clip(promptfoo), assay: clip(assay) } };
   };
   if (!got) {
-    add('results file', '-', `${want.results.length} rows`, 'no results file');
+    add('results file', '-', `${want.results.length} rows`, `no results file: ${message}`);
     return { id, rows: want.results.length, equalRows: 0, coreEqualRows: 0, fields };
   }
   for (const part of ['top', 'results'] as const) {
@@ -519,7 +523,7 @@ export async function runCorpus(opts: {
           const want = readExpected(entry);
           if (entry.dropped || !entry.offline || !want || 'noResults' in want) continue;
           const out = join(opts.scratch, `${entry.slug}.json`);
-          await batch.run({
+          const r = await batch.run({
             cwd,
             args: assayArgs(file(entry.offline), RUN_ARGS, opts.scratch, out),
             env: envOf(opts.mock, entry.slug),
@@ -527,7 +531,7 @@ export async function runCorpus(opts: {
           const got = existsSync(out)
             ? normalise(JSON.parse(readFileSync(out, 'utf8')), { dir: cwd })
             : undefined;
-          comparisons.push(compareResults(entry.id, want, got));
+          comparisons.push(compareResults(entry.id, want, got, lastLines(scrub(r.out, opts.scratch), 2)));
         }
       }),
     );
@@ -622,6 +626,10 @@ const CAUSES: Record<string, string> = {
 function causeOf(field: string, d: FieldDifference): string {
   if (CAUSES[field]) return CAUSES[field];
   const { promptfoo, assay } = d.example;
+  if (field === 'results file')
+    return `refused: ${String(assay)
+      .replace(/^no results file: /, '')
+      .slice(0, 240)}`;
   if (assay === undefined) return `assay writes no ${field}`;
   if (promptfoo === undefined) return `assay writes ${field}; promptfoo does not`;
   return `differs, e.g. promptfoo ${JSON.stringify(promptfoo)?.slice(0, 80)} vs assay ${JSON.stringify(assay)?.slice(0, 80)}`;

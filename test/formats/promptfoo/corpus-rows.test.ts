@@ -13,11 +13,13 @@ import { type MockServer, startMockServer } from '../../support/mock-openai.js';
 import {
   againstKnown,
   CORPUS_DIR,
+  type ConfigComparison,
   type CorpusResult,
   configDir,
   countedForLoad,
   expectedFile,
   formatReport,
+  type KnownDifferences,
   readCorpus,
   readKnown,
   runCorpus,
@@ -97,10 +99,50 @@ describe('promptfoo corpus: real configs, loaded and run as promptfoo 0.123.1 lo
     });
   }
 
+  it('the known list is held both ways: a difference not listed fails, and so does a listed one that is gone', () => {
+    const listed: KnownDifferences = {
+      loads: {},
+      fields: {
+        cfg: { 'response.output': { rows: 2, reason: 'r' }, 'prompt.raw': { rows: 1, reason: 'r' } },
+      },
+    };
+    const example = { row: '0/0', promptfoo: 'a', assay: 'b' };
+    const found = (fields: ConfigComparison['fields']): ConfigComparison => ({
+      id: 'cfg',
+      rows: 2,
+      equalRows: 0,
+      coreEqualRows: 0,
+      fields,
+    });
+    assert.deepEqual(
+      againstKnown(
+        'cfg',
+        found({ 'response.output': { rows: 2, example }, 'prompt.raw': { rows: 1, example } }),
+        listed,
+      ),
+      [],
+    );
+    const problems = againstKnown(
+      'cfg',
+      found({ 'response.output': { rows: 1, example }, vars: { rows: 1, example } }),
+      listed,
+    );
+    assert.equal(problems.length, 3, problems.join('\n'));
+    assert.match(problems[0], /response\.output: 1 rows differ, 2 listed/);
+    assert.match(
+      problems[1],
+      /new difference in vars \(1 rows\), e\.g\. row 0\/0: promptfoo "a" · assay "b"/,
+    );
+    assert.match(problems[2], /prompt\.raw: listed .* but no row differs now/);
+  });
+
   it('the figures (loaded as written; rows equal field by field)', async (t) => {
     const r = await result;
     const counted = entries.filter(countedForLoad);
     assert.ok(counted.length > 0);
-    t.diagnostic(formatReport(r, new Date().toISOString().slice(0, 10), known));
+    // The figures; `node scripts/promptfoo-corpus.js report` prints the differences ranked as well.
+    t.diagnostic(
+      formatReport(r, new Date().toISOString().slice(0, 10), known).split('\n').slice(0, 4).join(' · '),
+    );
   });
 });
