@@ -351,7 +351,7 @@ async function record() {
   const mock = await startMockServer({ answers: readJson(join(CORPUS, 'answers.json')) });
   mkdirSync(join(CORPUS, 'expected'), { recursive: true });
   try {
-    const env = (offline) => ({
+    const env = (offline, name) => ({
       ...process.env,
       ...support.toolEnv(offline ? mock : undefined),
       PATH: `${pfNodeDir}:${process.env.PATH}`,
@@ -361,7 +361,9 @@ async function record() {
       PROMPTFOO_DISABLE_REMOTE_GENERATION: '1',
       PROMPTFOO_DISABLE_REDTEAM_REMOTE_GENERATION: '1',
       PROMPTFOO_SELF_HOSTED: '1',
-      PROMPTFOO_CONFIG_DIR: join(scratch, 'pfconfig'),
+      // Its own folder for each run: promptfoo migrates its database on start, and two runs that
+      // share a folder can fail that migration ("table … already exists").
+      PROMPTFOO_CONFIG_DIR: join(scratch, `pfconfig-${name}`),
       PROMPTFOO_CACHE_PATH: join(scratch, 'pfcache'),
       HTTPS_PROXY: 'http://127.0.0.1:9',
       HTTP_PROXY: 'http://127.0.0.1:9',
@@ -374,7 +376,7 @@ async function record() {
       const l = await run(
         pfBin,
         ['eval', '-c', basename(entry.config), ...support.LOAD_ARGS, '--no-write', '-o', loadOut],
-        { cwd: dir, env: env(false) },
+        { cwd: dir, env: env(false, `${entry.slug}-load`) },
       );
       loads[entry.id] = existsSync(loadOut)
         ? { loads: true }
@@ -386,7 +388,7 @@ async function record() {
       const r = await run(
         pfBin,
         ['eval', '-c', basename(entry.offline), ...support.RUN_ARGS, '--no-write', '-o', out],
-        { cwd: dir, env: env(true) },
+        { cwd: dir, env: env(true, entry.slug) },
       );
       const file = support.expectedFile(entry);
       const save = (value) =>

@@ -66,6 +66,10 @@ const DUMMY_KEYS = [
   'COHERE_API_KEY',
   'HF_API_TOKEN',
   'XAI_API_KEY',
+  'WATSONX_AI_APIKEY',
+  'WATSONX_AI_PROJECT_ID',
+  // A config's own apiKeyEnvar (28-ehtb-doen).
+  'LLM_API_KEY',
 ];
 
 /**
