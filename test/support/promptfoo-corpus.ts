@@ -525,7 +525,7 @@ export async function runCorpus(opts: {
               : { loads: false, exit: l.code, message: lastLines(scrub(l.out, opts.scratch)) },
           };
           const want = readExpected(entry);
-          if (entry.dropped || !entry.offline || !want || 'noResults' in want) continue;
+          if (entry.dropped || !entry.offline || !want) continue;
           const out = join(opts.scratch, `${entry.slug}.json`);
           const r = await batch.run({
             cwd,
@@ -535,7 +535,21 @@ export async function runCorpus(opts: {
           const got = existsSync(out)
             ? normalise(JSON.parse(readFileSync(out, 'utf8')), { dir: cwd })
             : undefined;
-          comparisons.push(compareResults(entry.id, want, got, lastLines(scrub(r.out, opts.scratch), 2)));
+          if ('noResults' in want) {
+            // promptfoo wrote no results file for this variant: neither must assay.
+            const fields: Record<string, FieldDifference> = {};
+            if (got)
+              fields['results file'] = {
+                rows: 1,
+                example: {
+                  row: '-',
+                  promptfoo: `no results file: ${want.message}`,
+                  assay: `${got.results.length} rows`,
+                },
+              };
+            comparisons.push({ id: entry.id, rows: 0, equalRows: 0, coreEqualRows: 0, fields });
+          } else
+            comparisons.push(compareResults(entry.id, want, got, lastLines(scrub(r.out, opts.scratch), 2)));
         }
       }),
     );
