@@ -89,6 +89,23 @@ interface Group {
   spellings: Spelling[];
 }
 
+/** The mark assay's excerpts end with when they cut a text short. */
+const CUT = '…';
+
+/**
+ * The length of the longest start of `spelling` (at least `min` characters, short of the whole)
+ * that `text` holds just before `at`; 0 when there is none.
+ */
+function cutSpelling(text: string, at: number, spelling: string, min: number): number {
+  const first = spelling[0];
+  for (let start = Math.max(0, at - spelling.length + 1); at - start >= min; start++) {
+    if (text[start] !== first) continue;
+    const length = at - start;
+    if (text.startsWith(spelling.slice(0, length), start)) return length;
+  }
+  return 0;
+}
+
 /** Whether a text holds every anchor of a group (the quick test that most texts fail). */
 function anchored(text: string, anchors: string[]): boolean {
   for (const a of anchors) if (!text.includes(a)) return false;
@@ -223,6 +240,11 @@ export class Secrets {
 
   /** A text with every spelling of every secret replaced by `[redacted]` (the same text when none occurs). */
   redact(text: string): string {
+    const out = this.redactWhole(text);
+    return out.includes(CUT) && this.groups.length > 0 ? this.redactCut(out) : out;
+  }
+
+  private redactWhole(text: string): string {
     let hits: Spelling[] | undefined;
     for (const g of this.groups) {
       if (!anchored(text, g.anchors)) continue;
@@ -237,6 +259,32 @@ export class Secrets {
     hits.sort((a, b) => b[0].length - a[0].length);
     let out = text;
     for (const [from, to] of hits) if (out.includes(from)) out = out.split(from).join(to);
+    return out;
+  }
+
+  /**
+   * An excerpt cut inside a secret (a server's body quoted in an error, cut at 200 characters and
+   * `…`) ends in the start of a spelling: the longest such start, from the minimum length on, is
+   * replaced as the whole spelling would be.
+   */
+  private redactCut(text: string): string {
+    let out = text;
+    for (let at = out.indexOf(CUT); at >= 0; at = out.indexOf(CUT, at + 1)) {
+      let best = 0;
+      let replacement = REDACTED;
+      for (const g of this.groups)
+        for (const [from, to] of g.spellings) {
+          const kept = to.length - REDACTED.length;
+          const length = cutSpelling(out, at, from, Math.max(this.minLength, kept + 1));
+          if (length > best) {
+            best = length;
+            replacement = to;
+          }
+        }
+      if (best === 0) continue;
+      out = `${out.slice(0, at - best)}${replacement}${out.slice(at)}`;
+      at += replacement.length - best;
+    }
     return out;
   }
 

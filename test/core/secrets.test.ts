@@ -1,63 +1,15 @@
 // The run's one redaction boundary (src/core/secrets.ts): every spelling a secret takes on its way
-// out is redacted. The spellings are made here with the platform's own encoders (and Python's,
-// PHP's and .NET's rules written out), not with the code under test.
+// out is redacted. The spellings are made by the tests' own encoders (test/support/spellings.ts),
+// not by the code under test.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isCredentialParam, maskUrlCredentials, Secrets } from '../../src/core/secrets.js';
-import { escapeHtml } from '../../src/report/html.js';
 import { scriptSafeJson } from '../../src/report/report-data.js';
+import { inJson, spellingsOf } from '../support/spellings.js';
 
 const NASTY = 'k3y+a/b=c "q" \\ <t>&x é~1';
-const inJson = (s: string, times: number): string => {
-  let out = s;
-  for (let i = 0; i < times; i++) out = JSON.stringify(out).slice(1, -1);
-  return out;
-};
-const lowerHex = (s: string): string => s.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+const spellings = spellingsOf;
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
-const b64url = (s: string): string => Buffer.from(s).toString('base64url');
-
-/** The spellings servers, proxies and assay's own writers give a text. */
-function spellings(s: string): Record<string, string> {
-  const form = new URLSearchParams({ v: s }).toString().slice(2);
-  return {
-    'as written': s,
-    'JSON-escaped once': inJson(s, 1),
-    'JSON-escaped twice': inJson(s, 2),
-    'JSON-escaped three times': inJson(s, 3),
-    'JSON-escaped five times': inJson(s, 5),
-    'Python json.dumps (ensure_ascii)': JSON.stringify(s)
-      .slice(1, -1)
-      .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
-    'Python json.dumps, then JSON again': inJson(
-      JSON.stringify(s)
-        .slice(1, -1)
-        .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
-      1,
-    ),
-    'PHP json_encode': JSON.stringify(s)
-      .slice(1, -1)
-      .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-      .replaceAll('/', '\\/'),
-    'encodeURIComponent': encodeURIComponent(s),
-    'encodeURIComponent, lower-case hex': lowerHex(encodeURIComponent(s)),
-    'form (URLSearchParams, + for space)': form,
-    'form, lower-case hex': lowerHex(form),
-    'encodeURIComponent with + for space': encodeURIComponent(s).replaceAll('%20', '+'),
-    base64: b64(s),
-    'base64 without padding': b64(s).replace(/=+$/, ''),
-    base64url: b64url(s),
-    'base64url with padding': b64url(s).padEnd(Math.ceil(b64url(s).length / 4) * 4, '='),
-    'HTML (the report’s markup)': escapeHtml(s),
-    'HTML named entities': s
-      .replaceAll('&', '&amp;')
-      .replaceAll('<', '&lt;')
-      .replaceAll('>', '&gt;')
-      .replaceAll('"', '&quot;'),
-    'the report’s script JSON': scriptSafeJson(s).slice(1, -1),
-    'the report’s script JSON of a JSON line': scriptSafeJson(inJson(s, 1)).slice(1, -1),
-  };
-}
 
 describe('Secrets: every spelling of a secret', () => {
   it('redacts a secret that needs escaping in each spelling, inside longer text', () => {
@@ -65,7 +17,11 @@ describe('Secrets: every spelling of a secret', () => {
     for (const [how, spelled] of Object.entries(spellings(NASTY))) {
       const text = `before ${spelled} after`;
       const out = secrets.redact(text);
-      assert.equal(out, 'before [redacted] after', `${how}: ${JSON.stringify(spelled)} → ${JSON.stringify(out)}`);
+      assert.equal(
+        out,
+        'before [redacted] after',
+        `${how}: ${JSON.stringify(spelled)} → ${JSON.stringify(out)}`,
+      );
       assert.ok(secrets.foundIn(text), how);
     }
   });
@@ -100,6 +56,14 @@ describe('Secrets: every spelling of a secret', () => {
     assert.equal(new Secrets().redact(text), text);
     assert.equal(new Secrets().empty, true);
     assert.equal(new Secrets(['sk-0123456789']).redact(text), text);
+  });
+
+  it('redacts the start of a secret an excerpt cut short (`…`), from 8 characters on', () => {
+    const secrets = new Secrets(['abcdefghijklmnop']);
+    assert.equal(secrets.redact('body: key=abcdefghij…'), 'body: key=[redacted]…');
+    assert.equal(secrets.redact(`form: ${encodeURIComponent('abcdefghijklmnop').slice(0, 9)}…`), 'form: [redacted]…');
+    // Under 8 characters of it is left: it could be any word.
+    assert.equal(secrets.redact('body: key=abcdefg…'), 'body: key=abcdefg…');
   });
 
   it('sees a secret declared later (the holders share one instance)', () => {
@@ -166,7 +130,8 @@ describe('Secrets: credentials in URLs', () => {
       'session_id',
     ])
       assert.ok(isCredentialParam(name), name);
-    for (const name of ['model', 'api-version', 'q', 'limit', 'format', 'region']) assert.ok(!isCredentialParam(name), name);
+    for (const name of ['model', 'api-version', 'q', 'limit', 'format', 'region'])
+      assert.ok(!isCredentialParam(name), name);
   });
 
   it('masks credential parameters and a userinfo password in a URL shown', () => {
