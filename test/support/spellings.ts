@@ -79,7 +79,13 @@ export function leaks(
     ]),
   ];
   for (const [name, secret] of Object.entries(secrets)) {
-    const spellings = Object.entries(spellingsOf(secret));
+    // Each distinct spelling once (a plain key is spelled alike in most of them).
+    const seen = new Set<string>();
+    const spellings = Object.entries(spellingsOf(secret)).filter(([, spelled]) => {
+      if (seen.has(spelled)) return false;
+      seen.add(spelled);
+      return true;
+    });
     for (const [where, bytes] of sources)
       for (const [how, spelled] of spellings)
         if (bytes.includes(spelled)) found.push(`${where}: ${how} ${name} (${JSON.stringify(spelled)})`);
