@@ -235,6 +235,13 @@ describe('no spelling of a random secret leaves the process, through any provide
         ...OUTPUTS.map((o) => join(c.dir, o)),
         ...[cache, `${cache}-wal`].filter((f) => existsSync(f)),
       ];
+      assert.deepEqual(
+        leaks(c.secrets, {
+          files,
+          texts: { stdout: run.stdout, stderr: run.stderr, 'the write-ahead log before its checkpoint': wal },
+        }),
+        [],
+      );
       const log = readFileSync(files.find((f) => f.endsWith('results.jsonl'))!, 'utf8');
       const results = log
         .trim()
@@ -250,17 +257,12 @@ describe('no spelling of a random secret leaves the process, through any provide
       for (const r of echoed)
         assert.ok(r.output?.includes('[redacted]'), `${r.providerId} answered ${r.output}`);
       // The secrets did reach the server, as the provider sends them.
-      const sent = mock.requests.map((q) => [q.url, ...Object.values(q.headers), q.raw].join('\n')).join('\n');
+      const sent = mock.requests
+        .map((q) => [q.url, ...Object.values(q.headers), q.raw].join('\n'))
+        .join('\n');
       for (const name of ['openai', 'azureKey', 'anthropic', 'googleAiStudio', 'ollama', 'httpHeader'])
         assert.ok(sent.includes(c.secrets[name]), `the mock got ${name}`);
       assert.ok(sent.includes(new URLSearchParams({ api_key: c.secrets.httpQueryParam }).toString()));
-      assert.deepEqual(
-        leaks(c.secrets, {
-          files,
-          texts: { stdout: run.stdout, stderr: run.stderr, 'the write-ahead log before its checkpoint': wal },
-        }),
-        [],
-      );
     });
   }
 
@@ -300,8 +302,6 @@ describe('no spelling of a random secret leaves the process, through any provide
     const runDir = filesUnder(join(dir, 'runs'))
       .find((f) => f.endsWith('manifest.json'))!
       .replace(/\/manifest\.json$/, '');
-    const log = readFileSync(join(runDir, 'results.jsonl'), 'utf8');
-    assert.match(log, /client_secret=\[redacted\]/, log);
     // A native output written from the run afterwards, by a process that never knew the secret.
     const report = await runCli(['report', runDir, '--format', 'promptfoo', '-o', join(dir, 'pf.json')], {
       cwd: dir,
@@ -318,5 +318,7 @@ describe('no spelling of a random secret leaves the process, through any provide
       ),
       [],
     );
+    // The refusal quoting the form is the run's error, redacted.
+    assert.match(readFileSync(join(runDir, 'results.jsonl'), 'utf8'), /client_secret=\[redacted\]/);
   });
 });
