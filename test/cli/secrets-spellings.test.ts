@@ -204,6 +204,54 @@ tests:
     assert.deepEqual(leaks({ envKey }, { files: run.files, texts: { console: run.console } }), []);
   });
 
+  it('two providers whose ids differ only in a credential are refused before any call, asking for labels', async () => {
+    const dir = join(tmp.dir, 'twins');
+    mkdirSync(dir, { recursive: true });
+    const provider = (token: string) => `  - id: '${mock.url}/v1/chat/completions?token=${token}'
+    config: {method: POST, body: {q: '{{prompt}}'}}
+`;
+    writeFileSync(
+      join(dir, 'promptfooconfig.yaml'),
+      `prompts: ['Say {{ q }}']\nproviders:\n${provider('tok-first-0123456789')}${provider('tok-second-0123456789')}tests:\n  - vars: {q: hello}\n`,
+    );
+    const before = mock.requests.length;
+    const r = await runCli(['eval', '--no-progress', '--runs-dir', join(dir, 'runs')], {
+      cwd: dir,
+      env: cleanEnv,
+    });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      r.stderr,
+      /promptfooconfig\.yaml:\d+.*two providers are both shown as ".*token=\[redacted\]".*give each a label/,
+    );
+    assert.ok(
+      !`${r.stdout}${r.stderr}`.includes('tok-first') && !`${r.stdout}${r.stderr}`.includes('tok-second'),
+    );
+    assert.equal(mock.requests.length, before, 'no call was made');
+  });
+
+  it('a report written to stdout goes through the terminal’s redaction (a value that is a secret here)', async () => {
+    const value = 'later-a-secret-0123456789';
+    const run = await evalSuite(
+      'stdout',
+      `prompts: ['Say {{ q }}']
+providers: [echo]
+tests:
+  - vars: {q: '${value}'}
+`,
+    );
+    const runDir = run.files.find((f) => f.endsWith('manifest.json'))!.replace(/[\\/]manifest\.json$/, '');
+    // The run did not know it as a secret: its log holds it.
+    assert.ok(readFileSync(join(runDir, 'results.jsonl'), 'utf8').includes(value));
+    const r = await runCli(['report', runDir, '--format', 'jsonl'], {
+      cwd: run.dir,
+      env: { ...cleanEnv, SERVICE_API_KEY: value },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\[redacted\]/);
+    assert.deepEqual(leaks({ value }, { texts: { stdout: r.stdout, stderr: r.stderr } }), []);
+  });
+
   it('a declared credential under 8 characters is written as is, and a warning names it, never its value', async () => {
     const run = await evalSuite(
       'short',
