@@ -61,7 +61,10 @@ describe('Secrets: every spelling of a secret', () => {
   it('redacts the start of a secret an excerpt cut short (`…`), from 8 characters on', () => {
     const secrets = new Secrets(['abcdefghijklmnop']);
     assert.equal(secrets.redact('body: key=abcdefghij…'), 'body: key=[redacted]…');
-    assert.equal(secrets.redact(`form: ${encodeURIComponent('abcdefghijklmnop').slice(0, 9)}…`), 'form: [redacted]…');
+    assert.equal(
+      secrets.redact(`form: ${encodeURIComponent('abcdefghijklmnop').slice(0, 9)}…`),
+      'form: [redacted]…',
+    );
     // Under 8 characters of it is left: it could be any word.
     assert.equal(secrets.redact('body: key=abcdefg…'), 'body: key=abcdefg…');
   });

@@ -345,9 +345,14 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
       const settings = faultsFor(prefix);
       if (!(settings instanceof Error) && settings.echoRequest) {
         // As a gateway in front of an identity provider may: the refusal quotes the form as it was sent.
-        send(res, 400, `Bad Request (AADSTS900144): the request body must contain 'resource'. Received: ${text}`, {
-          'content-type': 'text/plain',
-        });
+        send(
+          res,
+          400,
+          `Bad Request (AADSTS900144): the request body must contain 'resource'. Received: ${text}`,
+          {
+            'content-type': 'text/plain',
+          },
+        );
         return;
       }
       if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') === 'wrong') {
