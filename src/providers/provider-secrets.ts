@@ -13,28 +13,37 @@ export function providerName(spec: ProviderSpec): string {
 }
 
 /**
- * Declares a provider spec's credentials to `secrets`, and those of the provider built from it
- * (`Provider.credentials`), each named for the warning a too-short one gets: the environment
- * variable that holds it, else the config field, else the provider.
+ * Declares a provider spec's credentials to `secrets`: the secret-looking fields of its config,
+ * the credentials in its id, label and the URLs of its config, its `env`'s secrets. Done before
+ * the provider is built, so an error naming it is redacted too.
  */
-export function declareProviderSecrets(
-  secrets: Secrets,
-  spec: ProviderSpec,
-  env: Record<string, string | undefined>,
-  provider?: Provider,
-): void {
+export function declareProviderSecrets(secrets: Secrets, spec: ProviderSpec): void {
   const name = providerName(spec);
   secrets.addUrl(spec.id, name);
   if (spec.label !== undefined) secrets.addUrl(spec.label, name);
   if (spec.kind !== undefined) secrets.addUrl(spec.kind, name);
-  const texts = configTexts(spec.config);
-  for (const { path, field, text } of texts) {
+  for (const { path, field, text } of configTexts(spec.config)) {
     // A field named like a secret is a guess (`tokenizer`), not a declaration: no warning.
     if (isSecretFieldName(field)) secrets.add(text);
-    if (text.includes('=') || text.includes('@')) secrets.addUrl(text, `config.${path} of ${name}`);
+    if (text.includes('://')) secrets.addUrl(text, `config.${path} of ${name}`);
   }
   if (spec.env) secrets.addEnv(spec.env);
-  if (!provider?.credentials) return;
+}
+
+/**
+ * Declares what a built provider says it was given as credentials (`Provider.credentials`), each
+ * named for the warning a too-short one gets: the environment variable that holds it, else the
+ * config field, else the provider.
+ */
+export function declareCredentials(
+  secrets: Secrets,
+  spec: ProviderSpec,
+  env: Record<string, string | undefined>,
+  provider: Provider,
+): void {
+  if (!provider.credentials) return;
+  const name = providerName(spec);
+  const texts = configTexts(spec.config);
   const allEnv = spec.env ? { ...env, ...spec.env } : env;
   for (const credential of provider.credentials) {
     const variable = Object.keys(allEnv).find((k) => allEnv[k] === credential);

@@ -204,6 +204,31 @@ tests:
     assert.deepEqual(leaks({ envKey }, { files: run.files, texts: { console: run.console } }), []);
   });
 
+  it('a configuration error naming an http provider by its id shows the credential masked', async () => {
+    const dir = join(tmp.dir, 'config-error');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'promptfooconfig.yaml'),
+      `prompts: ['Say {{ q }}']
+providers:
+  - id: '${mock.url}/api?token=tok-config-error-0123456789'
+    config: {method: POST, body: {q: '{{prompt}}'}, tls: {rejectUnauthorized: false}}
+tests:
+  - vars: {q: hello}
+`,
+    );
+    const r = await runCli(['eval', '--no-progress', '--runs-dir', join(dir, 'runs')], {
+      cwd: dir,
+      env: cleanEnv,
+    });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /api\?token=\[redacted\]".*tls.* is not supported/);
+    assert.deepEqual(
+      leaks({ token: 'tok-config-error-0123456789' }, { texts: { stdout: r.stdout, stderr: r.stderr } }),
+      [],
+    );
+  });
+
   it('two providers whose ids differ only in a credential are refused before any call, asking for labels', async () => {
     const dir = join(tmp.dir, 'twins');
     mkdirSync(dir, { recursive: true });
