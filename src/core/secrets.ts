@@ -89,6 +89,9 @@ interface Group {
   spellings: Spelling[];
 }
 
+/** From this many groups on, a text is scanned once for their anchors rather than searched for each. */
+const SCAN_FROM_GROUPS = 8;
+
 /** The mark assay's excerpts end with when they cut a text short. */
 const CUT = '…';
 
@@ -131,6 +134,14 @@ export class Secrets {
   private readonly warned = new Set<string>();
   private groups: Group[] = [];
   private readonly byAnchor = new Map<string, Group>();
+  /**
+   * Every run of `minLength` characters of every spelling, to the spellings holding it: a text cut
+   * inside a spelling ends in one of these runs, so most `…` are passed over with one look-up.
+   * Made when first needed, again after a secret is added.
+   */
+  private cutIndex: Map<string, Spelling[]> | undefined;
+  /** See {@link candidates}; made when first needed, again after a secret is added. */
+  private scan: { table: Uint8Array; byPair: Map<number, Group[]>; unanchored: Group[] } | undefined;
 
   constructor(values: Iterable<string | undefined> = [], options: SecretsOptions = {}) {
     this.minLength = options.minLength ?? MIN_SECRET_LENGTH;
@@ -225,17 +236,66 @@ export class Secrets {
       this.byAnchor.set(key, group);
       this.groups = [...this.groups, group];
     }
+    this.cutIndex = undefined;
+    this.scan = undefined;
     const seen = new Set(group.spellings.map((s) => s[0]));
     for (const s of spellings) if (!seen.has(s[0])) group.spellings.push(s);
   }
 
   /** Whether a text holds any spelling of a secret. */
   foundIn(text: string): boolean {
-    for (const g of this.groups) {
+    const groups = this.candidates(text);
+    if (!groups) return false;
+    for (const g of groups) {
       if (!anchored(text, g.anchors)) continue;
       for (const [from] of g.spellings) if (text.includes(from)) return true;
     }
     return false;
+  }
+
+  /**
+   * The groups whose first anchor a text may hold. With few groups, all of them (a search per
+   * anchor is quickest); with more (several secrets, each with its base64 spellings), those whose
+   * anchor starts at some pair of characters of the text, found in one pass over it: the cost of a
+   * text no longer grows with the number of secrets. Undefined when there is none.
+   */
+  private candidates(text: string): readonly Group[] | undefined {
+    if (this.groups.length === 0) return undefined;
+    if (this.groups.length <= SCAN_FROM_GROUPS) return this.groups;
+    const scan = this.pairScan();
+    const out = new Set<Group>(scan.unanchored);
+    const last = text.length - 1;
+    let prev = text.charCodeAt(0) & 0xff;
+    for (let i = 0; i < last; i++) {
+      const next = text.charCodeAt(i + 1) & 0xff;
+      const pair = (prev << 8) | next;
+      prev = next;
+      if (scan.table[pair] === 0) continue;
+      for (const g of scan.byPair.get(pair) ?? []) if (text.startsWith(g.anchors[0], i)) out.add(g);
+    }
+    return out.size > 0 ? [...out] : undefined;
+  }
+
+  /** See {@link candidates}: the groups by the first two characters (low bytes) of their first anchor. */
+  private pairScan(): NonNullable<Secrets['scan']> {
+    if (this.scan) return this.scan;
+    const table = new Uint8Array(65536);
+    const byPair = new Map<number, Group[]>();
+    const unanchored: Group[] = [];
+    for (const g of this.groups) {
+      const anchor = g.anchors[0];
+      if (anchor === undefined) {
+        unanchored.push(g);
+        continue;
+      }
+      const pair = ((anchor.charCodeAt(0) & 0xff) << 8) | (anchor.charCodeAt(1) & 0xff);
+      table[pair] = 1;
+      const list = byPair.get(pair);
+      if (list) list.push(g);
+      else byPair.set(pair, [g]);
+    }
+    this.scan = { table, byPair, unanchored };
+    return this.scan;
   }
 
   /** A text with every spelling of every secret replaced by `[redacted]` (the same text when none occurs). */
@@ -245,8 +305,10 @@ export class Secrets {
   }
 
   private redactWhole(text: string): string {
+    const groups = this.candidates(text);
+    if (!groups) return text;
     let hits: Spelling[] | undefined;
-    for (const g of this.groups) {
+    for (const g of groups) {
       if (!anchored(text, g.anchors)) continue;
       for (const s of g.spellings) {
         if (!text.includes(s[0])) continue;
@@ -268,24 +330,49 @@ export class Secrets {
    * replaced as the whole spelling would be.
    */
   private redactCut(text: string): string {
+    const index = this.cutRuns();
+    const m = this.minLength;
     let out = text;
     for (let at = out.indexOf(CUT); at >= 0; at = out.indexOf(CUT, at + 1)) {
+      const candidates = at >= m ? index.get(out.slice(at - m, at)) : undefined;
+      if (!candidates) continue;
       let best = 0;
       let replacement = REDACTED;
-      for (const g of this.groups)
-        for (const [from, to] of g.spellings) {
-          const kept = to.length - REDACTED.length;
-          const length = cutSpelling(out, at, from, Math.max(this.minLength, kept + 1));
-          if (length > best) {
-            best = length;
-            replacement = to;
-          }
+      for (const [from, to] of candidates) {
+        const kept = to.length - REDACTED.length;
+        const length = cutSpelling(out, at, from, Math.max(m, kept + 1));
+        if (length > best) {
+          best = length;
+          replacement = to;
         }
+      }
       if (best === 0) continue;
       out = `${out.slice(0, at - best)}${replacement}${out.slice(at)}`;
       at += replacement.length - best;
     }
     return out;
+  }
+
+  /** See {@link cutIndex}. */
+  private cutRuns(): Map<string, Spelling[]> {
+    if (this.cutIndex) return this.cutIndex;
+    const index = new Map<string, Spelling[]>();
+    const m = this.minLength;
+    for (const g of this.groups)
+      for (const spelling of g.spellings) {
+        const [from] = spelling;
+        const seen = new Set<string>();
+        for (let i = 0; i + m < from.length; i++) {
+          const run = from.slice(i, i + m);
+          if (seen.has(run)) continue;
+          seen.add(run);
+          const list = index.get(run);
+          if (list) list.push(spelling);
+          else index.set(run, [spelling]);
+        }
+      }
+    this.cutIndex = index;
+    return index;
   }
 
   /**

@@ -40,6 +40,16 @@ describe('Secrets: every spelling of a secret', () => {
     }
   });
 
+  it('finds each of many secrets (a text scanned once for all their anchors)', () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `key-${i}-${'abcdefghij'.slice(i % 5)}-${i * 7919}`);
+    const secrets = new Secrets(keys);
+    const text = keys.map((k, i) => (i % 2 === 0 ? spellingsOf(k).base64 : inJson(`"${k}"`, 2))).join(' | ');
+    const out = secrets.redact(text);
+    assert.equal(out.match(/\[redacted\]/g)?.length, keys.length, out);
+    for (const k of keys) assert.ok(!out.includes(k));
+    assert.equal(secrets.redact('none of them here'), 'none of them here');
+  });
+
   it('keeps a JSON text valid, even when a secret ends in a backslash matched inside an escape', () => {
     const secret = 'abcdefgh\\';
     const secrets = new Secrets([secret]);
