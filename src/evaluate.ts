@@ -282,8 +282,7 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
   const secrets = (options.secrets ?? new Secrets()).addEnv(providerEnv);
   // Each provider built declares its credentials (providers/provider-secrets.ts); so do those
   // named only as graders, whether or not a job asks them.
-  for (const g of [suite.grader, options.grader, options.embedder])
-    if (g) declareProviderSecrets(secrets, g);
+  for (const g of [suite.grader, options.grader, options.embedder]) if (g) declareProviderSecrets(secrets, g);
   const providerContext: ProviderContext = {
     env: providerEnv,
     maxConcurrency,
