@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { LiveScorecard } from './analysis/scorecard.js';
 import { caseCount, surveyOf } from './core/cases.js';
 import { InputError } from './core/errors.js';
-import { addSecrets, secretConfigValues, secretValues } from './core/redact.js';
 import type { Scorecard } from './core/scorecard.js';
+import { Secrets } from './core/secrets.js';
 import type { Case, Job, JobResult, ProviderSpec, Suite, SuiteFilters } from './core/types.js';
 import { CacheFileError, ResponseCache } from './engine/cache.js';
 import { addCaseProvider } from './engine/case-providers.js';
@@ -26,6 +26,7 @@ import { selectProviders } from './evaluate/select-providers.js';
 import { type RunSettings, resolveRunSettings } from './evaluate/settings.js';
 import { refuseUnusableProviders } from './evaluate/unusable.js';
 import { loadSuite, loadSuiteObject, suiteFormats } from './formats/detect.js';
+import { declareProviderSecrets } from './providers/provider-secrets.js';
 import { createProvider } from './providers/registry.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -159,8 +160,15 @@ export interface EvaluateOptions {
   retry?: Partial<RetryPolicy>;
   /** The command line, recorded in the manifest (secrets redacted). */
   command?: string[];
+  /**
+   * The run's secrets, its one redaction boundary: every credential the run is given is declared
+   * into it, and everything the run writes goes through it. Give one to redact other output the
+   * same way (the CLI prints through its own); a new one otherwise.
+   */
+  secrets?: Secrets;
   /** Called after each result is logged, with the running counts. */
   onProgress?: (progress: Progress) => void;
+  /** Called with each result as the run log holds it (secrets redacted). */
   onResult?: (result: JobResult) => void;
   /** Abort to stop scheduling; jobs in flight finish and the run is marked interrupted. */
   signal?: AbortSignal;
@@ -215,7 +223,7 @@ export interface PreparedRun extends AsyncDisposable {
   builtGraders: Map<string, Provider>;
   providerEnv: Record<string, string | undefined>;
   providerContext: ProviderContext;
-  secrets: string[];
+  secrets: Secrets;
   plan: PlanOptions;
   planned: number;
   /** A re-score: the planned jobs its source never ran. */
@@ -271,21 +279,18 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
   const delayMs = settings.delayMs || undefined;
   const retry: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const providerEnv = { ...env, ...(suite.env ?? {}) };
-  const secrets = secretValues(providerEnv);
-  for (const spec of providers) {
-    if (spec.env) secrets.push(...secretValues(spec.env));
-    // Keys given in a provider's config (`apiKey`, auth headers) are secrets as much as env ones.
-    secrets.push(...secretConfigValues(spec.config));
-  }
-  for (const g of [suite.grader, options.grader, options.embedder])
-    secrets.push(...secretConfigValues(g?.config));
+  const secrets = (options.secrets ?? new Secrets()).addEnv(providerEnv);
+  // Each provider built declares its credentials (providers/provider-secrets.ts); so do those
+  // named only as graders, whether or not a job asks them.
+  for (const g of [suite.grader, options.grader, options.embedder]) if (g) declareProviderSecrets(secrets, g);
   const providerContext: ProviderContext = {
     env: providerEnv,
     maxConcurrency,
     retry,
     basePath: suite.basePath,
+    secrets,
     // A credential a provider obtains mid-run (an access token) is a secret from then on.
-    addSecret: (value: string) => addSecrets(secrets, [value]),
+    addSecret: (value: string) => secrets.add(value),
   };
   // A provider's own `env` overrides the run's for that provider only.
   const contextFor = (spec: ProviderSpec) =>
@@ -294,11 +299,7 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
     spec,
     provider: await createProvider(spec, contextFor(spec)),
   }));
-  // What each provider was given as a credential, whatever variable or header carried it.
-  addSecrets(
-    secrets,
-    resolved.flatMap((r) => r.provider.credentials ?? []),
-  );
+  refuseMaskedTwins(resolved, secrets);
   const plan: PlanOptions = { repeat };
   const shard = options.shard;
   const recorded = source?.recorded;
@@ -328,10 +329,6 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
       [...caseSpecs],
       async ([key, spec]) => [key, await createProvider(spec, contextFor(spec))] as const,
     ),
-  );
-  addSecrets(
-    secrets,
-    [...caseProviders.values()].flatMap((p) => p.credentials ?? []),
   );
   // So are the graders the assertions will ask (a grader without its endpoint is a config error too).
   // Until executeRun hands them to its GraderPool (which then closes them).
@@ -438,6 +435,26 @@ async function buildAll<S, T extends readonly [string, Provider] | { provider: P
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failed) throw failed.reason;
   return built;
+}
+
+/**
+ * Two providers whose names differ only in a credential (`http://host/api?token=A` and `…?token=B`)
+ * would be one column once it is masked: refused before anything runs, asking for labels.
+ */
+function refuseMaskedTwins(resolved: ResolvedProvider[], secrets: Secrets): void {
+  const seen = new Map<string, string>();
+  for (const { spec } of resolved) {
+    const key = providerKey(spec);
+    const shown = secrets.redact(key);
+    const other = seen.get(shown);
+    if (other !== undefined && other !== key)
+      throw new InputError({
+        ...(spec.source ?? { file: '' }),
+        severity: 'error',
+        message: `two providers are both shown as "${shown}": they differ only in a credential, which assay never writes; give each a label`,
+      });
+    seen.set(shown, key);
+  }
 }
 
 /** Closes providers one after another (in the order given). */
@@ -624,9 +641,11 @@ async function runJobs(
         ? `error budget exceeded: ${progress.error} errors, at most ${allowedErrorCount} allowed (--max-errors)`
         : undefined,
     onResult: (result) => {
-      live.add(result, writer.append(result));
+      const logged = writer.append(result);
+      live.add(result, logged);
       count(result);
-      options.onResult?.(result);
+      // The caller sees the result as the log holds it: one printing it prints no secret.
+      options.onResult?.(logged === undefined ? result : (JSON.parse(logged) as JobResult));
       options.onProgress?.(progress);
     },
   });

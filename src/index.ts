@@ -15,6 +15,7 @@ export { computeScorecard, ScorecardBuilder, scorecardOfRun } from './analysis/s
 export { wilson } from './analysis/stats.js';
 export { DiagnosticBag, formatDiagnostic, InputError, RunAbortedError } from './core/errors.js';
 export type * from './core/scorecard.js';
+export { maskUrlCredentials, Secrets, type SecretsOptions } from './core/secrets.js';
 export type * from './core/types.js';
 export { type Check, is, type View, ViewError, view } from './core/view.js';
 export {

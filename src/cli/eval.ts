@@ -35,6 +35,7 @@ import { ProgressLine, showLoading } from './progress.js';
 import { promptsAndProviders, renderTable, tableFlag, testsFlag } from './promptfoo-flags.js';
 import { normaliseResumeFlag, resolveResume } from './resume-flag.js';
 import { checkExpectedHash, graderFrom, loadOptionsFrom } from './suite-flags.js';
+import { terminalSecrets } from './terminal.js';
 
 /** `assay eval`: run a suite. */
 export async function evalCommand(args: string[]): Promise<number> {
@@ -95,6 +96,8 @@ export async function evalCommand(args: string[]): Promise<number> {
     const suitePath = configs[0] ?? positionals[0];
     const embedder = graderFrom(values.embedder, '--embedder');
     const envLoad = loadEnvFiles(envFilesFrom(values), suitePath);
+    // A secret from an env file is redacted from the terminal as from the environment.
+    terminalSecrets().addEnv(process.env);
     if (envLoad.files.length > 0 && values.verbose)
       process.stderr.write(
         `assay: environment from ${envLoad.files.join(', ')} (${envLoad.names.join(', ')})\n`,
@@ -143,6 +146,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         defaults.envFiles.map((f) => resolve(suite.basePath, f)),
         suitePath,
       );
+      terminalSecrets().addEnv(process.env);
       suite = await readSuite({ ...loadOptions, vars });
     }
     if (outputs.length === 0 && defaults.outputs)
@@ -264,6 +268,8 @@ export async function evalCommand(args: string[]): Promise<number> {
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         },
         command: ['assay', 'eval', ...args],
+        // Its credentials are redacted from what this command prints as from what the run writes.
+        secrets: terminalSecrets(),
         outputs: outputs.map((o) => o.path),
         signal: controller.signal,
         hardSignal: hard.signal,

@@ -2,6 +2,7 @@
 // `--help` start instantly.
 import { printable } from '../core/printable.js';
 import { assayVersion } from '../version.js';
+import { redactTerminal } from './terminal.js';
 
 /**
  * A reader that went away (`assay eval … | head`) ends console output quietly: the run, its log and
@@ -18,6 +19,8 @@ function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
 export async function main(argv: string[]): Promise<number> {
   endQuietlyOnClosedPipe(process.stdout);
   endQuietlyOnClosedPipe(process.stderr);
+  // Everything a command prints is redacted as what it writes is (the version and help hold no secret).
+  if (!['--version', '-v', 'version', '--help', '-h', 'help'].includes(argv[0] ?? '--help')) redactTerminal();
   // `--require MODULE`: plugins load before any command (cli/plugins.ts).
   let args = argv;
   if (argv.some((a) => a === '--require' || a.startsWith('--require='))) {

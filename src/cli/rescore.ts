@@ -15,6 +15,7 @@ import { outputTargets, refuseOverwritingInputs, writeOutputs } from './outputs.
 import { ProgressLine } from './progress.js';
 import { promptsAndProviders } from './promptfoo-flags.js';
 import { graderFrom, loadOptionsFrom } from './suite-flags.js';
+import { terminalSecrets } from './terminal.js';
 
 /** `assay rescore`: re-score a run's recorded generations. */
 export async function rescoreCommand(args: string[]): Promise<number> {
@@ -79,6 +80,8 @@ export async function rescoreCommand(args: string[]): Promise<number> {
               ttlSeconds: DEFAULT_CACHE_TTL_SECONDS,
             },
         command: ['assay', 'rescore', ...args],
+        // Its credentials are redacted from what this command prints as from what the run writes.
+        secrets: terminalSecrets(),
         onProgress: progress ? (p) => progress.update(p) : undefined,
       });
     } finally {

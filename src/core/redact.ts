@@ -51,19 +51,6 @@ export function secretValues(env: Record<string, string | undefined>): string[] 
 }
 
 /**
- * Adds secrets to a list kept for redaction, in place (holders of the list see the additions):
- * unique, 8 characters or more (shorter values are too likely to be ordinary words), longest first.
- */
-export function addSecrets(list: string[], values: Iterable<string | undefined> = []): string[] {
-  const all = new Set(list);
-  for (const v of values) if (typeof v === 'string' && v.length >= 8) all.add(v);
-  const sorted = [...all].filter((s) => s.length >= 8).sort((a, b) => b.length - a.length);
-  list.length = 0;
-  list.push(...sorted);
-  return list;
-}
-
-/**
  * The values of the secret-looking fields of a config (a provider's `apiKey`, an auth header
  * under `headers`), at any depth: strings of 8 characters or more.
  */
@@ -76,23 +63,23 @@ export function secretConfigValues(value: unknown, depth = 0, out: string[] = []
   return out;
 }
 
-/**
- * Replaces every known secret in a line of JSON, as written or as JSON escapes it, with
- * `[redacted]`; the line stays valid JSON. Cheap when no secret occurs (one `includes` each).
- */
-export function redactJsonText(json: string, secrets: string[]): string {
-  let out = json;
-  for (const s of secrets) {
-    if (out.includes(s)) out = out.split(s).join('[redacted]');
-    const escaped = JSON.stringify(s).slice(1, -1);
-    if (escaped !== s && out.includes(escaped)) out = out.split(escaped).join('[redacted]');
-  }
-  return out;
+/** Whether a field of this name holds a secret (`apiKey`, `Authorization`, `client_secret`, `password`…). */
+export function isSecretFieldName(name: string): boolean {
+  return SECRET_KEY.test(name);
 }
 
-/** Replaces every occurrence of a known secret in a text with `[redacted]`. */
-export function redactText(text: string, secrets: string[]): string {
-  let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+/** Every text of a config at any depth, with its path (`headers.Authorization`) and its field's name. */
+export function configTexts(
+  value: unknown,
+  path = '',
+  depth = 0,
+  out: { path: string; field: string; text: string }[] = [],
+): { path: string; field: string; text: string }[] {
+  if (depth > 20 || value === null || typeof value !== 'object') return out;
+  for (const [k, v] of Object.entries(value)) {
+    const at = path === '' ? k : Array.isArray(value) ? `${path}[${k}]` : `${path}.${k}`;
+    if (typeof v === 'string') out.push({ path: at, field: k, text: v });
+    else configTexts(v, at, depth + 1, out);
+  }
   return out;
 }

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { canonicalJson, sha256 } from '../core/hash.js';
+import { Secrets } from '../core/secrets.js';
 import type { TokenUsage } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
 
@@ -32,10 +33,10 @@ export interface ResponseCacheOptions {
   /** The clock, in ms since the epoch (injectable so tests control expiry). */
   now?: () => number;
   /**
-   * Secret values (API keys and the like): an answer holding one is never stored, so a key a
-   * prompt rendered and the model echoed does not reach the cache file.
+   * The run's secrets (API keys and the like): an answer holding one, in any spelling, is never
+   * stored, so a key a prompt rendered and the model echoed does not reach the cache file.
    */
-  secrets?: string[];
+  secrets?: Secrets;
 }
 
 /** What `assay cache stats` shows. */
@@ -164,7 +165,7 @@ export class ResponseCache {
   private backingOff = false;
   private closed = false;
   /** See ResponseCacheOptions.secrets. */
-  private secrets: string[] = [];
+  private secrets = new Secrets();
 
   private constructor(path: string, db: Db, readonly: boolean, ttlMs: number, now: () => number) {
     this.path = path;
@@ -233,7 +234,7 @@ export class ResponseCache {
     }
     const cache = new ResponseCache(absolute, db, readonly, ttlSeconds * 1000, now);
     // The caller's list itself: credentials of providers built later in the run count too.
-    cache.secrets = options.secrets ?? [];
+    if (options.secrets) cache.secrets = options.secrets;
     openCaches.add(cache);
     installExitHook();
     return cache;
@@ -258,12 +259,6 @@ export class ResponseCache {
     // An answer with nothing in it (no text, no tool call) is more likely a passing fault than the
     // model's considered reply: it is scored as the empty text it is, but not kept to be replayed.
     if (this.readonly || response.error !== undefined || response.nonText === 'nothing') return;
-    if (
-      this.secrets.length > 0 &&
-      response.output !== null &&
-      this.secrets.some((v) => response.output!.includes(v))
-    )
-      return;
     const kept: CachedResponse = {
       output: response.output,
       nonText: response.nonText,
@@ -272,7 +267,9 @@ export class ResponseCache {
       cost: response.cost,
       latencyMs: response.latencyMs,
     };
-    this.pending.set(key, { value: JSON.stringify(kept), createdAt: this.now() });
+    const value = JSON.stringify(kept);
+    if (!this.secrets.empty && this.secrets.foundIn(value)) return;
+    this.pending.set(key, { value, createdAt: this.now() });
     // After a failed write, wait for the retry timer instead of stalling on the lock at every set.
     if (this.pending.size >= FLUSH_ENTRIES && !this.backingOff) this.tryFlush();
     else this.schedule();

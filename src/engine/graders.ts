@@ -1,5 +1,5 @@
 import { canonicalJson, sha256 } from '../core/hash.js';
-import { addSecrets, redactText } from '../core/redact.js';
+import type { Secrets } from '../core/secrets.js';
 import {
   type AssertionSpec,
   type GradingUsage,
@@ -23,7 +23,8 @@ export interface GraderPoolOptions {
   providerContext: ProviderContext;
   cache?: ResponseCache;
   hardSignal?: AbortSignal;
-  secrets?: string[];
+  /** The run's secrets: grader errors are redacted with them (a grader built here declares its credentials into them through `providerContext`). */
+  secrets?: Secrets;
   /** Grader providers already built (before the run, so a bad config stops it), by providerKey. */
   built?: Map<string, Provider>;
 }
@@ -105,10 +106,7 @@ export class GraderPool {
   private readonly graders = new Map<Provider, Map<Provider, Grader>>();
 
   constructor(private readonly options: GraderPoolOptions) {
-    for (const [key, provider] of options.built ?? []) {
-      if (options.secrets) addSecrets(options.secrets, provider.credentials);
-      this.providers.set(key, Promise.resolve(provider));
-    }
+    for (const [key, provider] of options.built ?? []) this.providers.set(key, Promise.resolve(provider));
   }
 
   /**
@@ -145,11 +143,8 @@ export class GraderPool {
     const key = providerKey(spec);
     let p = this.providers.get(key);
     if (!p) {
-      p = createProvider(spec, this.options.providerContext).then((provider) => {
-        // Its credentials join the run's secrets (the writer and the cache hold the same list).
-        if (this.options.secrets) addSecrets(this.options.secrets, provider.credentials);
-        return provider;
-      });
+      // Its credentials join the run's secrets as it is built (providerContext.secrets).
+      p = createProvider(spec, this.options.providerContext);
       this.providers.set(key, p);
     }
     return p;
@@ -161,7 +156,8 @@ export class GraderPool {
     const useCache = provider.cacheable !== false ? cache : undefined;
     const embedIdentity = embedder.describe();
     const useEmbedCache = embedder.cacheable !== false ? cache : undefined;
-    const scrub = (text: string): string => redactText(text, this.options.secrets ?? []);
+    const { secrets } = this.options;
+    const scrub = (text: string): string => (secrets ? secrets.redact(text) : text);
     const grader: Grader = {
       id: provider.id,
       embeddingId: embedder.id,

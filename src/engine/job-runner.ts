@@ -3,7 +3,7 @@
 // judges its recorded generation (a re-score), within the job's time limit. Whatever goes wrong is
 // the job's error result, never an exception. The order jobs run in is the pump's (pump.ts).
 import { isoNow } from '../core/clock.js';
-import { redactText } from '../core/redact.js';
+import type { Secrets } from '../core/secrets.js';
 import type { Case, Job, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
 import { unwatch, watch } from '../providers/retry.js';
 import type { Provider } from '../providers/types.js';
@@ -36,8 +36,8 @@ export interface GenerationSource {
 export interface JobRunnerOptions {
   /** Process env overlaid with the suite's env (templates see it as `env`). */
   env: Record<string, string | undefined>;
-  /** Secret values to scrub from error messages. */
-  secrets?: string[];
+  /** The run's secrets, scrubbed from error messages. */
+  secrets?: Secrets;
   /**
    * What a job left out by `include` did in an earlier run (a resume), so the turns of its thread
    * after it still see its turn and the var it kept.
@@ -131,10 +131,7 @@ export class JobRunner {
         const label = job.providerId !== ctx.providerInfo.id ? job.providerId : undefined;
         prompt = await programPrompt(prompt, testCase.vars, { id: ctx.providerInfo.id, label });
       } catch (err) {
-        const message = redactText(
-          err instanceof Error ? err.message : String(err),
-          this.options.secrets ?? [],
-        );
+        const message = scrubbed(err, this.options.secrets);
         return {
           result: errorResult(job, testCase, prompt, isoNow(), message, 'generation'),
         };
@@ -196,7 +193,7 @@ export class JobRunner {
       }
     } catch (err) {
       // An engine bug or a template error must not crash the run: record it against the job.
-      const message = redactText(err instanceof Error ? err.message : String(err), options.secrets ?? []);
+      const message = scrubbed(err, options.secrets);
       return { result: errorResult(job, testCase, prompt, startedAt, message) };
     }
   }
@@ -217,4 +214,10 @@ async function scoreRecorded(
     return { result: errorResult(job, testCase, prompt, startedAt, reason, 'generation') };
   }
   return judge(job, testCase, prompt, recorded.generation, ctx, startedAt);
+}
+
+/** An error's message with the run's secrets redacted. */
+function scrubbed(err: unknown, secrets: Secrets | undefined): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return secrets ? secrets.redact(message) : message;
 }

@@ -2,7 +2,7 @@
 // holds the rows of a group judged together (cross-row assertions) until the group is whole, and
 // stops scheduling on a signal, a fatal provider error or the caller's stop condition. What a job
 // does is the job runner's (job-runner.ts); the pump only orders, groups and stops.
-import { redactText } from '../core/redact.js';
+import type { Secrets } from '../core/secrets.js';
 import type { Case, Job, JobResult } from '../core/types.js';
 import { GroupBuffer, type Ready } from './cross-row.js';
 import type { JobOutcome } from './job.js';
@@ -26,8 +26,8 @@ export interface PumpOptions {
   emit: (result: JobResult, testCase: Case) => void;
   /** Checked after each result: a reason to stop scheduling (e.g. the error budget is spent). */
   stopWhen?: () => string | undefined;
-  /** Secret values to scrub from a fatal error that stops the run. */
-  secrets?: string[];
+  /** The run's secrets, scrubbed from a fatal error that stops the run. */
+  secrets?: Secrets;
 }
 
 export interface PumpOutcome {
@@ -133,7 +133,7 @@ export async function pumpJobs(jobs: Iterator<PlannedJob>, options: PumpOptions)
             pump();
             return;
           }
-          if (fatal && !stopReason) stopReason = redactText(fatal, options.secrets ?? []);
+          if (fatal && !stopReason) stopReason = options.secrets ? options.secrets.redact(fatal) : fatal;
           if (job.group) {
             const ready = groups.finish(job.group, position, result);
             if (ready) finalize(ready);

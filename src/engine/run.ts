@@ -2,7 +2,6 @@
 // and hands each result to the run log as it completes. The pump (pump.ts) orders, groups and stops;
 // the job runner (job-runner.ts) runs each job.
 import { setMaxListeners } from 'node:events';
-import { redactText } from '../core/redact.js';
 import type { AssertionSpec, Case, Job, JobResult, Suite } from '../core/types.js';
 import { applyComparisons } from './cross-row.js';
 import { JobRunner, type JobRunnerOptions, type ResolvedProvider } from './job-runner.js';
@@ -94,9 +93,9 @@ async function schedule(
         // a job that never reached them.
         if (result.verdicts.length < asserts.length)
           result.case = { ...result.case, asserts: asserts.map(recordedSpec) };
-        if (result.error && options.secrets?.length) {
-          result.error = redactText(result.error, options.secrets);
-          result.reason = redactText(result.reason, options.secrets);
+        if (result.error && options.secrets && !options.secrets.empty) {
+          result.error = options.secrets.redact(result.error);
+          result.reason = options.secrets.redact(result.reason);
         }
         options.onResult(result);
       },

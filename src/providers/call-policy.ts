@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { canonicalJson } from '../core/hash.js';
-import { addSecrets, redactText, secretValues } from '../core/redact.js';
+import { Secrets } from '../core/secrets.js';
 import type { ProviderSpec } from '../core/types.js';
 import { getLimiter } from './limiter.js';
 import { type AttemptAbort, type AttemptHooks, type AttemptsEnd, runAttempts, timedOut } from './retry.js';
@@ -26,8 +26,8 @@ export interface CallPolicySettings extends AttemptHooks {
   retry: RetryPolicy;
   /** Ceiling of the endpoint's adaptive limiter (`-j`). */
   maxConcurrency: number;
-  /** Values never to appear in an error (the run's secrets), longest first. */
-  secrets: string[];
+  /** What never appears in an error, in any spelling (the run's secrets). */
+  secrets: Secrets;
 }
 
 const WRAPPED = Symbol('assay.callPolicy');
@@ -42,7 +42,8 @@ export function callPolicyFor(
     ...hooks,
     retry: retryPolicy(ctx.retry, spec.config ?? {}),
     maxConcurrency: Math.max(1, ctx.maxConcurrency),
-    secrets: secretValues(ctx.env),
+    // The run's boundary; a provider built outside a run redacts its environment's secrets.
+    secrets: ctx.secrets ?? new Secrets().addEnv(ctx.env),
   };
 }
 
@@ -74,8 +75,8 @@ export function withCallPolicy(provider: Provider, settings: CallPolicySettings)
     atOnce: provider.answersAtOnce === true,
   });
   // The run's secrets and whatever this provider was given as a credential.
-  const secrets = addSecrets([...settings.secrets], provider.credentials);
-  const scrub = (text: string): string => redactText(text, secrets);
+  const secrets = settings.secrets.addAll(provider.credentials ?? []);
+  const scrub = (text: string): string => secrets.redact(text);
 
   const wrapped: Provider & { [WRAPPED]: true } = {
     [WRAPPED]: true,

@@ -22,7 +22,8 @@ export interface CloudWrap {
 /** The provider with its errors named, redacted with the live credentials, and refused keys made fatal. */
 export function namedCloudProvider(inner: Provider, wrap: CloudWrap): Provider {
   const prefix = `${wrap.service}: `;
-  const scrub = (text: string): string => redactor(wrap.credentials)(text);
+  // Sees credentials pushed later (an access token) through the live array.
+  const scrub = redactor(wrap.credentials);
   const name = (text: string): string => {
     const clean = scrub(text);
     return clean.startsWith(prefix) ? clean : `${prefix}${clean}`;

@@ -31,6 +31,7 @@
  * looks like auth/key/token/secret/cookie/subscription) and `extraCredentials` become the provider's
  * `credentials`: redacted from its messages here, and from every file a run writes (evaluate.ts).
  */
+import { urlCredentials } from '../core/secrets.js';
 import type { ProviderSpec } from '../core/types.js';
 import { attemptAbortOf } from './call-policy.js';
 import {
@@ -205,10 +206,12 @@ export function createHttpApiProvider(
   const credentials = [
     key,
     ...credentialHeaderValues(config.headers),
+    // A key given in the base URL's query (`?api-key=…`, a proxy's `?token=…`).
+    ...urlCredentials(base).flatMap((c) => c.values),
     ...(api.extraCredentials ?? []),
   ].filter((s): s is string => typeof s === 'string' && s.length >= 4);
-  // Read on every use: a token obtained later joins the list.
-  const redact = (text: string): string => redactor(credentials)(text);
+  // Sees a token obtained later: it joins the list.
+  const redact = redactor(credentials);
   const route = typeof api.route === 'string' ? api.route : api.route(base);
   const endpoint: Endpoint = endpointAt(spec, base, route, redact);
   const required = api.key.required;

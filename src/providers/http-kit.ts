@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { InputError } from '../core/errors.js';
 import { isRecord } from '../core/records.js';
+import { maskUrlCredentials, Secrets } from '../core/secrets.js';
 import type { ProviderSpec, TokenUsage } from '../core/types.js';
 import {
   attemptFailure,
@@ -68,26 +69,30 @@ export function credentialHeaderValues(headers: unknown): string[] {
   return values;
 }
 
-/** Replaces every given secret (4 characters or more) in a text with `[redacted]`. */
-export function redactor(secrets: (string | undefined)[]): (text: string) => string {
-  const list = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4);
+/**
+ * Replaces every given secret (4 characters or more) in a text with `[redacted]`, in every
+ * spelling (core/secrets.ts): a provider's own messages. The list may grow (a token obtained while
+ * running): an entry added to it is redacted from the next call on.
+ */
+export function redactor(secrets: readonly (string | undefined)[]): (text: string) => string {
+  const known = new Secrets([], { minLength: 4 });
+  let seen = 0;
   return (text) => {
-    let out = text;
-    for (const secret of list) if (out.includes(secret)) out = out.split(secret).join('[redacted]');
-    return out;
+    for (; seen < secrets.length; seen++) known.add(secrets[seen]);
+    return known.redact(text);
   };
 }
 
-/** A URL with any user:password removed, for messages and manifests. */
+/** A URL with any user:password removed and its credential query parameters masked, for messages and manifests. */
 export function withoutCredentials(url: string): string {
   try {
     const parsed = new URL(url);
-    if (!parsed.username && !parsed.password) return url;
+    if (!parsed.username && !parsed.password) return maskUrlCredentials(url);
     parsed.username = '';
     parsed.password = '';
-    return parsed.toString().replace(/\/+$/, '');
+    return maskUrlCredentials(parsed.toString().replace(/\/+$/, ''));
   } catch {
-    return url;
+    return maskUrlCredentials(url);
   }
 }
 

@@ -1,5 +1,6 @@
 // Which ids name the generic `http` provider, and which of its inputs are credentials: known
 // without loading the provider (the registry asks for every id and every spec).
+import { isCredentialParam, urlCredentials } from '../core/secrets.js';
 import { type Config, credentialHeaderValues, isRecord } from './http-kit.js';
 
 /** Whether an id names the http provider. */
@@ -7,23 +8,22 @@ export function isHttpProviderId(id: string): boolean {
   return id === 'http' || id === 'https' || /^https?:\/\/\S+$/.test(id);
 }
 
-/** The values of a config that are credentials (header and query values, auth fields), to redact everywhere. */
-export function httpSecrets(config: Config | undefined): string[] {
-  if (!config) return [];
-  const out = credentialHeaderValues(config.headers);
-  // Query parameters named like credentials (`api_key`, `token`…), in queryParams or in the URL.
+/**
+ * The values of a config that are credentials (header and query values, auth fields), to redact
+ * everywhere; `url` is the URL the provider's id gives (promptfoo's `http://host/api?token=…`).
+ */
+export function httpSecrets(config: Config | undefined, url?: string): string[] {
+  const out: string[] = [];
+  // Query parameters named like credentials (`api_key`, `token`, `sig`…), in the id's URL, config.url
+  // or a raw request's request line.
+  for (const u of [url, config?.url, config?.request])
+    if (typeof u === 'string') for (const c of urlCredentials(u)) out.push(...c.values);
+  if (!config) return out.filter((v) => v.length >= 4);
+  out.push(...credentialHeaderValues(config.headers));
   out.push(...credentialHeaderValues(config.queryParams));
-  if (typeof config.url === 'string')
-    for (const m of config.url.matchAll(/[?&]([^=&#]+)=([^&#]*)/g)) {
-      let value = m[2];
-      try {
-        value = decodeURIComponent(value);
-      } catch {
-        // kept as written
-      }
-      out.push(...credentialHeaderValues({ [m[1]]: value }));
-      if (value !== m[2]) out.push(...credentialHeaderValues({ [m[1]]: m[2] }));
-    }
+  if (isRecord(config.queryParams))
+    for (const [name, value] of Object.entries(config.queryParams))
+      if (isCredentialParam(name) && typeof value === 'string') out.push(value);
   if (isRecord(config.session)) out.push(...credentialHeaderValues(config.session.headers));
   if (isRecord(config.auth)) {
     for (const key of ['token', 'password', 'value', 'clientSecret']) {

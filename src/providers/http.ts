@@ -277,7 +277,7 @@ export function createHttpAttempts(spec: ProviderSpec, ctx: ProviderContext): Pr
   )
     throw configError(spec, `provider "${spec.id}": ${BODY_NOT_JSON}`);
 
-  const secrets = httpSecrets(config);
+  const secrets = httpSecrets(config, /^https?:\/\//.test(spec.id) ? spec.id : undefined);
   const redact = redactor(secrets);
   const shownUrl = withoutCredentials(redact(urlTemplate || 'raw request'));
   const response = codeValue(config.transformResponse ?? config.responseParser ?? '', basePath, (code) =>

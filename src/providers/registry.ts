@@ -2,6 +2,7 @@ import type { ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
 import { isHttpProviderId } from './http-secrets.js';
 import { isPresetId, presetEmbeds, presetPatterns } from './presets.js';
+import { declareCredentials, declareProviderSecrets } from './provider-secrets.js';
 import { scriptProviderRef } from './script-ref.js';
 import type { Provider, ProviderContext, ProviderFactory } from './types.js';
 
@@ -165,5 +166,10 @@ export async function createProvider(spec: ProviderSpec, ctx: ProviderContext): 
   if (!entry)
     throw new Error(`unknown provider "${built.id}"; expected one of: ${providerPatterns().join(', ')}`);
   const factory = await entry.load();
-  return withCallPolicy(factory(built, ctx), callPolicyFor(built, ctx));
+  // Every credential it was given joins the run's secrets, whatever kind of provider it is: what
+  // its spec holds first (a configuration error naming it is redacted too), then what it declares.
+  if (ctx.secrets) declareProviderSecrets(ctx.secrets, spec);
+  const provider = withCallPolicy(factory(built, ctx), callPolicyFor(built, ctx));
+  if (ctx.secrets) declareCredentials(ctx.secrets, spec, ctx.env, provider);
+  return provider;
 }

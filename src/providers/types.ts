@@ -1,3 +1,4 @@
+import type { Secrets } from '../core/secrets.js';
 import type { Message, ProviderSpec, StreamTiming, TokenUsage } from '../core/types.js';
 
 /** What a provider is asked to do for one job. */
@@ -158,6 +159,11 @@ export interface ProviderContext {
    * a client secret): the run keeps it out of every file from then on, as it does `credentials`.
    */
   addSecret?(value: string): void;
+  /**
+   * The run's secrets (its one redaction boundary): the registry declares into it every credential
+   * of a provider it builds (config, URLs, `credentials`), and the call policy redacts errors with it.
+   */
+  secrets?: Secrets;
 }
 
 export type ProviderFactory = (spec: ProviderSpec, ctx: ProviderContext) => Provider;

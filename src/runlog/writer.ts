@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addSecrets, redactJsonText } from '../core/redact.js';
+import { Secrets } from '../core/secrets.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from './dirs.js';
 import { LineIndex, type LiveLineIndex, setLiveIndex } from './reader.js';
@@ -37,12 +37,12 @@ export class RunWriter {
   /** The log's size once every appended line is written. */
   private size: number;
 
-  private constructor(dir: string, manifest: RunManifest, batch: number, secrets: string[]) {
+  private constructor(dir: string, manifest: RunManifest, batch: number, secrets: Secrets) {
     this.dir = dir;
     this.manifest = manifest;
     this.batch = Math.max(1, Math.floor(batch));
-    // The caller's list itself, put in order: secrets it learns later (a grader built mid-run) count too.
-    this.secrets = addSecrets(secrets);
+    // The run's own: secrets it learns later (a grader built mid-run, a token) count too.
+    this.secrets = secrets;
     ensureDir(dir);
     const written = this.writeJson('manifest.json', manifest) as RunManifest;
     this.manifestAsWritten = written;
@@ -64,7 +64,7 @@ export class RunWriter {
   }
 
   /** Creates `<runsDir>/<runId>/` and writes the initial manifest (status `running`). */
-  static create(runsDir: string, manifest: RunManifest, batch = 1, secrets: string[] = []): RunWriter {
+  static create(runsDir: string, manifest: RunManifest, batch = 1, secrets = new Secrets()): RunWriter {
     return new RunWriter(join(runsDir, manifest.runId), manifest, batch, secrets);
   }
 
@@ -72,16 +72,17 @@ export class RunWriter {
    * Reopens an existing run directory to append to it (resume): the manifest is replaced by the
    * given one (status `running` again); results.jsonl must already have had its tail repaired.
    */
-  static reopen(runDir: string, manifest: RunManifest, batch = 1, secrets: string[] = []): RunWriter {
+  static reopen(runDir: string, manifest: RunManifest, batch = 1, secrets = new Secrets()): RunWriter {
     return new RunWriter(runDir, manifest, batch, secrets);
   }
 
   /**
-   * Secret values (keys from the environment and from configs) this writer keeps out of every file
-   * it writes: a prompt that renders `{{ env.KEY }}`, an answer that echoes it, a reason that
-   * quotes it — all reach the disk as `[redacted]`.
+   * The run's secrets, kept out of every file this writer writes in every spelling: a prompt that
+   * renders `{{ env.KEY }}`, an answer that echoes it (URL-encoded, JSON-escaped twice…), a
+   * reason that quotes it, a provider id holding a credential query parameter — all reach the disk
+   * as `[redacted]`.
    */
-  private readonly secrets: string[];
+  private readonly secrets: Secrets;
 
   /**
    * Appends one job result as one line (see the class comment for when it reaches the disk).
@@ -91,7 +92,7 @@ export class RunWriter {
   append(result: JobResult): string | undefined {
     // Every line starts with its run-log version (runlog/version.ts); a result is never `{}`.
     const json = JSON.stringify(result);
-    const line = this.secrets.length > 0 ? redactJsonText(json, this.secrets) : json;
+    const line = this.secrets.empty ? json : this.secrets.redactJson(json);
     const text = `${LINE_PREFIX}${line.slice(1)}`;
     this.pending += `${text}\n`;
     this.pendingLines++;
@@ -164,8 +165,8 @@ export class RunWriter {
   }
 
   /** A value as a writer with these secrets writes it to a JSON file of the run, read back. */
-  static asWritten<T>(value: T, secrets: string[]): T {
-    return JSON.parse(jsonFileText(value, addSecrets([...secrets]))) as T;
+  static asWritten<T>(value: T, secrets: Secrets): T {
+    return JSON.parse(jsonFileText(value, secrets)) as T;
   }
 
   /**
@@ -184,9 +185,9 @@ export class RunWriter {
 }
 
 /** The text of a run's JSON file (without its final newline): indented, secrets redacted. */
-function jsonFileText(value: unknown, secrets: string[]): string {
+function jsonFileText(value: unknown, secrets: Secrets): string {
   const json = JSON.stringify(value, null, 2);
-  return secrets.length > 0 ? redactJsonText(json, secrets) : json;
+  return secrets.empty ? json : secrets.redactJson(json, 2);
 }
 
 /** A column's place: the manifest's order, then others in order of appearance (as a scan takes them). */

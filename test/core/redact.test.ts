@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { redactObject, redactText, secretValues } from '../../src/core/redact.js';
+import { redactObject, secretValues } from '../../src/core/redact.js';
+import { Secrets } from '../../src/core/secrets.js';
 
 describe('redactObject', () => {
   it('hides secret-looking fields at any depth but keeps numeric and boolean settings', () => {
@@ -23,10 +24,16 @@ describe('redactObject', () => {
   });
 });
 
-describe('secretValues and redactText', () => {
-  it('scrubs the values of secret environment variables from text', () => {
+describe('secretValues and Secrets.addEnv', () => {
+  it('scrub the values of secret environment variables from text', () => {
     const secrets = secretValues({ OPENAI_API_KEY: 'sk-abcdefgh12', HOME: '/root', SHORT_TOKEN: 'abc' });
     assert.deepEqual(secrets, ['sk-abcdefgh12']);
-    assert.equal(redactText('failed with key sk-abcdefgh12!', secrets), 'failed with key [redacted]!');
+    const known = new Secrets().addEnv({
+      OPENAI_API_KEY: 'sk-abcdefgh12',
+      HOME: '/root',
+      SHORT_TOKEN: 'abc',
+    });
+    assert.equal(known.redact('failed with key sk-abcdefgh12!'), 'failed with key [redacted]!');
+    assert.equal(known.redact('home /root, abc'), 'home /root, abc');
   });
 });

@@ -3,6 +3,7 @@
 // at each step is observed, not timed; the last test observes the cap on a real provider.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Secrets } from '../../src/core/secrets.js';
 import type { Case, Job, JobResult } from '../../src/core/types.js';
 import type { JobOutcome } from '../../src/engine/job.js';
 import type { PlannedJob } from '../../src/engine/plan.js';
@@ -208,7 +209,7 @@ describe('the pump', () => {
   });
 
   it('stops on a fatal outcome, the reason with secrets scrubbed', async () => {
-    const p = manualPump(plan(5), { maxConcurrency: 1, secrets: ['sk-very-secret'] });
+    const p = manualPump(plan(5), { maxConcurrency: 1, secrets: new Secrets(['sk-very-secret']) });
     await settle();
     await p.finish(0, { fatal: 'x: key sk-very-secret refused' });
     assert.deepEqual(p.started, [0]);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { Secrets } from '../../src/core/secrets.js';
 import type { Case, Suite } from '../../src/core/types.js';
 import { evaluate } from '../../src/evaluate.js';
 import { type CallPolicySettings, withCallPolicy } from '../../src/providers/call-policy.js';
@@ -68,7 +69,7 @@ function settings(
     settings: {
       retry: { ...FAST, ...retry },
       maxConcurrency: 8,
-      secrets,
+      secrets: new Secrets(secrets),
       sleep: async (ms) => {
         delays.push(ms);
       },

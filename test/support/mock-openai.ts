@@ -69,6 +69,12 @@ export interface FaultSettings {
   status?: number;
   /** Every answer also quotes the request's headers (as JSON), as a careless server or proxy may. */
   echoHeaders?: boolean;
+  /**
+   * Every answer also quotes the whole request — its request line (URL as sent), headers and body —
+   * in several spellings: as received, URL-decoded, as a JSON string, base64 and HTML-escaped; and
+   * Entra ID's token endpoint refuses the grant with a 400 quoting the form it got.
+   */
+  echoRequest?: boolean;
   /** Inject faults only into the first N attempts of each distinct request (then it succeeds). */
   faultAttempts?: number;
 }
@@ -191,9 +197,12 @@ export function parseFaults(text: string): Partial<FaultSettings> {
       case 'echo_headers':
         out.echoHeaders = num(0, 1) === 1;
         break;
+      case 'echo_request':
+        out.echoRequest = num(0, 1) === 1;
+        break;
       default:
         throw new Error(
-          `unknown mock fault "${key}" (known: latency_ms, latency_jitter_ms, fail_429, fail_500, fail_reset, hang, retry_after, retry_after_ms, require_key, status, fault_attempts, echo_headers)`,
+          `unknown mock fault "${key}" (known: latency_ms, latency_jitter_ms, fail_429, fail_500, fail_reset, hang, retry_after, retry_after_ms, require_key, status, fault_attempts, echo_headers, echo_request)`,
         );
     }
   }
@@ -333,6 +342,19 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
     if (req.method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(path)) {
       const form = new URLSearchParams(text);
       record(req, path, prefix, Object.fromEntries(form), text);
+      const settings = faultsFor(prefix);
+      if (!(settings instanceof Error) && settings.echoRequest) {
+        // As a gateway in front of an identity provider may: the refusal quotes the form as it was sent.
+        send(
+          res,
+          400,
+          `Bad Request (AADSTS900144): the request body must contain 'resource'. Received: ${text}`,
+          {
+            'content-type': 'text/plain',
+          },
+        );
+        return;
+      }
       if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') === 'wrong') {
         send(
           res,
@@ -440,7 +462,11 @@ export async function startMockServer(opts: MockOptions = {}): Promise<MockServe
         sendError(res, 500, 'The server had an error while processing your request (mock).', 'server_error');
         return;
       }
-      echoing = faults.echoHeaders ? JSON.stringify(req.headers) : undefined;
+      echoing = faults.echoRequest
+        ? requestSpellings(req, text)
+        : faults.echoHeaders
+          ? JSON.stringify(req.headers)
+          : undefined;
       try {
         route(req, res, path, body, requestHash);
       } finally {
@@ -1145,4 +1171,21 @@ if (isMainModule()) {
     process.stderr.write(`mock-openai: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(2);
   });
+}
+
+/** A request (request line, headers, body) in the spellings an echoing server may give it. */
+function requestSpellings(req: IncomingMessage, body: string): string {
+  const line = `${req.method} ${req.url}`;
+  const headers = JSON.stringify(req.headers);
+  const raw = `${line}\n${headers}\n${body}`;
+  const decode = (text: string): string => {
+    try {
+      return decodeURIComponent(text.replaceAll('+', ' '));
+    } catch {
+      return text;
+    }
+  };
+  const decoded = `${decode(line)}\n${headers}\n${decode(body)}`;
+  const html = raw.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+  return [raw, decoded, JSON.stringify(raw), Buffer.from(raw).toString('base64'), html].join('\n');
 }
