@@ -1,6 +1,8 @@
 // The scoring stage: a Generation (fresh from the provider, or read back from a run log) judged
 // against a case's assertions into a JobResult. No provider is called here; graded assertions
 // call their graders.
+
+import { isPlainText } from '../core/answer.js';
 import type {
   AnswerRecord,
   AssertionSpec,
@@ -43,8 +45,14 @@ export interface JobOutcome {
   fatal?: string;
 }
 
-/** What the model answered, as the result records it (every field set, in a fixed order). */
+/**
+ * What the model answered, as the result records it (every field set, in a fixed order). A
+ * structured answer keeps its dialect, its blocks (unless they are one text block holding the raw
+ * output: implied), its value and its finish reason as the answer gave it (the rule's view is
+ * derived again when the log is read: `assay rescore`, a format's results file).
+ */
 function answerRecord(g: Generation): AnswerRecord {
+  const answer = g.answer;
   return {
     rawOutput: undefined,
     outputs: g.outputs,
@@ -53,7 +61,11 @@ function answerRecord(g: Generation): AnswerRecord {
     stream: g.stream,
     usage: g.usage,
     cost: g.cost,
-    finishReason: g.finishReason,
+    finishReason: answer !== undefined ? answer.finishReason : g.finishReason,
+    finishReasonRaw: answer?.finishReasonRaw,
+    api: answer?.api,
+    blocks: answer !== undefined && !isPlainText(answer, g.output) ? answer.blocks : undefined,
+    value: answer?.value,
     cached: g.cached,
     logProbs: g.logProbs,
     attempts: g.attempts,

@@ -49,6 +49,7 @@ export function createPresetAttempts(spec: ProviderSpec, ctx: ProviderContext, n
       extraParams: preset.extraParams,
       defaults,
       adjust: preset.adjust,
+      dialect: preset.dialect,
     }),
   );
 }
