@@ -137,7 +137,7 @@ export function contentFilterAnswer(text: string, dialect: string): Parsed | und
     return undefined;
   }
   const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
-  if (!error || error.code !== 'content_filter' || error.status !== 400) return undefined;
+  if (error === undefined || error.code !== 'content_filter' || error.status !== 400) return undefined;
   const message = typeof error.message === 'string' ? error.message : '';
   return {
     answer: {

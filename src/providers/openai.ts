@@ -28,7 +28,7 @@ import {
 import { excerpt, type RetryOptions } from './http-transport.js';
 import { parseEmbeddings } from './openai-embed.js';
 import { costOf, priceFor } from './prices.js';
-import type { Provider, ProviderContext, ProviderResponse } from './types.js';
+import type { Provider, ProviderContext } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
