@@ -3,7 +3,7 @@
 // structure; the suite's rule (Suite.answerRule) makes the `output` string and value, so scorers
 // and a format's parity with its own tool rest on one rule. See docs/architecture.md, "The
 // structured answer".
-import type { Answer, AnswerBlock, ToolCallBlock } from './types.js';
+import type { Answer, AnswerBlock, AnswerRecord, ToolCallBlock } from './types.js';
 
 /**
  * promptfoo's finish-reason vocabulary (its util/finishReason.ts, 0.123.1): each provider's own
@@ -153,6 +153,11 @@ export interface DerivedOutput {
   value: unknown;
   /** The finish reason assertions see: the answer's, unless the rule's tool reports none for this API. */
   finishReason: string | undefined;
+  /**
+   * False when the rule's tool records no token usage for this answer at all (promptfoo's LocalAI
+   * provider): outputs in the tool's shape then show none. Absent: usage as the answer has it.
+   */
+  reportsUsage?: false;
 }
 
 /** What a rule may read besides the answer: the provider's config and the job's parameters (prompt config, case params). */
@@ -242,3 +247,20 @@ export function replyText(reply: { answer?: Answer; output?: string | null }): s
 }
 
 const NO_CONTEXT: OutputRuleContext = { config: {}, params: {} };
+
+/**
+ * The structured answer a result recorded (run-log version 3: `api`, with `blocks` unless they are
+ * one text block holding the raw output `output`), or undefined for a plain-text answer and for
+ * logs older than version 3.
+ */
+export function recordedAnswer(record: AnswerRecord, output: string | null): Answer | undefined {
+  if (record.api === undefined) return undefined;
+  const answer: Answer = {
+    api: record.api,
+    blocks: record.blocks ?? (output !== null ? [{ type: 'text', text: output }] : []),
+  };
+  if (record.value !== undefined) answer.value = record.value;
+  // The record keeps the reason assertions saw, and the wire's beside it when they differ.
+  withFinishReason(answer, record.finishReasonRaw ?? record.finishReason);
+  return answer;
+}

@@ -692,6 +692,12 @@ export interface JobResult {
   status: JobStatus;
   /** The final text scored by default: the last hole's completion (after output transforms). */
   output: string | null;
+  /**
+   * `json`: the output assertions saw was a value, not text (promptfoo's tool calls, a transform's
+   * object), and `output` is its JSON; outputs that keep values (promptfoo's `response.output`)
+   * parse it back. Absent: the output is text (run-log version 3).
+   */
+  outputType?: 'json';
   /** Which stage an error came from: `generation` (no usable answer) or `scoring` (an answer that could not be judged). */
   errorStage?: 'generation' | 'scoring';
   verdicts: Verdict[];
@@ -744,9 +750,16 @@ export interface AnswerRecord {
   stream?: StreamTiming;
   usage?: TokenUsage;
   cost?: number;
-  /** The answer's finish reason (normalised to promptfoo's vocabulary for a provider on the structured answer). */
+  /**
+   * The finish reason assertions saw: for a provider on the structured answer, the answer's
+   * (normalised to promptfoo's vocabulary) as the suite's output rule shows it (a rule whose tool
+   * reports none for an API hides it).
+   */
   finishReason?: string;
-  /** The finish reason as the wire said it, when it differs from `finishReason` (run-log version 3). */
+  /**
+   * The finish reason as the wire said it, when it differs from `finishReason` (Anthropic's
+   * `end_turn`; one the rule hid) (run-log version 3).
+   */
   finishReasonRaw?: string;
   /**
    * The wire dialect of the final answer (Answer.api), for a provider on the structured answer

@@ -2,7 +2,7 @@
 // conversation filled in order, every repetition run — into a Generation, before any scoring.
 // Scoring (engine/judge.ts) reads only the Generation, so a recorded one can be scored again
 // without a model (`assay rescore`).
-import { nonTextOf } from '../core/answer.js';
+import { nonTextOf, recordedAnswer } from '../core/answer.js';
 import { messageText } from '../core/messages.js';
 import type {
   Answer,
@@ -435,22 +435,6 @@ export function recordedGeneration(result: JobResult, testCase: Case): Generatio
   }
   if (answer.outputs) generation.outputs = answer.outputs;
   return generation;
-}
-
-/**
- * The structured answer a result recorded (run-log version 3: `api`, with `blocks` unless they are
- * one text block holding the raw output), or undefined for a plain-text answer and older logs.
- */
-export function recordedAnswer(record: JobResult['answer'], output: string | null): Answer | undefined {
-  if (record.api === undefined) return undefined;
-  const answer: Answer = {
-    api: record.api,
-    blocks: record.blocks ?? (output !== null ? [{ type: 'text', text: output }] : []),
-  };
-  if (record.value !== undefined) answer.value = record.value;
-  if (record.finishReason !== undefined) answer.finishReason = record.finishReason;
-  if (record.finishReasonRaw !== undefined) answer.finishReasonRaw = record.finishReasonRaw;
-  return answer;
 }
 
 /** The transcripts scorers see: every run, or for a plain case the one conversation with its answer. */

@@ -53,6 +53,8 @@ export interface JobOutcome {
  */
 function answerRecord(g: Generation): AnswerRecord {
   const answer = g.answer;
+  // The wire's reason, kept when it is not the one assertions saw (normalised, or hidden by the rule).
+  const raw = answer !== undefined ? (answer.finishReasonRaw ?? answer.finishReason) : undefined;
   return {
     rawOutput: undefined,
     outputs: g.outputs,
@@ -61,8 +63,8 @@ function answerRecord(g: Generation): AnswerRecord {
     stream: g.stream,
     usage: g.usage,
     cost: g.cost,
-    finishReason: answer !== undefined ? answer.finishReason : g.finishReason,
-    finishReasonRaw: answer?.finishReasonRaw,
+    finishReason: g.finishReason,
+    finishReasonRaw: raw !== g.finishReason ? raw : undefined,
     api: answer?.api,
     blocks: answer !== undefined && !isPlainText(answer, g.output) ? answer.blocks : undefined,
     value: answer?.value,
@@ -166,6 +168,7 @@ export async function judge(
   const outcome = await scoreCase(testCase, scoring);
   result.status = outcome.status;
   result.output = output;
+  if (output !== null && typeof outputValue !== 'string') result.outputType = 'json';
   result.verdicts = outcome.verdicts;
   result.score = outcome.score;
   result.reason = outcome.reason;

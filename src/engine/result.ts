@@ -121,6 +121,7 @@ export function newResult(
     answer,
     status: 'error',
     output: null,
+    outputType: undefined,
     errorStage: undefined,
     verdicts: [],
     score: 0,

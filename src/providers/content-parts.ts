@@ -40,20 +40,33 @@ export function openAiMessages(
   return wire;
 }
 
+/** The message fields an OpenAI-compatible answer's reasoning comes in, the first found wins (DeepSeek's, vLLM's; Groq's). */
+export const REASONING_FIELDS: readonly string[] = ['reasoning_content', 'reasoning'];
+
+/** The first of `fields` holding non-empty text in a message (or a stream's delta). */
+export function reasoningText(
+  message: Record<string, unknown>,
+  fields: readonly string[],
+): string | undefined {
+  for (const field of fields) {
+    const value = message[field];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
+}
+
 /**
- * An OpenAI chat answer's `message` as blocks: reasoning (`reasoning_content`, or `reasoning` as
- * OpenRouter and Groq send it), text (`content`; `""` is one empty text block, `null` none; Mistral's
- * list of `text` and `thinking` chunks read chunk by chunk), the refusal, then the tool calls (or a
+ * An OpenAI chat answer's `message` as blocks: reasoning (the first of `reasoningFields`: the
+ * service's own field), text (`content`; `""` is one empty text block, `null` none; Mistral's list
+ * of `text` and `thinking` chunks read chunk by chunk), the refusal, then the tool calls (or a
  * legacy `function_call`).
  */
-export function openAiBlocks(message: Record<string, unknown>): AnswerBlock[] {
+export function openAiBlocks(
+  message: Record<string, unknown>,
+  reasoningFields: readonly string[] = REASONING_FIELDS,
+): AnswerBlock[] {
   const blocks: AnswerBlock[] = [];
-  const reasoning =
-    typeof message.reasoning_content === 'string' && message.reasoning_content !== ''
-      ? message.reasoning_content
-      : typeof message.reasoning === 'string' && message.reasoning !== ''
-        ? message.reasoning
-        : undefined;
+  const reasoning = reasoningText(message, reasoningFields);
   if (reasoning !== undefined) blocks.push({ type: 'reasoning', text: reasoning });
   const content = message.content;
   if (typeof content === 'string') blocks.push({ type: 'text', text: content });

@@ -12,7 +12,7 @@
 import { toolCallBlock, withFinishReason } from '../core/answer.js';
 import type { Answer, AnswerBlock, ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
-import { openAiBlocks, openAiMessages } from './content-parts.js';
+import { openAiBlocks, openAiMessages, REASONING_FIELDS, reasoningText } from './content-parts.js';
 import { createHttpApiProvider, type HttpApi, type Parsed } from './http-api.js';
 import {
   type Config,
@@ -182,6 +182,8 @@ export interface OpenAiVariant
    * (`azure-chat`, `mistral-chat`, `openrouter-chat`, `localai-chat`).
    */
   dialect?: string;
+  /** The message fields its reasoning comes in (default `reasoning_content`, then `reasoning`; OpenRouter: `reasoning`). */
+  reasoningFields?: readonly string[];
 }
 
 /**
@@ -203,6 +205,7 @@ export function openAiApi(
     completion,
     paramKeys,
     dialect = completion ? 'openai-completion' : 'openai-chat',
+    reasoningFields = REASONING_FIELDS,
     ...service
   } = variant;
   return {
@@ -230,11 +233,12 @@ export function openAiApi(
       adjust?.(body);
       return body;
     },
-    parse: (text, { pricing, redact }) => parseAnswer(text, dialect, pricing, redact),
+    parse: (text, { pricing, redact }) => parseAnswer(text, dialect, reasoningFields, pricing, redact),
     stream: {
       // Usage comes in a last chunk only when asked for (`stream_options.include_usage`).
       body: (body) => ({ ...body, stream: true, stream_options: { include_usage: true } }),
-      parse: (lines, { pricing, redact }) => parseAnswerStream(lines, dialect, pricing, redact),
+      parse: (lines, { pricing, redact }) =>
+        parseAnswerStream(lines, dialect, reasoningFields, pricing, redact),
     },
     pricing: (origin) => resolvePricing(config, model, origin),
     refuseCalls: embeddingModel
@@ -258,6 +262,7 @@ export function openAiApi(
 function parseAnswer(
   text: string,
   dialect: string,
+  reasoningFields: readonly string[],
   pricing: Pricing | undefined,
   redact: (s: string) => string,
 ): Parsed {
@@ -270,7 +275,7 @@ function parseAnswer(
     return { output: null, error: redact(`malformed response (no choices): ${excerpt(text)}`) };
   }
   let blocks: AnswerBlock[];
-  if (isRecord(choice.message)) blocks = openAiBlocks(choice.message);
+  if (isRecord(choice.message)) blocks = openAiBlocks(choice.message, reasoningFields);
   // A legacy completions answer (`/completions`): the text is the choice's own.
   else if (typeof choice.text === 'string') blocks = [{ type: 'text', text: choice.text }];
   else blocks = [];
@@ -304,6 +309,7 @@ interface StreamedCall {
 function parseAnswerStream(
   lines: { at: number; line: string }[],
   dialect: string,
+  reasoningFields: readonly string[],
   pricing: Pricing | undefined,
   redact: (s: string) => string,
 ): Parsed & { firstTokenAt?: number } {
@@ -343,12 +349,7 @@ function parseAnswerStream(
       content = (content ?? '') + piece;
       if (piece !== '') firstTokenAt ??= at;
     }
-    const thought =
-      typeof delta.reasoning_content === 'string'
-        ? delta.reasoning_content
-        : typeof delta.reasoning === 'string'
-          ? delta.reasoning
-          : '';
+    const thought = reasoningText(delta, reasoningFields) ?? '';
     if (thought !== '') {
       reasoning += thought;
       firstTokenAt ??= at;
@@ -379,9 +380,9 @@ function parseAnswerStream(
   // The blocks in the order a whole message gives them (content-parts.ts openAiBlocks).
   const blocks: AnswerBlock[] = [];
   if (reasoning !== '') blocks.push({ type: 'reasoning', text: reasoning });
-  // A stream whose deltas carried no content at all answered `content: null`, as a whole message would.
-  if (content !== undefined && (content !== '' || (calls.length === 0 && refusal === '')))
-    blocks.push({ type: 'text', text: content });
+  // A stream whose deltas carried no text (only the first chunk's `content: ""`) is read as a whole
+  // message without content (`content: null`): no text block.
+  if (content !== undefined && content !== '') blocks.push({ type: 'text', text: content });
   if (refusal !== '') blocks.push({ type: 'refusal', text: refusal });
   for (const call of calls) if (call) blocks.push(toolCallBlock(call.id, call.name, call.arguments));
   const answer: Answer = withFinishReason({ api: dialect, blocks }, finishReason);

@@ -50,6 +50,7 @@ export function createPresetAttempts(spec: ProviderSpec, ctx: ProviderContext, n
       defaults,
       adjust: preset.adjust,
       dialect: preset.dialect,
+      reasoningFields: preset.reasoningFields,
     }),
   );
 }

@@ -47,6 +47,8 @@ export interface Preset {
    * reads the OpenAI shape its own way (Mistral, OpenRouter, LocalAI); default `openai-chat`.
    */
   dialect?: string;
+  /** The message fields its answers' reasoning comes in, when not OpenAI-compatible servers' usual ones (OpenRouter: `reasoning`). */
+  reasoningFields?: readonly string[];
   /** An example model, for the README and messages. */
   example: string;
 }
@@ -80,6 +82,7 @@ export const PRESETS: readonly Preset[] = [
     keyEnv: 'OPENROUTER_API_KEY',
     configToBody: ['transforms', 'models', 'route', 'provider'],
     dialect: 'openrouter-chat',
+    reasoningFields: ['reasoning'],
     example: 'meta-llama/llama-3.1-8b-instruct',
   },
   {

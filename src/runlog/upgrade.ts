@@ -52,6 +52,7 @@ const ORDER = [
   'answer',
   'status',
   'output',
+  'outputType',
   'errorStage',
   'verdicts',
   'score',

@@ -134,7 +134,8 @@ const azureChat: Reader = (answer, ctx) => {
  */
 const azureCompletion: Reader = (answer) => {
   const refusal = blockOf(answer, 'refusal');
-  if (refusal?.by === 'filter') return derived(refusal.text, undefined);
+  // (This answer of promptfoo's carries no token usage either.)
+  if (refusal?.by === 'filter') return withoutUsage(derived(refusal.text, undefined));
   const text = textOf(answer);
   if (text !== undefined) return derived(text, answer.finishReason);
   return derived(
@@ -179,8 +180,14 @@ const openRouterChat: Reader = (answer, ctx) => {
   return derived(value, answer.finishReason);
 };
 
-/** LocalAI (LocalAiChatProvider): the message's content; promptfoo records no finish reason. */
-const localAiChat: Reader = (answer) => derived(textOf(answer), undefined);
+/** LocalAI (LocalAiChatProvider): the message's content; promptfoo records no finish reason and no token usage. */
+const localAiChat: Reader = (answer) => withoutUsage(derived(textOf(answer), undefined));
+
+/** A derived output whose tool records no token usage for it. */
+function withoutUsage(out: DerivedOutput): DerivedOutput {
+  out.reportsUsage = false;
+  return out;
+}
 
 const READERS: Readonly<Record<string, Reader>> = {
   'openai-chat': openAiChat,
