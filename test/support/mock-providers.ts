@@ -562,7 +562,11 @@ function words(text: string): string[] {
  * Every request is recorded; an unknown route is a 404 in OpenAI's error shape.
  */
 export async function startMockProviders(
-  options: { tls?: { key: string; cert: string } } = {},
+  options: {
+    tls?: { key: string; cert: string };
+    /** A test's own answer for a request (its scenario and raw body), instead of the scenario's script; undefined: the script. */
+    script?: (scenario: Scenario, raw: string) => Scripted | undefined;
+  } = {},
 ): Promise<MockProviders> {
   const requests: SeenRequest[] = [];
   const attempts = new Map<string, number>();
@@ -604,7 +608,8 @@ export async function startMockProviders(
           res,
           shape.error(400, 'invalid_request', 'Invalid request (mock): this request is refused.'),
         );
-      write(res, shape.answer(scripted(scenario), { method, path, query: new URLSearchParams(query), body }));
+      const answer = options.script?.(scenario, raw) ?? scripted(scenario);
+      write(res, shape.answer(answer, { method, path, query: new URLSearchParams(query), body }));
     });
   };
 
