@@ -3,7 +3,8 @@
 // OpenAI, Azure and OpenAI-compatible provider ids of test/fixtures/promptfoo-providers/: every
 // result row as a user sees it (test/support/pf-rows.ts) into expected.json. The test
 // test/formats/promptfoo/provider-rows.test.ts runs assay on the same config against the same
-// server and compares the rows whole.
+// server and compares the rows whole. Also kept: the body promptfoo sent for each route, model and
+// scenario (`requests`).
 //
 //   npm run build && node scripts/promptfoo-provider-record.js [--raw FILE]   # FILE: promptfoo's whole results JSON too
 //
@@ -71,7 +72,25 @@ try {
   const rows = results
     .map(comparableRow)
     .sort((a, b) => a.provider.localeCompare(b.provider) || a.test.localeCompare(b.test));
-  const expected = { promptfoo: '0.123.1', exit: code, rows };
+  // What promptfoo sent for the answer of each scenario's first attempt, by route and model (its
+  // request bodies, for the tests of what assay sends).
+  const requests = [];
+  const seen = new Set();
+  for (const r of server.requests) {
+    let body;
+    try {
+      body = JSON.parse(r.raw);
+    } catch {
+      body = r.raw;
+    }
+    const model = typeof body?.model === 'string' ? body.model : '';
+    const key = `${r.path}\n${model}\n${r.scenario}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    requests.push({ path: r.path, query: r.query, model, scenario: r.scenario, body });
+  }
+  requests.sort((a, b) => `${a.path} ${a.model} ${a.scenario}`.localeCompare(`${b.path} ${b.model} ${b.scenario}`));
+  const expected = { promptfoo: '0.123.1', exit: code, rows, requests };
   writeFileSync(join(dir, 'expected.json'), `${JSON.stringify(expected, null, 1)}\n`);
   console.log(`wrote ${join(dir, 'expected.json')}: ${rows.length} rows (promptfoo exit ${code})`);
 } finally {
