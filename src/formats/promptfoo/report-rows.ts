@@ -293,7 +293,8 @@ export function promptfooResult(
   const { success, failureReason, error } = outcomeOf(r);
   const usage = reportsUsage(r);
   // A provider that reports no usage (promptfoo's LocalAI) counts none, whatever the API said.
-  const tokens = usage ? tokensOf(r) : { ...emptyTokens(), numRequests: r.answer.cached ? 0 : 1 };
+  const tokens = usage ? tokensOf(r) : emptyTokens();
+  if (!usage && !r.answer.cached) tokens.numRequests = 1;
   const grading = gradingTokensOf(r);
   if (grading) tokens.assertions = grading;
   const written = writtenTokens(tokens);
