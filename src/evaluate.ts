@@ -2,6 +2,7 @@
 // directory. The checks it makes first are in src/evaluate/.
 import { join, resolve } from 'node:path';
 import { LiveScorecard } from './analysis/scorecard.js';
+import { type OutputRule, outputRule, outputRuleNames } from './core/answer.js';
 import { caseCount, surveyOf } from './core/cases.js';
 import { InputError } from './core/errors.js';
 import type { Scorecard } from './core/scorecard.js';
@@ -229,6 +230,8 @@ export interface PreparedRun extends AsyncDisposable {
   /** A re-score: the planned jobs its source never ran. */
   notRecorded: number;
   manifest: RunManifest;
+  /** The suite's output rule (Suite.answerRule), resolved before anything runs. */
+  outputRule: OutputRule;
 }
 
 /**
@@ -258,6 +261,7 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
           format: options.configFormat,
         })
       : await loadSuite(options.suitePath, { env, vars: options.vars });
+  const rule = await suiteOutputRule(loaded);
   // The caller's settings over the suite's own run defaults: the same resolution as `assay eval`'s.
   const settings = resolveRunSettings(loaded, options);
   const filters = pinFilters(settings.filters, options.runsDir);
@@ -416,8 +420,24 @@ async function prepareInto(options: EvaluateOptions, owned: Disposer): Promise<P
     planned,
     notRecorded,
     manifest,
+    outputRule: rule,
     [Symbol.asyncDispose]: () => releases[Symbol.asyncDispose](),
   };
+}
+
+/**
+ * The output rule a suite names (Suite.answerRule; `default` when none). A format registers its
+ * rule when its module loads, so a suite built in code that names one is given the formats first;
+ * a name no one registered is refused before anything runs.
+ */
+async function suiteOutputRule(suite: Suite): Promise<OutputRule> {
+  const name = suite.answerRule;
+  if (name !== undefined && !outputRuleNames().includes(name)) await suiteFormats();
+  try {
+    return await outputRule(name);
+  } catch (err) {
+    throw new InputError({ file: suite.source.path, message: (err as Error).message, severity: 'error' });
+  }
 }
 
 /**
@@ -635,6 +655,7 @@ async function runJobs(
     include: (job: Job, testCase: Case) =>
       (!shard || inShard(job, shard)) && !done.has(job.key) && (!recorded || recorded.has(job, testCase)),
     recorded,
+    outputRule: prepared.outputRule,
     ...(turnsDone.size > 0 ? { earlierTurn: (job: Job) => turnsDone.get(job.key) } : {}),
     stopWhen: () =>
       progress.error > allowedErrorCount

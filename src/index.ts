@@ -13,6 +13,18 @@ export {
 } from './analysis/paired.js';
 export { computeScorecard, ScorecardBuilder, scorecardOfRun } from './analysis/scorecard.js';
 export { wilson } from './analysis/stats.js';
+// The structured answer: building one in a provider, and the output rules that read it.
+export {
+  type DerivedOutput,
+  normalizeFinishReason,
+  type OutputRule,
+  type OutputRuleContext,
+  outputRuleNames,
+  registerOutputRule,
+  textAnswer,
+  toolCallBlock,
+  withFinishReason,
+} from './core/answer.js';
 export { DiagnosticBag, formatDiagnostic, InputError, RunAbortedError } from './core/errors.js';
 export type * from './core/scorecard.js';
 export { maskUrlCredentials, Secrets, type SecretsOptions } from './core/secrets.js';

@@ -54,6 +54,73 @@ export interface RunTranscript {
   completions: string[];
 }
 
+/**
+ * One block of a model's answer, as the API gave it (see {@link Answer}): text; a tool call; the
+ * model's reasoning (thinking) where the API returns it; a refusal.
+ */
+export type AnswerBlock = TextBlock | ToolCallBlock | ReasoningBlock | RefusalBlock;
+
+/** Text the model wrote. An API that said "text, empty" (OpenAI's `content: ""`) gives one with `''`. */
+export interface TextBlock {
+  type: 'text';
+  text: string;
+}
+
+/** A tool (function) the model asks to call. */
+export interface ToolCallBlock {
+  type: 'tool_call';
+  /** The call's id, where the API gives one (OpenAI's `call_…`, Anthropic's `toolu_…`). */
+  id?: string;
+  name: string;
+  /** The arguments as the JSON text the wire gave (an API that sends an object: that object as JSON). */
+  arguments: string;
+  /** `arguments` parsed, when it parses (absent otherwise: the text is what the model wrote). */
+  input?: unknown;
+  /** The call came in OpenAI's legacy `function_call` (no id), not in `tool_calls`. */
+  form?: 'function_call';
+}
+
+/** The model's reasoning, where the API returns it (OpenAI-compatible `reasoning`/`reasoning_content`, Anthropic's thinking). */
+export interface ReasoningBlock {
+  type: 'reasoning';
+  text: string;
+  /** The API returned the reasoning encrypted or withheld (Anthropic's `redacted_thinking`): `text` is its data. */
+  redacted?: boolean;
+  /** The API's signature of the reasoning (Anthropic's thinking blocks), kept to send it back. */
+  signature?: string;
+}
+
+/** A refusal: the model declined (OpenAI's `message.refusal`), or the service's filter blocked the exchange. */
+export interface RefusalBlock {
+  type: 'refusal';
+  text: string;
+  /** `filter`: the service's content filter answered instead of the model (Azure's HTTP 400 `content_filter`); `text` is its message. */
+  by?: 'filter';
+}
+
+/**
+ * A model's answer as it came (ProviderResponse.answer): the content blocks, the wire dialect it
+ * came in, and the finish reason. The `output` assertions see is derived from it by the suite's
+ * output rule (Suite.answerRule; core/answer.ts), so one answer reads as each format's own tool
+ * reads it. Usage and cost stay beside it on the response.
+ */
+export interface Answer {
+  /**
+   * The wire dialect the answer came in, as the provider read it: `openai-chat`,
+   * `openai-completion`, `azure-chat`, `azure-completion`, `mistral-chat`, `openrouter-chat`,
+   * `localai-chat`, `echo`, … (`compat`: a provider still returning plain text). An output rule
+   * reproduces, per dialect, what its tool's provider for that API makes of the answer.
+   */
+  api: string;
+  blocks: AnswerBlock[];
+  /** For APIs whose answer is any value rather than content (an http provider's transformed response, a script's object). */
+  value?: unknown;
+  /** The finish reason in promptfoo's vocabulary (`stop`, `length`, `tool_calls`, `content_filter`, …; core/answer.ts normalizeFinishReason). */
+  finishReason?: string;
+  /** The finish reason as the wire said it, when that differs from `finishReason` (Anthropic's `end_turn`). */
+  finishReasonRaw?: string;
+}
+
 /** Where something came from in a user's files, for error messages. */
 export interface SourceRef {
   file: string;
@@ -454,6 +521,12 @@ export interface Suite {
   env?: Record<string, string>;
   /** Run settings the suite declares for itself; each command-line flag overrides its own. */
   runDefaults?: RunDefaults;
+  /**
+   * The output rule that makes the `output` assertions see from a provider's structured answer
+   * (core/answer.ts: `default`, the answer's text; `promptfoo`, as promptfoo's provider for each API
+   * builds it). A format parameter: the promptfoo format names `promptfoo`. Absent: `default`.
+   */
+  answerRule?: string;
   /** Warnings found while loading; the suite is still runnable. */
   warnings: Diagnostic[];
 }
@@ -619,6 +692,12 @@ export interface JobResult {
   status: JobStatus;
   /** The final text scored by default: the last hole's completion (after output transforms). */
   output: string | null;
+  /**
+   * `json`: the output assertions saw was a value, not text (promptfoo's tool calls, a transform's
+   * object), and `output` is its JSON; outputs that keep values (promptfoo's `response.output`)
+   * parse it back. Absent: the output is text (run-log version 3).
+   */
+  outputType?: 'json';
   /** Which stage an error came from: `generation` (no usable answer) or `scoring` (an answer that could not be judged). */
   errorStage?: 'generation' | 'scoring';
   verdicts: Verdict[];
@@ -671,7 +750,30 @@ export interface AnswerRecord {
   stream?: StreamTiming;
   usage?: TokenUsage;
   cost?: number;
+  /**
+   * The finish reason assertions saw: for a provider on the structured answer, the answer's
+   * (normalised to promptfoo's vocabulary) as the suite's output rule shows it (a rule whose tool
+   * reports none for an API hides it).
+   */
   finishReason?: string;
+  /**
+   * The finish reason as the wire said it, when it differs from `finishReason` (Anthropic's
+   * `end_turn`; one the rule hid) (run-log version 3).
+   */
+  finishReasonRaw?: string;
+  /**
+   * The wire dialect of the final answer (Answer.api), for a provider on the structured answer
+   * (run-log version 3); absent for a plain-text answer, and in older logs.
+   */
+  api?: string;
+  /**
+   * The final answer's blocks (Answer.blocks), unless they are exactly one text block whose text
+   * is the raw output (`rawOutput`, else `output`): that block is then implied, which keeps the
+   * common line short (run-log version 3).
+   */
+  blocks?: AnswerBlock[];
+  /** The final answer's free value (Answer.value), for APIs whose answer is a value (run-log version 3). */
+  value?: unknown;
   cached?: boolean;
   /** Token log-probabilities of the answer, when the provider returned them. */
   logProbs?: number[];

@@ -4,14 +4,18 @@ import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { isEmptyAnswer } from '../core/answer.js';
 import { canonicalJson, sha256 } from '../core/hash.js';
 import { Secrets } from '../core/secrets.js';
-import type { TokenUsage } from '../core/types.js';
+import type { Answer, TokenUsage } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
 
 /** The part of a ProviderResponse worth keeping: a successful answer and what it cost. */
 export interface CachedResponse {
-  output: string | null;
+  /** A structured answer (ProviderResponse.answer), kept whole. */
+  answer?: Answer;
+  /** A plain-text answer (the compatibility path; a grader's reply; embeddings as JSON). */
+  output?: string | null;
   /** See ProviderResponse.nonText. */
   nonText?: string;
   finishReason?: string;
@@ -107,7 +111,9 @@ export function cacheKey(
  * non-secret headers, final body). Trial and repetition as in {@link cacheKey}.
  */
 export function requestCacheKey(request: unknown, trial: number, repetition = 0): string {
-  return sha256(canonicalJson({ v: 2, request, trial, ...(repetition > 0 ? { repetition } : {}) }));
+  // v 3: answers are kept structured (ProviderResponse.answer). An entry of v 2 held the answer as
+  // text, which a provider on the structure would read differently: it is never found again.
+  return sha256(canonicalJson({ v: 3, request, trial, ...(repetition > 0 ? { repetition } : {}) }));
 }
 
 type SqliteModule = typeof BetterSqlite3;
@@ -259,7 +265,9 @@ export class ResponseCache {
     // An answer with nothing in it (no text, no tool call) is more likely a passing fault than the
     // model's considered reply: it is scored as the empty text it is, but not kept to be replayed.
     if (this.readonly || response.error !== undefined || response.nonText === 'nothing') return;
+    if (response.answer !== undefined && isEmptyAnswer(response.answer)) return;
     const kept: CachedResponse = {
+      answer: response.answer,
       output: response.output,
       nonText: response.nonText,
       finishReason: response.finishReason,
@@ -268,6 +276,7 @@ export class ResponseCache {
       latencyMs: response.latencyMs,
     };
     const value = JSON.stringify(kept);
+    // (The answer's text is in its JSON too, in every spelling the boundary knows.)
     if (!this.secrets.empty && this.secrets.foundIn(value)) return;
     this.pending.set(key, { value, createdAt: this.now() });
     // After a failed write, wait for the retry timer instead of stalling on the lock at every set.

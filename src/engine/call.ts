@@ -1,5 +1,6 @@
 // Calling a provider as the engine does: answered from the response cache when it can be, and
 // followed by the `--delay` wait when the call reached the provider.
+import { DEFAULT_RULE, type OutputRule } from '../core/answer.js';
 import type { Provider, ProviderRequest, ProviderResponse } from '../providers/types.js';
 import { cacheKey, type ResponseCache, requestCacheKey } from './cache.js';
 
@@ -11,6 +12,10 @@ export interface Caller {
   /** `--delay`: the worker waits this long after each call that reached the provider. */
   delayMs?: number;
   hardSignal?: AbortSignal;
+  /** The suite's output rule: what assertions see of a structured answer (core/answer.ts). */
+  rule: OutputRule;
+  /** The provider's config, as the rule reads it (promptfoo's `showThinking`, `response_format`). */
+  config: Record<string, unknown>;
 }
 
 /** A Caller for a provider: a provider that declares itself not cacheable gets no cache. */
@@ -19,6 +24,8 @@ export function callerFor(
   cache: ResponseCache | undefined,
   delayMs: number | undefined,
   hardSignal: AbortSignal,
+  rule: OutputRule = DEFAULT_RULE,
+  config: Record<string, unknown> = {},
 ): Caller {
   return {
     provider,
@@ -26,6 +33,8 @@ export function callerFor(
     cache: provider.cacheable === false ? undefined : cache,
     delayMs,
     hardSignal,
+    rule,
+    config,
   };
 }
 

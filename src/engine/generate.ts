@@ -2,8 +2,10 @@
 // conversation filled in order, every repetition run — into a Generation, before any scoring.
 // Scoring (engine/judge.ts) reads only the Generation, so a recorded one can be scored again
 // without a model (`assay rescore`).
+import { nonTextOf, recordedAnswer } from '../core/answer.js';
 import { messageText } from '../core/messages.js';
 import type {
+  Answer,
   Case,
   ConversationRun,
   JobResult,
@@ -23,10 +25,15 @@ export type { RunTranscript } from '../core/types.js';
 export interface Generation {
   /** What was sent for the final answer: its prompt text and messages. */
   prompt: { text: string; messages: Message[] };
-  /** The final answer as the provider returned it (the last hole of the last run). */
+  /**
+   * The final answer (the last hole of the last run) as assertions see it: derived from the
+   * structured answer by the suite's output rule, or the plain text of a compatibility-path provider.
+   */
   output: string | null;
-  /** The final answer as a value (a case's fixed output may be an object). */
+  /** The final answer as a value (an object for tool calls under promptfoo's rule; a case's fixed output may be one). */
   outputValue: unknown;
+  /** The final answer as it came, when its provider returned it structured (absent: a plain-text answer). */
+  answer?: Answer;
   /** Every run, when the case is more than one hole or run; absent for a plain case. */
   runs?: ConversationRun[];
   /** Named hole completions of the last run. */
@@ -38,10 +45,12 @@ export interface Generation {
   stream?: StreamTiming;
   usage?: TokenUsage;
   cost?: number;
+  /** The finish reason assertions see (the rule's: the answer's own, unless its format's tool reports none). */
   finishReason?: string;
   cached?: boolean;
   attempts?: number;
   logProbs?: number[];
+  /** What the final answer had instead of text, when it had none (`tool calls`, `a refusal`, `nothing`). */
   nonText?: string;
   /** The provider failed (after its retries): no usable answer. */
   error?: string;
@@ -119,7 +128,7 @@ class Totals {
   nonText?: string;
   stream?: StreamTiming;
 
-  add(r: ProviderResponse): void {
+  add(r: ProviderResponse, read: AnswerRead): void {
     this.latencyMs += r.latencyMs;
     if (r.stream && !this.stream) this.stream = r.stream;
     if (r.usage) {
@@ -131,10 +140,61 @@ class Totals {
     if (r.cost !== undefined) this.cost = (this.cost ?? 0) + r.cost;
     if (r.attempts !== undefined) this.attempts = (this.attempts ?? 0) + r.attempts;
     if (!r.cached) this.cached = false;
-    this.finishReason = r.finishReason;
+    this.finishReason = read.finishReason;
     this.logProbs = r.logProbs;
-    this.nonText = r.nonText;
+    this.nonText = read.nonText;
   }
+}
+
+/** A response's answer as the caller's output rule reads it. */
+interface AnswerRead {
+  output: string | null;
+  value: unknown;
+  finishReason: string | undefined;
+  nonText: string | undefined;
+}
+
+/**
+ * What a response's answer reads as: a structured answer through the suite's output rule (with
+ * the job's parameters); a compatibility-path answer as its plain text.
+ */
+function readAnswer(
+  r: ProviderResponse,
+  caller: Pick<Caller, 'rule' | 'config'>,
+  params: Record<string, unknown>,
+): AnswerRead {
+  const answer = r.answer;
+  if (answer === undefined) {
+    const output = r.output ?? null;
+    return { output, value: output, finishReason: r.finishReason, nonText: r.nonText };
+  }
+  const d = caller.rule.derive(answer, { config: caller.config, params });
+  return { output: d.output, value: d.value, finishReason: d.finishReason, nonText: nonTextOf(answer) };
+}
+
+/** The parameters a job's calls carry: its prompt's config, then the case's own (as the rule reads them too). */
+export function jobParams(testCase: Case, prompt: PromptTemplate): Record<string, unknown> {
+  return { ...(prompt.config ?? {}), ...(testCase.preparation?.options?.params ?? {}) };
+}
+
+/**
+ * A recorded generation's final answer read again by the suite's rule (`assay rescore`): its
+ * output, value and finish reason re-derived from the structure the run log kept, so scorers and a
+ * format's parity stay one rule. A generation with no structured answer is left as recorded.
+ */
+export function rederive(
+  generation: Generation,
+  caller: Pick<Caller, 'rule' | 'config'>,
+  params: Record<string, unknown>,
+): void {
+  const answer = generation.answer;
+  if (answer === undefined) return;
+  const d = caller.rule.derive(answer, { config: caller.config, params });
+  generation.output = d.output;
+  generation.outputValue = d.value;
+  generation.finishReason = d.finishReason;
+  const nonText = nonTextOf(answer);
+  if (nonText !== undefined) generation.nonText = nonText;
 }
 
 /**
@@ -148,7 +208,7 @@ export async function generate(
   caller: Caller,
   env: Record<string, string | undefined>,
 ): Promise<Generation> {
-  const params = { ...(prompt.config ?? {}), ...(testCase.preparation?.options?.params ?? {}) };
+  const params = jobParams(testCase, prompt);
   if (isPlain(testCase)) {
     const { text, messages } = buildPrompt(testCase, prompt, env);
     if (testCase.replay?.output !== undefined) {
@@ -164,7 +224,7 @@ export async function generate(
       vars: testCase.vars,
       signal: caller.hardSignal,
     });
-    return fromResponse({ text, messages }, response);
+    return fromResponse({ text, messages }, response, readAnswer(response, caller, params));
   }
   if (testCase.replay?.runs !== undefined) return recordedRuns(testCase);
   return generateRuns(testCase, trial, caller, params);
@@ -216,22 +276,23 @@ function recordedRuns(testCase: Case): Generation {
   return generation;
 }
 
-function fromResponse(prompt: Generation['prompt'], r: ProviderResponse): Generation {
+function fromResponse(prompt: Generation['prompt'], r: ProviderResponse, read: AnswerRead): Generation {
   const generation: Generation = {
     prompt,
-    output: r.output,
-    outputValue: r.output,
+    output: read.output,
+    outputValue: read.value,
     transcripts: [],
     latencyMs: r.latencyMs,
     usage: r.usage,
     cost: r.cost,
-    finishReason: r.finishReason,
+    finishReason: read.finishReason,
     cached: r.cached,
     attempts: r.attempts,
   };
+  if (r.answer !== undefined) generation.answer = r.answer;
   if (r.logProbs !== undefined) generation.logProbs = r.logProbs;
   if (r.stream) generation.stream = r.stream;
-  if (r.nonText !== undefined) generation.nonText = r.nonText;
+  if (read.nonText !== undefined) generation.nonText = read.nonText;
   if (r.error !== undefined) generation.error = r.error;
   if (r.fatal) generation.fatal = true;
   return generation;
@@ -245,6 +306,7 @@ async function generateRuns(
 ): Promise<Generation> {
   const conversations = testCase.conversations ?? [];
   const totals = new Totals();
+  let lastAnswer: Answer | undefined;
   const runs: ConversationRun[] = [];
   const transcripts: RunTranscript[] = [];
   let lastPrompt: Generation['prompt'] = { text: '', messages: [] };
@@ -261,17 +323,19 @@ async function generateRuns(
         { prompt: text, messages: context, params, vars: testCase.vars, signal: caller.hardSignal },
         slot.repetition,
       );
-      totals.add(response);
-      if (response.error !== undefined || response.output === null) {
+      const read = readAnswer(response, caller, params);
+      totals.add(response, read);
+      if (response.error !== undefined || read.output === null) {
         // No answer to fill this hole with: the runs so far are kept, the job is an error (or, for
         // a null answer, scored as having no output).
-        const failed = Object.assign(fromResponse(lastPrompt, response), summary(totals));
+        const failed = Object.assign(fromResponse(lastPrompt, response, read), summary(totals));
         failed.runs = runs;
         failed.transcripts = transcripts;
         failed.error = response.error;
         return failed;
       }
-      completions.push(response.output);
+      completions.push(read.output);
+      lastAnswer = response.answer;
     }
     runs.push(runOf(slot, messages, holes, completions));
     transcripts.push(transcriptOf(slot, messages, holes, completions));
@@ -286,6 +350,7 @@ async function generateRuns(
     transcripts,
     ...summary(totals),
   };
+  if (lastAnswer !== undefined) generation.answer = lastAnswer;
   if (last?.outputs) generation.outputs = last.outputs;
   return generation;
 }
@@ -341,6 +406,7 @@ function transcriptOf(
 export function recordedGeneration(result: JobResult, testCase: Case): Generation {
   const answer = result.answer;
   const output = answer.rawOutput !== undefined ? answer.rawOutput : result.output;
+  const structured = recordedAnswer(answer, output);
   const replayed = testCase.replay?.output;
   const generation: Generation = {
     prompt: result.prompt,
@@ -354,6 +420,7 @@ export function recordedGeneration(result: JobResult, testCase: Case): Generatio
     cached: answer.cached,
     attempts: answer.attempts,
   };
+  if (structured !== undefined) generation.answer = structured;
   if (answer.logProbs !== undefined) generation.logProbs = answer.logProbs;
   if (answer.stream) generation.stream = answer.stream;
   if (answer.runs) {

@@ -1,3 +1,4 @@
+import { replyText } from '../core/answer.js';
 import { canonicalJson, sha256 } from '../core/hash.js';
 import type { Secrets } from '../core/secrets.js';
 import {
@@ -164,15 +165,15 @@ export class GraderPool {
       complete: async (messages: Message[], params: Record<string, unknown> = {}): Promise<GraderReply> => {
         const key = useCache ? cacheKey(identity, { messages, params }, 0) : undefined;
         const hit = key ? useCache?.get(key) : undefined;
-        if (hit) return { output: hit.output ?? '', usage: hit.usage, cost: hit.cost, cached: true };
+        if (hit) return { output: replyText(hit) ?? '', usage: hit.usage, cost: hit.cost, cached: true };
         const text = messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
         const response = await provider.call({ prompt: text, messages, params, signal: hardSignal });
         if (response.error !== undefined)
           throw new GraderError(scrub(`grader ${provider.id} failed: ${response.error}`));
-        if (response.output === null || response.output === undefined)
-          throw new GraderError(`grader ${provider.id} returned no output`);
+        const output = replyText(response);
+        if (output === null) throw new GraderError(`grader ${provider.id} returned no output`);
         if (key) useCache?.set(key, response);
-        return { output: response.output, usage: response.usage, cost: response.cost };
+        return { output, usage: response.usage, cost: response.cost };
       },
     };
     const embed = embedder.embed?.bind(embedder);

@@ -2,6 +2,8 @@
 // prompt made by a program, the turns of its thread before it), then generates and judges it, or
 // judges its recorded generation (a re-score), within the job's time limit. Whatever goes wrong is
 // the job's error result, never an exception. The order jobs run in is the pump's (pump.ts).
+
+import type { OutputRule } from '../core/answer.js';
 import { isoNow } from '../core/clock.js';
 import type { Secrets } from '../core/secrets.js';
 import type { Case, Job, PromptTemplate, ProviderSpec, Suite } from '../core/types.js';
@@ -12,7 +14,7 @@ import { withComputedVars } from '../runtime/var-script.js';
 import type { ResponseCache } from './cache.js';
 import { type Caller, callerFor } from './call.js';
 import { caseProviderKey } from './case-providers.js';
-import type { Generation } from './generate.js';
+import { type Generation, jobParams, rederive } from './generate.js';
 import type { GraderPool } from './graders.js';
 import { executeJob, type JobContext, type JobOutcome } from './job.js';
 import { judge } from './judge.js';
@@ -60,6 +62,11 @@ export interface JobRunnerOptions {
    * graded assertions still ask their graders. Jobs with no recording must be left out by `include`.
    */
   recorded?: GenerationSource;
+  /**
+   * The suite's output rule (Suite.answerRule, resolved: core/answer.ts `outputRule`): how a
+   * structured answer becomes the output assertions see. Default: the `default` rule.
+   */
+  outputRule?: OutputRule;
 }
 
 /** What the job runner needs of the suite: its prompts, folder and scoring settings. */
@@ -86,7 +93,14 @@ export class JobRunner {
         providerKey(r.spec),
         {
           // A provider's own delay beats the run's (promptfoo: provider.delay ?? --delay).
-          ...callerFor(r.provider, options.cache, r.spec.delayMs ?? options.delayMs, cut),
+          ...callerFor(
+            r.provider,
+            options.cache,
+            r.spec.delayMs ?? options.delayMs,
+            cut,
+            options.outputRule,
+            r.spec.config,
+          ),
           env: options.env,
           providerInfo: { id: r.spec.id, config: r.spec.config ?? {} },
           transform: r.spec.transform,
@@ -98,7 +112,7 @@ export class JobRunner {
       ]),
     );
     for (const [key, provider] of options.caseProviders ?? []) {
-      this.callers.set(key, callerFor(provider, options.cache, options.delayMs, cut));
+      this.callers.set(key, callerFor(provider, options.cache, options.delayMs, cut, options.outputRule));
     }
     this.prompts = new Map<string, PromptTemplate>(suite.prompts.map((p) => [p.id, p]));
     this.deadline = options.maxRunMs ? performance.now() + options.maxRunMs : undefined;
@@ -213,6 +227,8 @@ async function scoreRecorded(
     const reason = testCase.error ?? 'no recorded generation for this job';
     return { result: errorResult(job, testCase, prompt, startedAt, reason, 'generation') };
   }
+  // The recorded answer is read again by this suite's rule: scorers see what a live run would give.
+  rederive(recorded.generation, ctx, jobParams(testCase, prompt));
   return judge(job, testCase, prompt, recorded.generation, ctx, startedAt);
 }
 

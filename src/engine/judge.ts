@@ -1,6 +1,8 @@
 // The scoring stage: a Generation (fresh from the provider, or read back from a run log) judged
 // against a case's assertions into a JobResult. No provider is called here; graded assertions
 // call their graders.
+
+import { isPlainText } from '../core/answer.js';
 import type {
   AnswerRecord,
   AssertionSpec,
@@ -43,8 +45,16 @@ export interface JobOutcome {
   fatal?: string;
 }
 
-/** What the model answered, as the result records it (every field set, in a fixed order). */
+/**
+ * What the model answered, as the result records it (every field set, in a fixed order). A
+ * structured answer keeps its dialect, its blocks (unless they are one text block holding the raw
+ * output: implied), its value and its finish reason as the answer gave it (the rule's view is
+ * derived again when the log is read: `assay rescore`, a format's results file).
+ */
 function answerRecord(g: Generation): AnswerRecord {
+  const answer = g.answer;
+  // The wire's reason, kept when it is not the one assertions saw (normalised, or hidden by the rule).
+  const raw = answer !== undefined ? (answer.finishReasonRaw ?? answer.finishReason) : undefined;
   return {
     rawOutput: undefined,
     outputs: g.outputs,
@@ -54,6 +64,10 @@ function answerRecord(g: Generation): AnswerRecord {
     usage: g.usage,
     cost: g.cost,
     finishReason: g.finishReason,
+    finishReasonRaw: raw !== g.finishReason ? raw : undefined,
+    api: answer?.api,
+    blocks: answer !== undefined && !isPlainText(answer, g.output) ? answer.blocks : undefined,
+    value: answer?.value,
     cached: g.cached,
     logProbs: g.logProbs,
     attempts: g.attempts,
@@ -154,6 +168,7 @@ export async function judge(
   const outcome = await scoreCase(testCase, scoring);
   result.status = outcome.status;
   result.output = output;
+  if (output !== null && typeof outputValue !== 'string') result.outputType = 'json';
   result.verdicts = outcome.verdicts;
   result.score = outcome.score;
   result.reason = outcome.reason;

@@ -54,6 +54,8 @@ export interface SuiteDefinition {
   basePath?: string;
   scoring?: SuiteScoring;
   runDefaults?: RunDefaults;
+  /** The output rule of the suite's answers (Suite.answerRule: `default`, `promptfoo`, or one registered). */
+  answerRule?: string;
 }
 
 const DEFINITION_KEYS = [
@@ -67,6 +69,7 @@ const DEFINITION_KEYS = [
   'basePath',
   'scoring',
   'runDefaults',
+  'answerRule',
 ];
 const CASE_KEYS = ['description', 'vars', 'asserts', 'metadata', 'threshold'];
 
@@ -202,6 +205,7 @@ export function defineSuite(definition: SuiteDefinition): Suite {
     scoring: definition.scoring ?? {},
     ...(grader ? { grader } : {}),
     ...(definition.runDefaults ? { runDefaults: definition.runDefaults } : {}),
+    ...(definition.answerRule !== undefined ? { answerRule: definition.answerRule } : {}),
     warnings: [],
   };
 }

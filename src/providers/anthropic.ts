@@ -4,7 +4,8 @@
  * parameter; the answer's text blocks are joined; tool-use blocks, when there is no text, are the
  * output as JSON. `max_tokens` is required by the API: 1024 unless the config or the prompt says.
  */
-import type { ContentPart, Message, ProviderSpec } from '../core/types.js';
+import type { ProviderSpec } from '../core/types.js';
+import { anthropicMessages } from './content-parts.js';
 import { createHttpApiProvider } from './http-api.js';
 import { finite, isRecord, jsonReply, nonEmpty, type Pricing, usageOf } from './http-kit.js';
 import { excerpt } from './http-transport.js';
@@ -57,7 +58,7 @@ export function createAnthropicAttempts(
     paramKeys: PARAM_KEYS,
     body: (request, params) => {
       const merged: Record<string, unknown> = { ...params };
-      const { system, messages } = toWire(request.messages);
+      const { system, messages } = anthropicMessages(request.messages);
       const systemText = [typeof merged.system === 'string' ? merged.system : undefined, system]
         .filter((s): s is string => s !== undefined && s !== '')
         .join('\n\n');
@@ -72,42 +73,6 @@ export function createAnthropicAttempts(
       parse: (lines, { pricing, redact }) => parseMessageStream(lines, pricing, redact),
     },
   });
-}
-
-/**
- * The conversation as the Messages API takes it: system messages joined apart, OpenAI-style
- * content parts as Anthropic content blocks, the trailing hole (what the model fills) left out.
- */
-function toWire(messages: Message[]): { system: string; messages: { role: string; content: unknown }[] } {
-  let end = messages.length;
-  while (end > 0 && messages[end - 1].role === 'assistant' && messages[end - 1].content === null) end--;
-  const system: string[] = [];
-  const wire: { role: string; content: unknown }[] = [];
-  for (let i = 0; i < end; i++) {
-    const m = messages[i];
-    if (m.role === 'system') {
-      system.push(typeof m.content === 'string' ? m.content : partsText(m.content ?? []));
-      continue;
-    }
-    const content =
-      typeof m.content === 'string' || m.content === null ? (m.content ?? '') : m.content.map(toBlock);
-    wire.push({ role: m.role === 'tool' ? 'user' : m.role, content });
-  }
-  return { system: system.join('\n\n'), messages: wire };
-}
-
-function partsText(parts: ContentPart[]): string {
-  return parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-}
-
-/** An OpenAI-style content part as an Anthropic block (`text`; an image URL or data URL as `image`). */
-function toBlock(part: ContentPart): unknown {
-  if (part.type === 'text') return { type: 'text', text: part.text };
-  const url = part.image_url.url;
-  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  return data
-    ? { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } }
-    : { type: 'image', source: { type: 'url', url } };
 }
 
 function parseMessage(

@@ -16,10 +16,14 @@
  * - Body: promptfoo's defaults (`max_tokens` 1024, `temperature` 0, `top_p` 1, both penalties 0;
  *   `omitDefaults: true` drops them); a reasoning deployment (o1/o3/o4/gpt-5…, or
  *   `isReasoningModel: true`) gets `max_completion_tokens` and `reasoning_effort` (medium) instead.
+ * - Answers are structured, in the dialects `azure-chat` and `azure-completion` (promptfoo's Azure
+ *   providers read them their own way). Azure's content filter answers HTTP 400 with
+ *   `{error: {code: 'content_filter', status: 400, message}}`: an answer, as in promptfoo (a
+ *   filter refusal block holding the message, finish reason `content_filter`), not a failure.
  */
 import type { ProviderSpec } from '../core/types.js';
-import { createHttpApiProvider } from './http-api.js';
-import { type Config, configError, nonEmpty, poolSize } from './http-kit.js';
+import { createHttpApiProvider, type Parsed } from './http-api.js';
+import { type Config, configError, isRecord, nonEmpty, poolSize } from './http-kit.js';
 import { errorMessageFromBody, sendOnce } from './http-transport.js';
 import { openAiApi } from './openai.js';
 import type { Provider, ProviderContext } from './types.js';
@@ -97,6 +101,12 @@ export function createAzureAttempts(spec: ProviderSpec, ctx: ProviderContext, no
       extraParams: ['best_of', 'functions', 'function_call', 'deployment_id', 'data_sources'],
       defaults,
       completion: kind === 'completion',
+      dialect: kind === 'completion' ? 'azure-completion' : 'azure-chat',
+      refusals: {
+        statuses: [400],
+        parse: (_status, text) =>
+          contentFilterAnswer(text, kind === 'completion' ? 'azure-completion' : 'azure-chat'),
+      },
       adjust: (body) => {
         if (reasoning) {
           // A reasoning deployment takes max_completion_tokens (the config's, else its max_tokens, else 1024) and no temperature.
@@ -112,6 +122,30 @@ export function createAzureAttempts(spec: ProviderSpec, ctx: ProviderContext, no
       describe: { deployment, apiVersion: decodeURIComponent(version), kind },
     }),
   );
+}
+
+/**
+ * Azure's content filter refusing a request (HTTP 400, `error.code` `content_filter`, `error.status`
+ * 400, as promptfoo tells it): the filter's message as the answer, finish reason `content_filter`.
+ * Any other 400 body is undefined: an ordinary failure.
+ */
+export function contentFilterAnswer(text: string, dialect: string): Parsed | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const error = isRecord(body) && isRecord(body.error) ? body.error : undefined;
+  if (error === undefined || error.code !== 'content_filter' || error.status !== 400) return undefined;
+  const message = typeof error.message === 'string' ? error.message : '';
+  return {
+    answer: {
+      api: dialect,
+      blocks: [{ type: 'refusal', text: message, by: 'filter' }],
+      finishReason: 'content_filter',
+    },
+  };
 }
 
 interface EntraCredentials {

@@ -19,9 +19,10 @@
  * (`config.apiKey`, `AWS_BEARER_TOKEN_BEDROCK`) sent as a bearer token; else `config.profile`,
  * the AWS_* variables, `AWS_PROFILE` and the shared credentials/config files.
  */
-import type { ContentPart, Message, ProviderSpec } from '../core/types.js';
+import type { Message, ProviderSpec } from '../core/types.js';
 import { amzDateOf, findAwsCredentials, signV4 } from './aws-sigv4.js';
 import { cloudConfigError, namedCloudProvider } from './cloud-kit.js';
+import { converseMessages } from './content-parts.js';
 import { createHttpApiProvider, type Parsed } from './http-api.js';
 import { type Config, finite, isRecord, jsonReply, nonEmpty } from './http-kit.js';
 import { excerpt } from './http-transport.js';
@@ -181,7 +182,7 @@ function converseBody(
   env: Record<string, string | undefined>,
   claudeDefault: number | undefined,
 ): Record<string, unknown> {
-  const { system, wire } = toConverse(messages);
+  const { system, wire } = converseMessages(messages);
   const iface = isRecord(params.interfaceConfig) ? params.interfaceConfig : {};
   const titan = isRecord(params.textGenerationConfig) ? params.textGenerationConfig : {};
   const envInt = (name: string): number | undefined => {
@@ -256,38 +257,6 @@ function converseBody(
     body.performanceConfig = { latency: params.performanceConfig.latency };
   if (isRecord(params.serviceTier)) body.serviceTier = { type: params.serviceTier.type };
   return body;
-}
-
-/** The conversation as Converse takes it: system messages apart, content blocks, the trailing hole left out. */
-function toConverse(messages: Message[]): {
-  system: { text: string }[];
-  wire: { role: string; content: Record<string, unknown>[] }[];
-} {
-  let end = messages.length;
-  while (end > 0 && messages[end - 1].role === 'assistant' && messages[end - 1].content === null) end--;
-  const system: { text: string }[] = [];
-  const wire: { role: string; content: Record<string, unknown>[] }[] = [];
-  for (let i = 0; i < end; i++) {
-    const m = messages[i];
-    if (m.role === 'system') {
-      system.push({ text: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) });
-      continue;
-    }
-    const content =
-      typeof m.content === 'string' || m.content === null
-        ? [{ text: m.content ?? '' }]
-        : m.content.map(toBlock);
-    wire.push({ role: m.role === 'assistant' ? 'assistant' : 'user', content });
-  }
-  return { system, wire };
-}
-
-/** A content part as a Converse block: text, or an image from a data URL (its bytes, base64 in JSON). */
-function toBlock(part: ContentPart): Record<string, unknown> {
-  if (part.type === 'text') return { text: part.text };
-  const data = /^data:image\/([^;]+);base64,(.+)$/s.exec(part.image_url.url);
-  if (!data) return { text: JSON.stringify(part) };
-  return { image: { format: data[1] === 'jpg' ? 'jpeg' : data[1], source: { bytes: data[2] } } };
 }
 
 /** Tools in Converse's shape: `toolSpec`s as given, or OpenAI/Anthropic-style tools converted. */

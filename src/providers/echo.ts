@@ -1,9 +1,11 @@
+import { textAnswer } from '../core/answer.js';
 import type { ProviderSpec } from '../core/types.js';
 import type { Provider, ProviderRequest, ProviderResponse } from './types.js';
 
 /**
- * `echo`: the output is the rendered prompt, unchanged, as promptfoo's echo gives it: no finish
- * reason (so `finish-reason` fails), cost 0 and zero tokens (so `cost` and token checks pass).
+ * `echo`: the answer is the rendered prompt, unchanged, as one text block (dialect `echo`), as
+ * promptfoo's echo gives it: no finish reason (so `finish-reason` fails), cost 0 and zero tokens
+ * (so `cost` and token checks pass).
  */
 export function createEchoProvider(spec: ProviderSpec): Provider {
   return {
@@ -14,7 +16,7 @@ export function createEchoProvider(spec: ProviderSpec): Provider {
     answersAtOnce: true,
     async call(request: ProviderRequest): Promise<ProviderResponse> {
       return {
-        output: request.prompt,
+        answer: textAnswer('echo', request.prompt),
         latencyMs: 0,
         cost: 0,
         usage: { total: 0, prompt: 0, completion: 0 },

@@ -28,8 +28,9 @@
  * A host setting may also be a URL (`http://127.0.0.1:8080`): an assay extension for local
  * servers and tests; promptfoo always prefixes `https://`.
  */
-import type { ContentPart, Message, ProviderSpec } from '../core/types.js';
+import type { ProviderSpec } from '../core/types.js';
 import { cloudConfigError, hostBase, namedCloudProvider } from './cloud-kit.js';
+import { type GeminiPart, geminiContents } from './content-parts.js';
 import {
   CLOUD_PLATFORM_SCOPE,
   credentialSecrets,
@@ -342,11 +343,6 @@ function regionHost(region: string): string {
   return `${region}-aiplatform.googleapis.com`;
 }
 
-interface GeminiPart {
-  text?: string;
-  [key: string]: unknown;
-}
-
 /** The request body, as promptfoo builds it (AI Studio and Vertex differ in key names and order). */
 function geminiBody(
   model: string,
@@ -354,7 +350,7 @@ function geminiBody(
   params: Record<string, unknown>,
   vertex: boolean,
 ): Record<string, unknown> {
-  const { contents, systemParts } = toContents(request.messages);
+  const { contents, systemParts } = geminiContents(request.messages);
   const configSystem = systemInstructionParts(params.systemInstruction);
   const system = [...configSystem, ...systemParts];
   let finalContents = contents;
@@ -428,37 +424,6 @@ function tryJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** The conversation as `contents` (assistant turns are `model`'s), its system messages apart. */
-function toContents(messages: Message[]): {
-  contents: { role: string; parts: GeminiPart[] }[];
-  systemParts: GeminiPart[];
-} {
-  let end = messages.length;
-  while (end > 0 && messages[end - 1].role === 'assistant' && messages[end - 1].content === null) end--;
-  const contents: { role: string; parts: GeminiPart[] }[] = [];
-  const systemParts: GeminiPart[] = [];
-  for (let i = 0; i < end; i++) {
-    const m = messages[i];
-    const parts: GeminiPart[] =
-      typeof m.content === 'string' || m.content === null
-        ? [{ text: m.content ?? '' }]
-        : m.content.map(toPart);
-    if (m.role === 'system') systemParts.push(...parts.filter((p) => typeof p.text === 'string'));
-    else contents.push({ role: m.role === 'assistant' ? 'model' : 'user', parts });
-  }
-  return { contents, systemParts };
-}
-
-/** An OpenAI-style content part as a Gemini part: text, or an image (a data URL inline, else by URI). */
-function toPart(part: ContentPart): GeminiPart {
-  if (part.type === 'text') return { text: part.text };
-  const url = part.image_url.url;
-  const data = /^data:([^;,]+);base64,(.*)$/s.exec(url);
-  return data
-    ? { inline_data: { mime_type: data[1], data: data[2] } }
-    : { file_data: { file_uri: url, mime_type: 'image/*' } };
 }
 
 /** `config.systemInstruction`: a text, or `{parts: [...]}`. */

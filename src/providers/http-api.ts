@@ -54,6 +54,7 @@ import {
   streamTiming,
   timedLines,
 } from './http-kit.js';
+import { errorMessageFromBody, isRetryableStatus } from './http-transport.js';
 import type {
   AttemptFailure,
   EmbeddingRequest,
@@ -122,6 +123,16 @@ export interface HttpApi {
   ownPassthrough?: boolean;
   /** Reads a 2xx body. Never throws: a malformed body is an `error` naming the problem. */
   parse(text: string, tools: ParseTools): Parsed;
+  /**
+   * Statuses besides 2xx whose body may be the service's answer rather than a failure (Azure's
+   * HTTP 400 `content_filter`: an answer in promptfoo, its filter's message with finish reason
+   * `content_filter`). `parse` reads such a body: the answer, or undefined for an ordinary failure
+   * (then described as any failed attempt is).
+   */
+  refusals?: {
+    statuses: readonly number[];
+    parse(status: number, text: string, tools: ParseTools): Parsed | undefined;
+  };
   /** Embeddings, for models that offer them. */
   embed?: {
     route: string;
@@ -279,6 +290,8 @@ export function createHttpApiProvider(
   const pricing = api.pricing ? api.pricing(endpoint.origin) : configuredPricing(config);
   const tools: ParseTools = { pricing, redact };
   const sendOptions = { now, connections: poolSize(ctx.maxConcurrency) };
+  const refusals = api.refusals;
+  const mayAnswer = refusals ? (status: number) => refusals.statuses.includes(status) : undefined;
   const describeAttempt = attemptDescriber(endpoint.shown, source, redact, api.service);
   /** A parsed answer's error names the service (a malformed body says who sent it). */
   const named = <T extends { error?: string }>(parsed: T): T =>
@@ -341,8 +354,26 @@ export function createHttpApiProvider(
         sendOptions,
         describeAttempt,
         streaming !== undefined,
+        mayAnswer,
       );
       if ('failed' in sent) return { output: null, ...sent.failed, fatal: sent.fatal };
+      if (sent.status !== undefined) {
+        // A status that may hold the service's answer (a content filter's): read it, or fail as usual.
+        const refused = refusals?.parse(sent.status, sent.text, tools);
+        if (refused) {
+          const response = named(refused) as ProviderResponse;
+          response.latencyMs = sent.latencyMs;
+          return response;
+        }
+        const failed = describeAttempt({
+          ok: false,
+          kind: 'http',
+          status: sent.status,
+          message: errorMessageFromBody(sent.text),
+          retryable: isRetryableStatus(sent.status),
+        });
+        return { output: null, ...failed, latencyMs: sent.latencyMs };
+      }
       if (!streaming) {
         const response = named(api.parse(sent.text, tools)) as ProviderResponse;
         response.latencyMs = sent.latencyMs;

@@ -171,7 +171,13 @@ export function attemptDescriber(
 
 /** What one POST of a JSON body gave: the answer's text, or the failure as the call policy reads it. */
 export type Posted =
-  | { text: string; latencyMs: number; chunks?: TimedChunk[] }
+  | {
+      text: string;
+      latencyMs: number;
+      chunks?: TimedChunk[];
+      /** Set when the answer's status is not 2xx (one the caller said may hold an answer: `answered`). */
+      status?: number;
+    }
   | {
       failed: { error: string; failure: AttemptFailure; latencyMs: number };
       /** Bad credentials, or nothing listens: the run stops. */
@@ -188,6 +194,8 @@ export async function postJson(
   describe: ReturnType<typeof attemptDescriber>,
   /** Keep the body's pieces with their arrival times (a streamed answer). */
   timed = false,
+  /** Statuses besides 2xx whose body is handed back to be read (it may hold the service's answer). */
+  answered?: (status: number) => boolean,
 ): Promise<Posted> {
   const started = performance.now();
   const outcome = await sendOnce(
@@ -199,10 +207,13 @@ export async function postJson(
       body: JSON.stringify(body),
       signal,
       timed,
+      answered,
     },
     options,
   );
   const latencyMs = performance.now() - started;
+  if (outcome.ok && (outcome.status < 200 || outcome.status >= 300))
+    return { text: outcome.body, latencyMs, status: outcome.status };
   if (outcome.ok)
     return outcome.chunks
       ? { text: outcome.body, latencyMs, chunks: outcome.chunks }

@@ -6,7 +6,8 @@
  * API's own top-level fields (`format`, `think`, `keep_alive`, `tools`, …) stay at the top, and
  * `passthrough` is merged in last (its `options` merged into the computed ones).
  */
-import type { Message, ProviderSpec } from '../core/types.js';
+import type { ProviderSpec } from '../core/types.js';
+import { ollamaMessages } from './content-parts.js';
 import { createHttpApiProvider } from './http-api.js';
 import { type Config, finite, isRecord, jsonReply, type Pricing, usageOf } from './http-kit.js';
 import { excerpt } from './http-transport.js';
@@ -81,7 +82,7 @@ export function createOllamaAttempts(spec: ProviderSpec, ctx: ProviderContext, n
     ownPassthrough: true,
     body: (request) =>
       route === 'chat'
-        ? bodyFor('chat', request.params, { messages: toWire(request.messages), stream: false })
+        ? bodyFor('chat', request.params, { messages: ollamaMessages(request.messages), stream: false })
         : bodyFor('generate', request.params, { prompt: request.prompt, stream: false }),
     parse: (text, { pricing, redact }) => parseGeneration(text, route, pricing, redact),
     stream: {
@@ -102,31 +103,6 @@ export function createOllamaAttempts(spec: ProviderSpec, ctx: ProviderContext, n
           }
         : undefined,
   });
-}
-
-/** Chat messages as Ollama takes them: text content, images apart; the trailing hole left out. */
-function toWire(messages: Message[]): { role: string; content: string; images?: string[] }[] {
-  let end = messages.length;
-  while (end > 0 && messages[end - 1].role === 'assistant' && messages[end - 1].content === null) end--;
-  const wire: { role: string; content: string; images?: string[] }[] = [];
-  for (let i = 0; i < end; i++) {
-    const m = messages[i];
-    if (typeof m.content === 'string' || m.content === null) {
-      wire.push({ role: m.role, content: m.content ?? '' });
-      continue;
-    }
-    let text = '';
-    const images: string[] = [];
-    for (const part of m.content) {
-      if (part.type === 'text') text += part.text;
-      else {
-        const data = /^data:[^;,]+;base64,(.*)$/s.exec(part.image_url.url);
-        images.push(data ? data[1] : part.image_url.url);
-      }
-    }
-    wire.push(images.length > 0 ? { role: m.role, content: text, images } : { role: m.role, content: text });
-  }
-  return wire;
 }
 
 function parseGeneration(

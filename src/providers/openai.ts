@@ -1,14 +1,22 @@
 /**
  * `openai:chat:<model>` / `openai:<model>`: chat completions on OpenAI or any OpenAI-compatible
  * server (vLLM, llama.cpp, LM Studio, Ollama's /v1, the test mock).
+ * `openai:completion:<model>` (and `openai:<model>` for promptfoo's completion models, such as
+ * `gpt-3.5-turbo-instruct`): the legacy completions API (`POST {base}/completions`, the prompt text).
  * `openai:embedding:<model>` / `openai:embeddings:<model>`: embeddings (`POST {base}/embeddings`),
  * as promptfoo names them; such a provider embeds texts but answers no chat.
+ * Answers are structured (core/types.ts Answer: dialect `openai-chat` or `openai-completion`, or
+ * the variant's own): text, reasoning, refusal and tool-call blocks, the finish reason in
+ * promptfoo's vocabulary with the wire's beside it.
  */
-import type { Message, ProviderSpec } from '../core/types.js';
+import { toolCallBlock, withFinishReason } from '../core/answer.js';
+import type { Answer, AnswerBlock, ProviderSpec } from '../core/types.js';
 import { callPolicyFor, withCallPolicy } from './call-policy.js';
-import { createHttpApiProvider, type HttpApi } from './http-api.js';
+import { openAiBlocks, openAiMessages, REASONING_FIELDS, reasoningText } from './content-parts.js';
+import { createHttpApiProvider, type HttpApi, type Parsed } from './http-api.js';
 import {
   type Config,
+  configError,
   configuredPricing,
   finite,
   isRecord,
@@ -20,7 +28,7 @@ import {
 import { excerpt, type RetryOptions } from './http-transport.js';
 import { parseEmbeddings } from './openai-embed.js';
 import { costOf, priceFor } from './prices.js';
-import type { Provider, ProviderContext, ProviderResponse } from './types.js';
+import type { Provider, ProviderContext } from './types.js';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -61,8 +69,83 @@ export function createOpenAiProvider(
  */
 export function createOpenAiAttempts(spec: ProviderSpec, ctx: ProviderContext, now?: () => number): Provider {
   const embeddingModel = /^openai:embeddings?:/.test(spec.id);
-  const model = spec.id.replace(/^openai:/, '').replace(/^(?:chat|embeddings?):/, '');
-  return createHttpApiProvider(spec, ctx, now, openAiApi(spec, model, embeddingModel));
+  const kind = /^openai:(chat|completion|embeddings?):/.exec(spec.id)?.[1];
+  const model = spec.id.replace(/^openai:/, '').replace(/^(?:chat|completion|embeddings?):/, '');
+  const completion = kind === 'completion' || (kind === undefined && COMPLETION_MODELS.has(model));
+  if (!completion) return createHttpApiProvider(spec, ctx, now, openAiApi(spec, model, embeddingModel));
+  return createHttpApiProvider(
+    spec,
+    ctx,
+    now,
+    openAiApi(spec, model, false, {
+      idForm: 'openai:completion:<model>',
+      route: '/completions',
+      completion: true,
+      paramKeys: COMPLETION_PARAM_KEYS,
+      defaults: completionDefaults(spec, ctx.env),
+    }),
+  );
+}
+
+/** The models promptfoo reads as completion models when the id names no kind (`openai:gpt-3.5-turbo-instruct`). */
+const COMPLETION_MODELS = new Set([
+  'gpt-3.5-turbo-instruct',
+  'gpt-3.5-turbo-instruct-0914',
+  'babbage-002',
+  'davinci-002',
+]);
+
+/** The config fields promptfoo's completion provider sends (everything else only through `passthrough`). */
+const COMPLETION_PARAM_KEYS = [
+  'seed',
+  'max_tokens',
+  'temperature',
+  'top_p',
+  'presence_penalty',
+  'frequency_penalty',
+  'best_of',
+] as const;
+
+/**
+ * What promptfoo's completion provider sends when the config says nothing, in its order: its
+ * OPENAI_* variables, else `max_tokens` 1024, `temperature` 0, `top_p` 1, both penalties 0,
+ * `best_of` 1, and the chat-template stops `<|im_end|>` and `<|endoftext|>` (OPENAI_STOP, JSON,
+ * before the config's `stop`). The config's fields replace these in place.
+ */
+function completionDefaults(
+  spec: ProviderSpec,
+  env: Record<string, string | undefined>,
+): Record<string, unknown> {
+  const config: Config = spec.config ?? {};
+  const number = (name: string, fallback: number, int: boolean): number => {
+    const raw = env[name];
+    const n =
+      raw === undefined || raw.trim() === ''
+        ? Number.NaN
+        : int
+          ? Number.parseInt(raw, 10)
+          : Number.parseFloat(raw);
+    return Number.isFinite(n) ? n : fallback;
+  };
+  let stop: unknown = ['<|im_end|>', '<|endoftext|>'];
+  const stopVariable = nonEmpty(env.OPENAI_STOP);
+  if (stopVariable !== undefined) {
+    try {
+      stop = JSON.parse(stopVariable);
+    } catch {
+      throw configError(spec, `${spec.id}: OPENAI_STOP is not valid JSON: ${stopVariable}`);
+    }
+  } else if (config.stop) stop = config.stop;
+  return {
+    seed: config.seed,
+    max_tokens: number('OPENAI_MAX_TOKENS', 1024, true),
+    temperature: number('OPENAI_TEMPERATURE', 0, false),
+    top_p: number('OPENAI_TOP_P', 1, false),
+    presence_penalty: number('OPENAI_PRESENCE_PENALTY', 0, false),
+    frequency_penalty: number('OPENAI_FREQUENCY_PENALTY', 0, false),
+    best_of: number('OPENAI_BEST_OF', 1, true),
+    stop,
+  };
 }
 
 /** How a service that speaks OpenAI's API differs from OpenAI: its name, places, and request fields. */
@@ -79,6 +162,8 @@ export interface OpenAiVariant
       | 'describe'
       | 'bearerToken'
       | 'extraCredentials'
+      | 'paramKeys'
+      | 'refusals'
     >
   > {
   /** Request fields of its own, taken from the config (and the prompt's params) like OpenAI's. */
@@ -91,6 +176,14 @@ export interface OpenAiVariant
   embedRoute?: string;
   /** The legacy completions API: the prompt text is sent as `prompt`, not as messages. */
   completion?: boolean;
+  /**
+   * The dialect its answers are read as (Answer.api): default `openai-chat` (`openai-completion`
+   * with `completion`); a service whose answers its tools read their own way names its own
+   * (`azure-chat`, `mistral-chat`, `openrouter-chat`, `localai-chat`).
+   */
+  dialect?: string;
+  /** The message fields its reasoning comes in (default `reasoning_content`, then `reasoning`; OpenRouter: `reasoning`). */
+  reasoningFields?: readonly string[];
 }
 
 /**
@@ -110,6 +203,9 @@ export function openAiApi(
     adjust,
     embedRoute = '/embeddings',
     completion,
+    paramKeys,
+    dialect = completion ? 'openai-completion' : 'openai-chat',
+    reasoningFields = REASONING_FIELDS,
     ...service
   } = variant;
   return {
@@ -129,19 +225,20 @@ export function openAiApi(
       hint: 'or set OPENAI_BASE_URL to use a local OpenAI-compatible server',
     },
     ...service,
-    paramKeys: extraParams.length > 0 ? [...PARAM_KEYS, ...extraParams] : PARAM_KEYS,
+    paramKeys: paramKeys ?? (extraParams.length > 0 ? [...PARAM_KEYS, ...extraParams] : PARAM_KEYS),
     body: (request, params) => {
       const body = completion
         ? { model, prompt: request.prompt, ...defaults, ...params }
-        : { model, messages: toWireMessages(request.messages), ...defaults, ...params };
+        : { model, messages: openAiMessages(request.messages), ...defaults, ...params };
       adjust?.(body);
       return body;
     },
-    parse: (text, { pricing, redact }) => parseCompletion(text, pricing, redact),
+    parse: (text, { pricing, redact }) => parseAnswer(text, dialect, reasoningFields, pricing, redact),
     stream: {
       // Usage comes in a last chunk only when asked for (`stream_options.include_usage`).
       body: (body) => ({ ...body, stream: true, stream_options: { include_usage: true } }),
-      parse: (lines, { pricing, redact }) => parseCompletionStream(lines, pricing, redact),
+      parse: (lines, { pricing, redact }) =>
+        parseAnswerStream(lines, dialect, reasoningFields, pricing, redact),
     },
     pricing: (origin) => resolvePricing(config, model, origin),
     refuseCalls: embeddingModel
@@ -157,11 +254,18 @@ export function openAiApi(
   };
 }
 
-function parseCompletion(
+/**
+ * A chat or completions answer (its first choice) as the structured answer: the message's blocks
+ * (content-parts.ts `openAiBlocks`), or a completion's text; the finish reason normalised, the
+ * wire's kept; usage and cost.
+ */
+function parseAnswer(
   text: string,
+  dialect: string,
+  reasoningFields: readonly string[],
   pricing: Pricing | undefined,
   redact: (s: string) => string,
-): Omit<ProviderResponse, 'latencyMs' | 'attempts'> {
+): Parsed {
   const reply = jsonReply(text, redact);
   if ('error' in reply) return { output: null, error: reply.error };
   const parsed = reply.value;
@@ -170,53 +274,53 @@ function parseCompletion(
   if (!isRecord(choice)) {
     return { output: null, error: redact(`malformed response (no choices): ${excerpt(text)}`) };
   }
-  const message = isRecord(choice.message) ? choice.message : {};
-  let output: string;
-  let nonText: string | undefined;
-  if (typeof message.content === 'string') output = message.content;
+  let blocks: AnswerBlock[];
+  if (isRecord(choice.message)) blocks = openAiBlocks(choice.message, reasoningFields);
   // A legacy completions answer (`/completions`): the text is the choice's own.
-  else if (!isRecord(choice.message) && typeof choice.text === 'string') output = choice.text;
-  else if (Array.isArray(message.tool_calls) && message.tool_calls.length > 0) {
-    output = JSON.stringify(message.tool_calls);
-    nonText = 'tool calls';
-  } else if (typeof message.refusal === 'string') {
-    output = message.refusal;
-    nonText = 'a refusal';
-  } else {
-    output = '';
-    nonText = 'nothing';
-  }
-  const response: Omit<ProviderResponse, 'latencyMs' | 'attempts'> = { output };
-  if (nonText !== undefined) response.nonText = nonText;
-  if (typeof choice.finish_reason === 'string') response.finishReason = choice.finish_reason;
+  else if (typeof choice.text === 'string') blocks = [{ type: 'text', text: choice.text }];
+  else blocks = [];
+  const answer = withFinishReason({ api: dialect, blocks }, choice.finish_reason);
   const usage = isRecord(parsed) && isRecord(parsed.usage) ? parsed.usage : {};
-  return {
-    ...response,
-    ...usageOf(
-      finite(usage.prompt_tokens),
-      finite(usage.completion_tokens),
-      finite(usage.total_tokens),
-      pricing,
-    ),
-  };
+  const costed = usageOf(
+    finite(usage.prompt_tokens),
+    finite(usage.completion_tokens),
+    finite(usage.total_tokens),
+    pricing,
+  );
+  const response: Parsed = { answer };
+  if (costed.usage) response.usage = costed.usage;
+  if (costed.cost !== undefined) response.cost = costed.cost;
+  return response;
+}
+
+/** A tool call being put together from a stream's fragments (by index). */
+interface StreamedCall {
+  id?: string;
+  name: string;
+  arguments: string;
 }
 
 /**
- * A streamed chat completion (server-sent events, `data: {chunk}` … `data: [DONE]`): the content
- * deltas joined, tool-call fragments put together by index, the finish reason, the usage of the
- * last chunk, and when the first token (content or tool call) arrived.
+ * A streamed chat completion (server-sent events, `data: {chunk}` … `data: [DONE]`) as the
+ * structured answer: reasoning, content and refusal deltas joined, tool-call fragments put
+ * together by index, the finish reason, the usage of the last chunk, and when the first token
+ * (reasoning, content or tool call) arrived.
  */
-function parseCompletionStream(
+function parseAnswerStream(
   lines: { at: number; line: string }[],
+  dialect: string,
+  reasoningFields: readonly string[],
   pricing: Pricing | undefined,
   redact: (s: string) => string,
-): Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } {
-  let content = '';
+): Parsed & { firstTokenAt?: number } {
+  let content: string | undefined;
+  let reasoning = '';
+  let refusal = '';
   let firstTokenAt: number | undefined;
-  let finishReason: string | undefined;
+  let finishReason: unknown;
   let usage: Record<string, unknown> = {};
   let events = 0;
-  const tools: { id?: unknown; type?: unknown; function: { name: string; arguments: string } }[] = [];
+  const calls: StreamedCall[] = [];
   for (const { at, line } of lines) {
     if (!line.startsWith('data:')) continue;
     const data = line.slice(5).trim();
@@ -236,22 +340,35 @@ function parseCompletionStream(
     if (typeof choice.finish_reason === 'string') finishReason = choice.finish_reason;
     const delta = isRecord(choice.delta) ? choice.delta : {};
     const piece =
-      typeof delta.content === 'string' ? delta.content : typeof choice.text === 'string' ? choice.text : '';
-    if (piece !== '') {
-      content += piece;
+      typeof delta.content === 'string'
+        ? delta.content
+        : typeof choice.text === 'string'
+          ? choice.text
+          : undefined;
+    if (piece !== undefined) {
+      content = (content ?? '') + piece;
+      if (piece !== '') firstTokenAt ??= at;
+    }
+    const thought = reasoningText(delta, reasoningFields) ?? '';
+    if (thought !== '') {
+      reasoning += thought;
+      firstTokenAt ??= at;
+    }
+    if (typeof delta.refusal === 'string' && delta.refusal !== '') {
+      refusal += delta.refusal;
       firstTokenAt ??= at;
     }
     if (Array.isArray(delta.tool_calls)) {
       firstTokenAt ??= at;
-      for (const call of delta.tool_calls.filter(isRecord)) {
-        const index = typeof call.index === 'number' ? call.index : tools.length;
+      for (const call of delta.tool_calls) {
+        if (!isRecord(call)) continue;
+        const index = typeof call.index === 'number' ? call.index : calls.length;
         const fn = isRecord(call.function) ? call.function : {};
-        tools[index] ??= { function: { name: '', arguments: '' } };
-        const slot = tools[index];
-        if (call.id !== undefined) slot.id = call.id;
-        if (call.type !== undefined) slot.type = call.type;
-        if (typeof fn.name === 'string') slot.function.name += fn.name;
-        if (typeof fn.arguments === 'string') slot.function.arguments += fn.arguments;
+        calls[index] ??= { name: '', arguments: '' };
+        const slot = calls[index];
+        if (typeof call.id === 'string') slot.id = call.id;
+        if (typeof fn.name === 'string') slot.name += fn.name;
+        if (typeof fn.arguments === 'string') slot.arguments += fn.arguments;
       }
     }
   }
@@ -260,33 +377,26 @@ function parseCompletionStream(
       output: null,
       error: redact(`malformed response (no stream events): ${excerpt(lines.map((l) => l.line).join(' '))}`),
     };
-  const response: Omit<ProviderResponse, 'latencyMs' | 'attempts'> & { firstTokenAt?: number } = {
-    output: content,
-  };
-  if (content === '' && tools.length > 0) {
-    response.output = JSON.stringify(tools.filter(Boolean));
-    response.nonText = 'tool calls';
-  } else if (content === '') response.nonText = 'nothing';
-  if (finishReason !== undefined) response.finishReason = finishReason;
+  // The blocks in the order a whole message gives them (content-parts.ts openAiBlocks).
+  const blocks: AnswerBlock[] = [];
+  if (reasoning !== '') blocks.push({ type: 'reasoning', text: reasoning });
+  // A stream whose deltas carried no text (only the first chunk's `content: ""`) is read as a whole
+  // message without content (`content: null`): no text block.
+  if (content !== undefined && content !== '') blocks.push({ type: 'text', text: content });
+  if (refusal !== '') blocks.push({ type: 'refusal', text: refusal });
+  for (const call of calls) if (call) blocks.push(toolCallBlock(call.id, call.name, call.arguments));
+  const answer: Answer = withFinishReason({ api: dialect, blocks }, finishReason);
+  const response: Parsed & { firstTokenAt?: number } = { answer };
+  const costed = usageOf(
+    finite(usage.prompt_tokens),
+    finite(usage.completion_tokens),
+    finite(usage.total_tokens),
+    pricing,
+  );
+  if (costed.usage) response.usage = costed.usage;
+  if (costed.cost !== undefined) response.cost = costed.cost;
   if (firstTokenAt !== undefined) response.firstTokenAt = firstTokenAt;
-  return {
-    ...response,
-    ...usageOf(
-      finite(usage.prompt_tokens),
-      finite(usage.completion_tokens),
-      finite(usage.total_tokens),
-      pricing,
-    ),
-  };
-}
-
-/** Chat API messages: the `variable` annotation is assay's, and a trailing hole is what the model fills. */
-function toWireMessages(messages: Message[]): { role: string; content: Message['content'] }[] {
-  let end = messages.length;
-  while (end > 0 && messages[end - 1].role === 'assistant' && messages[end - 1].content === null) end--;
-  const wire = new Array<{ role: string; content: Message['content'] }>(end);
-  for (let i = 0; i < end; i++) wire[i] = { role: messages[i].role, content: messages[i].content };
-  return wire;
+  return response;
 }
 
 /** The base URL a config gives: `apiBaseUrl`, else `apiHost` (a host name, or a URL) with `/v1`. */

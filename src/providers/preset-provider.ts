@@ -49,6 +49,8 @@ export function createPresetAttempts(spec: ProviderSpec, ctx: ProviderContext, n
       extraParams: preset.extraParams,
       defaults,
       adjust: preset.adjust,
+      dialect: preset.dialect,
+      reasoningFields: preset.reasoningFields,
     }),
   );
 }

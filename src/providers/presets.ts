@@ -42,6 +42,13 @@ export interface Preset {
   /** The base URL for a config's `region` (xAI). */
   regionBaseUrl?: (region: string) => string;
   adjust?(body: Record<string, unknown>): void;
+  /**
+   * The dialect its answers are read as (Answer.api), where promptfoo's provider for the service
+   * reads the OpenAI shape its own way (Mistral, OpenRouter, LocalAI); default `openai-chat`.
+   */
+  dialect?: string;
+  /** The message fields its answers' reasoning comes in, when not OpenAI-compatible servers' usual ones (OpenRouter: `reasoning`). */
+  reasoningFields?: readonly string[];
   /** An example model, for the README and messages. */
   example: string;
 }
@@ -74,6 +81,8 @@ export const PRESETS: readonly Preset[] = [
     baseUrlEnv: ['OPENROUTER_BASE_URL'],
     keyEnv: 'OPENROUTER_API_KEY',
     configToBody: ['transforms', 'models', 'route', 'provider'],
+    dialect: 'openrouter-chat',
+    reasoningFields: ['reasoning'],
     example: 'meta-llama/llama-3.1-8b-instruct',
   },
   {
@@ -124,6 +133,7 @@ export const PRESETS: readonly Preset[] = [
     embeddings: true,
     chatKind: true,
     defaultEmbeddingModel: 'mistral-embed',
+    dialect: 'mistral-chat',
     example: 'mistral-small-latest',
   },
   {
@@ -165,6 +175,7 @@ export const PRESETS: readonly Preset[] = [
     defaults: { temperature: 0.7 },
     embeddings: true,
     chatKind: true,
+    dialect: 'localai-chat',
     example: 'llama-3.2-1b-instruct',
   },
 ];

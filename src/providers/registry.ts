@@ -32,9 +32,9 @@ const entries: ProviderEntry[] = [
   },
   {
     // Also `openai:embedding:<model>` (embeddings only); the pattern text stays short for messages.
-    pattern: 'openai:chat:<model> | openai:<model>',
-    // The model after `chat:` or `embedding:` may hold colons (an Ollama tag: `openai:chat:qwen3.5:9b`).
-    matches: (id) => /^openai:(?:(?:chat|embeddings?):\S+|[^:\s]+)$/.test(id),
+    pattern: 'openai:chat:<model> | openai:completion:<model> | openai:<model>',
+    // The model after the kind may hold colons (an Ollama tag: `openai:chat:qwen3.5:9b`).
+    matches: (id) => /^openai:(?:(?:chat|completion|embeddings?):\S+|[^:\s]+)$/.test(id),
     embeds: (id) => /^openai:embeddings?:/.test(id),
     load: async () => (await import('./openai.js')).createOpenAiAttempts,
   },

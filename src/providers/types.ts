@@ -1,5 +1,5 @@
 import type { Secrets } from '../core/secrets.js';
-import type { Message, ProviderSpec, StreamTiming, TokenUsage } from '../core/types.js';
+import type { Answer, Message, ProviderSpec, StreamTiming, TokenUsage } from '../core/types.js';
 
 /** What a provider is asked to do for one job. */
 export interface ProviderRequest {
@@ -39,12 +39,25 @@ export interface AttemptFailure {
 /**
  * What came back. A provider never throws for a failed call: it returns `error`. A provider makes
  * one attempt per `call`; the call policy wrapped around it retries, times out and counts attempts.
+ *
+ * An answer is structured: `answer` holds it as it came (content blocks, the wire dialect, the
+ * finish reason normalised with the raw value beside it), `usage` and `cost` what it cost; the
+ * engine derives the `output` assertions see with the suite's output rule (core/answer.ts).
+ * A provider not yet moved onto the structure returns plain text in `output` instead (the
+ * compatibility path: read as one text block, its finish reason as given).
  */
 export interface ProviderResponse {
-  output: string | null;
+  /** The answer as it came (see core/types.ts Answer). */
+  answer?: Answer;
   /**
-   * Set when the answer had no text content (`content: null`): what it had instead (`tool calls`,
-   * `a refusal`, `nothing`); `output` then stands for it (e.g. the tool calls as JSON).
+   * Compatibility path (providers not yet on `answer`): the answer as plain text; null or absent
+   * with `error`. A provider returning `answer` leaves it absent.
+   */
+  output?: string | null;
+  /**
+   * Compatibility path: set when a plain-text answer had no text content (`content: null`): what
+   * it had instead (`tool calls`, `a refusal`, `nothing`); `output` then stands for it (e.g. the
+   * tool calls as JSON). With `answer`, the engine reads this from the blocks.
    */
   nonText?: string;
   error?: string;
@@ -55,7 +68,9 @@ export interface ProviderResponse {
    * failure that is also fatal (nothing listens at the address) is retried first.
    */
   fatal?: boolean;
+  /** Compatibility path: the finish reason as the provider gave it (with `answer`, it is `answer.finishReason`). */
   finishReason?: string;
+  /** Tokens, where the API reported them (absent where it gave none: never made-up zeros). */
   usage?: TokenUsage;
   cost?: number;
   latencyMs: number;

@@ -84,6 +84,9 @@ pre{white-space:pre-wrap;overflow-wrap:break-word;background:#f6f8fa;border:1px 
 .msg{margin:4px 0}.msg .role{font-size:11px;font-weight:700;text-transform:uppercase;color:var(--muted)}
 .msg.hole pre{border-style:dashed;background:#fff}
 .hole-mark{font-size:11px;background:#ddf4ff;border:1px solid #54aeff;border-radius:3px;padding:0 4px;margin-left:4px;color:#0550ae}
+.block{margin:4px 0}.block .role{font-size:11px;font-weight:700;text-transform:uppercase;color:var(--muted)}
+.block .tool-name{margin-left:6px;font-size:12px;text-transform:none;color:#1f2328}.block .tool-id{margin-left:6px;font-weight:400;text-transform:none}
+.block-reasoning pre{font-style:italic}.block-refusal pre,.block-filter pre{border-color:#d4a72c}
 .verdicts{width:100%;font-size:12px;table-layout:fixed}
 .verdicts th:nth-child(1){width:4.6em}.verdicts th:nth-child(2){width:18%}.verdicts th:nth-child(3){width:18%}.verdicts th:nth-child(4){width:4.2em}.verdicts th:nth-child(5){width:5.8em}.verdicts th,.verdicts td{border-bottom:1px solid var(--line);padding:3px 4px;text-align:left;vertical-align:top;overflow-wrap:break-word}
 .verdicts td.mark,.verdicts td.num{white-space:nowrap}.verdicts td.expected{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;white-space:pre-wrap}
@@ -569,6 +572,24 @@ function trialView(j, cols) {
   box.appendChild(el('h4', '', 'Output'));
   box.appendChild(el('pre', 'output', j.o === null ? '(no output)' : pretty(j.o)));
   if (j.oc) box.appendChild(el('div', 'stats', j.oc + ' more characters in results.jsonl'));
+  if (j.fr !== undefined || j.frr !== undefined)
+    box.appendChild(el('div', 'stats finish', 'Finish reason: ' + (j.fr === undefined ? '(none reported)' : j.fr) + (j.frr !== undefined ? ' · the API said ' + j.frr : '')));
+  if (j.ab && j.ab.length) {
+    // The answer as it came: tool calls with their arguments, the model's reasoning, a refusal.
+    box.appendChild(el('h4', '', 'The answer, block by block'));
+    j.ab.forEach(function (b) {
+      var d = el('div', 'block block-' + b.k);
+      var label = b.k === 'tool' ? 'Tool call' : b.k === 'reasoning' ? 'Reasoning' + (b.rd ? ' (withheld by the API)' : '') : b.k === 'refusal' ? 'Refusal' : b.k === 'filter' ? 'Content filter' : 'Text';
+      var head = el('div', 'role', label);
+      if (b.k === 'tool') {
+        head.appendChild(el('code', 'tool-name', b.n));
+        if (b.id) head.appendChild(el('span', 'tool-id', b.id));
+      }
+      d.appendChild(head);
+      d.appendChild(el('pre', b.k === 'tool' ? 'tool-args' : '', b.k === 'tool' ? pretty(b.t) : b.t));
+      box.appendChild(d);
+    });
+  }
   if (j.s !== 'pass' && (j.r || j.e)) {
     box.appendChild(el('h4', '', j.s === 'error' ? 'Error' : 'Why it failed'));
     box.appendChild(el('pre', 'reason', j.e ? (j.r ? j.r + '\n' : '') + j.e : j.r));

@@ -2,7 +2,7 @@
 // what came back and every verdict, in short keys and with long texts cut, so a 10,000-job report
 // stays a few megabytes. Built from one results line at a time (the run log), never engine state.
 import type { Scorecard, ScorecardCell } from '../core/scorecard.js';
-import type { ContentPart, JobResult, Message, Verdict } from '../core/types.js';
+import type { AnswerBlock, ContentPart, JobResult, Message, Verdict } from '../core/types.js';
 import type { RunManifest } from '../runlog/types.js';
 import { caseName, resultCase } from './naming.js';
 
@@ -67,6 +67,24 @@ export interface MessageRow {
   f?: boolean;
 }
 
+/**
+ * One block of a structured answer as the case view shows it (a tool call with its name and
+ * arguments, the model's reasoning, a refusal, text), present only when the answer was more than
+ * one text block.
+ */
+export interface BlockRow {
+  /** kind: `text`, `tool` (a tool call), `reasoning`, `refusal` (`filter`: the service's content filter) */
+  k: 'text' | 'tool' | 'reasoning' | 'refusal' | 'filter';
+  /** the text (a tool call's arguments, as the wire gave them), cut to OUTPUT_CHARS */
+  t: string;
+  /** a tool call's name */
+  n?: string;
+  /** a tool call's id */
+  id?: string;
+  /** the reasoning was withheld or encrypted by the API */
+  rd?: boolean;
+}
+
 /** One job of the report's matrix. */
 export interface JobRow {
   /** row: the case's plan index */
@@ -103,6 +121,32 @@ export interface JobRow {
   ms?: MessageRow[];
   /** the case's pass threshold */
   th?: number;
+  /** the answer's blocks, when it was more than one text block (tool calls, reasoning, a refusal) */
+  ab?: BlockRow[];
+  /** the finish reason assertions saw, and the wire's when it differs */
+  fr?: string;
+  frr?: string;
+}
+
+/** A recorded answer's blocks as the case view shows them (every text cut). */
+function blockRows(blocks: AnswerBlock[]): BlockRow[] {
+  return blocks.map((b): BlockRow => {
+    switch (b.type) {
+      case 'tool_call': {
+        const row: BlockRow = { k: 'tool', t: cutText(b.arguments, OUTPUT_CHARS), n: cutText(b.name, 200) };
+        if (b.id !== undefined) row.id = cutText(b.id, 200);
+        return row;
+      }
+      case 'reasoning':
+        return b.redacted
+          ? { k: 'reasoning', t: cutText(b.text, OUTPUT_CHARS), rd: true }
+          : { k: 'reasoning', t: cutText(b.text, OUTPUT_CHARS) };
+      case 'refusal':
+        return { k: b.by === 'filter' ? 'filter' : 'refusal', t: cutText(b.text, OUTPUT_CHARS) };
+      default:
+        return { k: 'text', t: cutText(b.text, OUTPUT_CHARS) };
+    }
+  });
 }
 
 function graderWords(v: Verdict): string | undefined {
@@ -208,6 +252,10 @@ export function jobRow(r: JobResult, column: number, cwd: string): JobRow {
   const ms = messageRows(r);
   if (ms.length > 0) row.ms = ms;
   if (r.case.threshold !== undefined) row.th = r.case.threshold;
+  // (A structured answer that was one text block is the output itself: its blocks are implied.)
+  if (r.answer.blocks && r.answer.blocks.length > 0) row.ab = blockRows(r.answer.blocks);
+  if (r.answer.finishReason !== undefined) row.fr = cutText(r.answer.finishReason, 80);
+  if (r.answer.finishReasonRaw !== undefined) row.frr = cutText(r.answer.finishReasonRaw, 80);
   return row;
 }
 

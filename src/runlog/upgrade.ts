@@ -1,6 +1,8 @@
 // Results lines of older run-log versions read into today's shape. Versions 0 and 1 wrote a result
 // flat (the case's echo and the answer's facts beside the outcome); version 2 groups them under
-// `case` and `answer` (core/types.ts JobResult). Everything that reads a log goes through here, so
+// `case` and `answer` (core/types.ts JobResult); version 3 adds the structured answer to `answer`
+// (`api`, `blocks`, `value`, `finishReasonRaw`: additive, so a version-2 line is a version-3 line
+// whose answer was plain text, as it was). Everything that reads a log goes through here, so
 // report, rescore, compare and merge read an old run as they read a new one.
 import type { AnswerRecord, CaseEcho, JobResult } from '../core/types.js';
 
@@ -50,6 +52,7 @@ const ORDER = [
   'answer',
   'status',
   'output',
+  'outputType',
   'errorStage',
   'verdicts',
   'score',

@@ -4,7 +4,7 @@
 import { InputError } from '../core/errors.js';
 
 /** The run-log version this assay writes (schema/run-manifest.schema.json, schema/run-result.schema.json). */
-export const RUNLOG_VERSION = 2;
+export const RUNLOG_VERSION = 3;
 
 /** Refuses a version this assay does not know; `undefined` (a run written before versions) is 0. */
 export function checkVersion(found: unknown, where: { file: string; line?: number }, what: string): void {

@@ -1,4 +1,4 @@
-import type { AssertionSpec, Message, RunTranscript, TokenUsage, Verdict } from '../core/types.js';
+import type { Answer, AssertionSpec, Message, RunTranscript, TokenUsage, Verdict } from '../core/types.js';
 
 /** What a scorer sees for one assertion on one output. */
 export interface ScoreInput {
@@ -25,6 +25,11 @@ export interface ScoreInput {
     cached?: boolean;
     /** Token log-probabilities of the output, when the provider returned them. */
     logProbs?: number[];
+    /**
+     * The answer as it came (content blocks: text, tool calls, reasoning, refusal), when its
+     * provider returned it structured: for scorers that read more than the output's text.
+     */
+    answer?: Answer;
   };
   /** The provider that produced the output: its id and config (e.g. `tools` for tool-call checks). */
   provider?: { id: string; config: Record<string, unknown> };

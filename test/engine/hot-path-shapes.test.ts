@@ -9,8 +9,13 @@ import { describe, it } from 'node:test';
 import { repoRoot } from '../support/paths.js';
 import { spreadThenAdd } from '../support/spread-then-add.js';
 
-/** The files every job goes through: generation, judging, scoring, the result, the echo provider. */
+/**
+ * The files every job goes through: generation, judging, scoring, the result, the echo provider,
+ * the structured answer and the output rules that read it.
+ */
 const HOT_PATH = [
+  'src/core/answer.ts',
+  'src/formats/promptfoo/output-rule.ts',
   'src/engine/call.ts',
   'src/engine/generate.ts',
   'src/engine/job.ts',

@@ -3,6 +3,7 @@
 // defaults (and a reasoning deployment's), completions and embeddings, and the errors named.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { replyText } from '../../src/core/answer.js';
 import { InputError } from '../../src/core/errors.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
 import { createProvider, isKnownProviderId, providerOffersEmbeddings } from '../../src/providers/registry.js';
@@ -34,7 +35,7 @@ describe('azure provider', () => {
     );
     const res = await p.call(ask('hello azure'));
     assert.equal(res.error, undefined, res.error);
-    assert.equal(res.output, 'hello azure');
+    assert.equal(replyText(res), 'hello azure');
     assert.deepEqual(res.usage, { prompt: 2, completion: 2, total: 4 });
     const sent = mock.requests.at(-1)!;
     assert.equal(sent.url, '/openai/deployments/my-gpt4o/chat/completions?api-version=2024-12-01-preview');
@@ -94,7 +95,7 @@ describe('azure provider', () => {
       ctx(),
     );
     const res = await c.call(ask('complete me'));
-    assert.equal(res.output, 'complete me');
+    assert.equal(replyText(res), 'complete me');
     const sent = mock.requests.at(-1)!;
     assert.equal(sent.path, '/openai/deployments/instruct/completions');
     assert.deepEqual(sent.body, {
@@ -168,7 +169,7 @@ describe('azure provider', () => {
     );
     const res = await p.call(ask('with a token'));
     assert.equal(res.error, undefined, res.error);
-    assert.equal(res.output, 'with a token');
+    assert.equal(replyText(res), 'with a token');
     const [tokenRequest, chat] = mock.requests.slice(-2);
     assert.equal(tokenRequest.path, '/tenant-1/oauth2/v2.0/token');
     assert.deepEqual(tokenRequest.body, {

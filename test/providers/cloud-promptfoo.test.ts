@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { replyText } from '../../src/core/answer.js';
 import type { Message, ProviderSpec } from '../../src/core/types.js';
 import { signV4 } from '../../src/providers/aws-sigv4.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
@@ -214,7 +215,7 @@ describe('assay sends what promptfoo 0.123.1 sends for the same config', () => {
       assert.ok(theirs);
       const p = await createProvider(spec, context());
       const ours = await p.call({ prompt: QUESTION, messages, params: {} });
-      assert.equal(ours.output, theirs.output);
+      assert.equal(replyText(ours), replyText(theirs));
       assert.deepEqual(ours.usage, theirs.usage);
       if (theirs.cost === null) assert.equal(ours.cost, undefined);
       else

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { replyText } from '../../src/core/answer.js';
 import { InputError } from '../../src/core/errors.js';
 import type { Message, ProviderSpec } from '../../src/core/types.js';
 import { signV4 } from '../../src/providers/aws-sigv4.js';
@@ -17,6 +18,7 @@ import { createGoogleAttempts } from '../../src/providers/google.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
 import { createProvider, isKnownProviderId, providerOffersEmbeddings } from '../../src/providers/registry.js';
 import type { Provider, ProviderContext, ProviderRequest, RetryPolicy } from '../../src/providers/types.js';
+import { readResponse } from '../support/answers.js';
 import { MOCK_ACCESS_TOKEN } from '../support/mock-cloud.js';
 import { type MockServer, type RecordedRequest, startMockServer } from '../support/mock-openai.js';
 import { tempDir } from '../support/tmp.js';
@@ -145,8 +147,8 @@ describe('Google AI Studio (google:<model>)', () => {
         ]),
       );
       assert.equal(res.error, undefined);
-      assert.equal(res.output, 'The capital of Chile is unknown to the mock.');
-      assert.equal(res.finishReason, 'STOP');
+      assert.equal(replyText(res), 'The capital of Chile is unknown to the mock.');
+      assert.equal(readResponse(res).finishReason, 'STOP');
       const req = sent('/v1beta/models/gemini-2.5-flash:generateContent', 'Chile');
       assert.equal(req.method, 'POST');
       assert.equal(req.headers['x-goog-api-key'], GOOGLE_KEY);
@@ -195,8 +197,8 @@ describe('Google AI Studio (google:<model>)', () => {
     );
     const res = await p.call(ask('what is the weather in Oslo'));
     assert.equal(res.error, undefined);
-    assert.equal(res.nonText, 'tool calls');
-    assert.deepEqual(JSON.parse(res.output ?? ''), [
+    assert.equal(readResponse(res).nonText, 'tool calls');
+    assert.deepEqual(JSON.parse(replyText(res) ?? ''), [
       { functionCall: { name: 'get_weather', args: { city: 'Oslo' } } },
     ]);
     const req = sent('/v1beta/models/gemini-2.5-flash:generateContent', 'Oslo');
@@ -222,7 +224,7 @@ describe('Google AI Studio (google:<model>)', () => {
       prompt.error ?? '',
       /^Google AI Studio: the prompt was blocked: SAFETY \(safety ratings: HARM_CATEGORY_DANGEROUS_CONTENT: HIGH\)/,
     );
-    assert.equal(prompt.output, null);
+    assert.equal(replyText(prompt), null);
     const answer = await p.call(ask('a forbidden answer'));
     assert.match(
       answer.error ?? '',
@@ -313,8 +315,8 @@ describe('Vertex (vertex:<model>)', () => {
       );
       const second = await p.call(ask('the capital of Chile'));
       assert.equal(first.error, undefined);
-      assert.equal(first.output, 'The capital of Peru is unknown to the mock.');
-      assert.equal(second.output, 'The capital of Chile is unknown to the mock.');
+      assert.equal(replyText(first), 'The capital of Peru is unknown to the mock.');
+      assert.equal(replyText(second), 'The capital of Chile is unknown to the mock.');
       const tokenRequests = mock.requests.filter((r) => r.path === '/token' && r.raw.includes('jwt-bearer'));
       assert.equal(tokenRequests.length, 1, 'the token is reused while it is valid');
       const token = tokenRequests[0];
@@ -376,7 +378,7 @@ describe('Vertex (vertex:<model>)', () => {
       );
       const prompt = await p.call(ask('a forbidden prompt'));
       assert.equal(prompt.error, undefined);
-      assert.equal(prompt.output, 'Content was blocked due to safety settings: SAFETY');
+      assert.equal(replyText(prompt), 'Content was blocked due to safety settings: SAFETY');
       const answer = await p.call(ask('a forbidden answer'));
       assert.match(answer.error ?? '', /^Vertex AI: the answer was blocked \(finish reason SAFETY\)/);
       sent(
@@ -459,7 +461,7 @@ describe('Hugging Face (huggingface:text-generation:, huggingface:chat:)', () =>
       );
       const res = await p.call(ask('the capital of Peru'));
       assert.equal(res.error, undefined);
-      assert.equal(res.output, 'The capital of Peru is unknown to the mock.');
+      assert.equal(replyText(res), 'The capital of Peru is unknown to the mock.');
       const req = sent('/hf-inference/models/gpt2', 'Peru');
       assert.equal(req.headers.authorization, `Bearer ${HF_KEY}`);
       assert.equal(req.headers.accept, 'application/json');
@@ -485,7 +487,7 @@ describe('Hugging Face (huggingface:text-generation:, huggingface:chat:)', () =>
         { HF_TOKEN: HF_KEY },
       );
       const res = await p.call(ask('the capital of Peru'));
-      assert.equal(res.output, 'The capital of Peru is unknown to the mock.');
+      assert.equal(replyText(res), 'The capital of Peru is unknown to the mock.');
       const req = sent('/v1/chat/completions', 'Llama-3.3');
       assert.equal(req.headers.authorization, `Bearer ${HF_KEY}`);
       assert.equal(req.body.model, 'meta-llama/Llama-3.3-70B-Instruct:together');
@@ -567,8 +569,8 @@ describe('AWS Bedrock (bedrock:<model-id>, Converse)', () => {
         ]),
       );
       assert.equal(res.error, undefined);
-      assert.equal(res.output, 'The capital of Peru is unknown to the mock.');
-      assert.equal(res.finishReason, 'end_turn');
+      assert.equal(replyText(res), 'The capital of Peru is unknown to the mock.');
+      assert.equal(readResponse(res).finishReason, 'end_turn');
       const req = sent('/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse', 'Peru');
       // Converse keys only; Claude's 1024 output tokens as promptfoo's InvokeModel default.
       assert.equal(
@@ -629,8 +631,8 @@ describe('AWS Bedrock (bedrock:<model-id>, Converse)', () => {
       );
       const tool = await p.call(ask('the weather in Oslo'));
       assert.equal(tool.error, undefined);
-      assert.equal(tool.nonText, 'tool calls');
-      assert.deepEqual(JSON.parse(tool.output ?? ''), {
+      assert.equal(readResponse(tool).nonText, 'tool calls');
+      assert.deepEqual(JSON.parse(replyText(tool) ?? ''), {
         type: 'tool_use',
         id: 'tooluse_mock_0',
         name: 'get_weather',
@@ -646,7 +648,7 @@ describe('AWS Bedrock (bedrock:<model-id>, Converse)', () => {
       });
       const guarded = await p.call(ask('a forbidden prompt'));
       assert.equal(guarded.error, undefined);
-      assert.equal(guarded.output, 'Sorry, the model cannot answer this question.');
+      assert.equal(replyText(guarded), 'Sorry, the model cannot answer this question.');
       assert.equal(guarded.finishReason, 'guardrail_intervened');
     },
   );

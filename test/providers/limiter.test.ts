@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { replyText } from '../../src/core/answer.js';
 import { AdaptiveLimiter } from '../../src/providers/limiter.js';
 
 describe('AdaptiveLimiter', () => {
@@ -79,7 +80,7 @@ describe('adaptive concurrency against a rate-limiting server', () => {
       );
       assert.equal(results.filter((r) => r.error).length, 0);
       assert.deepEqual(
-        results.map((r) => r.output),
+        results.map((r) => replyText(r)),
         results.map((_, i) => `q${i}`),
       );
       const stats = getLimiter(new URL(mock.baseUrl).origin, 32).stats;

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { replyText } from '../../src/core/answer.js';
 import { InputError } from '../../src/core/errors.js';
 import type { Message } from '../../src/core/types.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
 import { createOpenAiProvider, resolvePricing } from '../../src/providers/openai.js';
 import { priceFor } from '../../src/providers/prices.js';
 import type { Provider, ProviderContext, ProviderRequest, RetryPolicy } from '../../src/providers/types.js';
+import { readResponse } from '../support/answers.js';
 import { type MockServer, type RecordedRequest, startMockServer } from '../support/mock-openai.js';
 
 const FAST_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 50, timeoutMs: 5_000 };
@@ -58,8 +60,8 @@ describe('openai provider', () => {
       const p = provider('openai:chat:gpt-4o-mini');
       const res = await p.call(ask('hello plain call'));
       assert.equal(res.error, undefined);
-      assert.equal(res.output, 'hello plain call');
-      assert.equal(res.finishReason, 'stop');
+      assert.equal(replyText(res), 'hello plain call');
+      assert.equal(readResponse(res).finishReason, 'stop');
       assert.deepEqual(res.usage, { prompt: 3, completion: 3, total: 6 });
       assert.equal(res.attempts, 1);
       assert.equal(typeof res.latencyMs, 'number');
@@ -73,7 +75,7 @@ describe('openai provider', () => {
 
   it('accepts openai:<model>', TIMEOUT, async () => {
     const res = await provider('openai:gpt-4o-2024-08-06').call(ask('dated model'));
-    assert.equal(res.output, 'dated model');
+    assert.equal(replyText(res), 'dated model');
     assert.equal((sent('dated model').body as { model: string }).model, 'gpt-4o-2024-08-06');
   });
 
@@ -152,7 +154,7 @@ describe('openai provider', () => {
       { role: 'assistant', content: null, variable: 'a2' },
     ];
     const res = await provider('openai:chat:gpt-4o-mini').call({ prompt: 'x', messages, params: {} });
-    assert.equal(res.output, 'second question');
+    assert.equal(replyText(res), 'second question');
     const request = mock.requests.at(-1);
     assert.ok(request);
     assert.deepEqual((request.body as { messages: unknown }).messages, [
@@ -165,15 +167,15 @@ describe('openai provider', () => {
 
   it('gets replies from the mock answer rules', TIMEOUT, async () => {
     const res = await provider('openai:chat:gpt-4o-mini').call(ask('What is the capital of France?'));
-    assert.equal(res.output, 'The capital of France is unknown to the mock.');
-    assert.equal(res.nonText, undefined);
+    assert.equal(replyText(res), 'The capital of France is unknown to the mock.');
+    assert.equal(readResponse(res).nonText, undefined);
   });
 
   it('returns tool calls as JSON when the message has no content', TIMEOUT, async () => {
     const res = await provider('openai:chat:gpt-4o-mini').call(ask('what is the weather in Lagos'));
-    assert.equal(res.finishReason, 'tool_calls');
-    assert.equal(res.nonText, 'tool calls');
-    const calls = JSON.parse(res.output ?? 'null') as { function: { name: string; arguments: string } }[];
+    assert.equal(readResponse(res).finishReason, 'tool_calls');
+    assert.equal(readResponse(res).nonText, 'tool calls');
+    const calls = JSON.parse(replyText(res) ?? 'null') as { function: { name: string; arguments: string } }[];
     assert.equal(calls[0].function.name, 'get_weather');
     assert.equal(calls[0].function.arguments, '{"city":"Lagos"}');
   });
@@ -182,8 +184,8 @@ describe('openai provider', () => {
     const res = await provider('openai:chat:gpt-4o-mini', { max_tokens: 3 }).call(
       ask('one two three four five six'),
     );
-    assert.equal(res.output, 'one two three');
-    assert.equal(res.finishReason, 'length');
+    assert.equal(replyText(res), 'one two three');
+    assert.equal(readResponse(res).finishReason, 'length');
     assert.equal(res.usage?.completion, 3);
   });
 
@@ -191,7 +193,7 @@ describe('openai provider', () => {
     const base = `${mock.url}/_/fail_429=1&fail_500=1&fault_attempts=2&retry_after=0/v1`;
     const res = await provider('openai:chat:gpt-4o-mini', { apiBaseUrl: base }).call(ask('eventually fine'));
     assert.equal(res.error, undefined);
-    assert.equal(res.output, 'eventually fine');
+    assert.equal(replyText(res), 'eventually fine');
     assert.equal(res.attempts, 3);
   });
 
@@ -200,7 +202,7 @@ describe('openai provider', () => {
     const res = await provider('openai:chat:gpt-4o-mini', { apiBaseUrl: base, maxRetries: 2 }).call(
       ask('always failing'),
     );
-    assert.equal(res.output, null);
+    assert.equal(replyText(res), null);
     assert.equal(res.attempts, 3);
     assert.notEqual(res.fatal, true);
     assert.match(res.error ?? '', /HTTP 500 after 3 attempts/);
@@ -262,7 +264,7 @@ describe('openai provider', () => {
     const ok = await provider('openai:chat:gpt-4o-mini', { apiBaseUrl: base, apiKey: 'the-right-key' }).call(
       ask('right key'),
     );
-    assert.equal(ok.output, 'right key');
+    assert.equal(replyText(ok), 'right key');
   });
 
   it('redacts the key and credential headers even when the server echoes them', TIMEOUT, async () => {
@@ -290,7 +292,7 @@ describe('openai provider', () => {
         { id: 'openai:chat:gpt-4o-mini', config: { apiBaseUrl: base } },
         context({ env: { OPENAI_API_KEY: 'env-key' } }),
       );
-      assert.equal((await fromEnv.call(ask('env key'))).output, 'env key');
+      assert.equal(replyText(await fromEnv.call(ask('env key'))), 'env key');
       const named = createOpenAiProvider(
         { id: 'openai:chat:gpt-4o-mini', config: { apiBaseUrl: base, apiKeyEnvar: 'MY_KEY' } },
         context({ env: { MY_KEY: 'wrong', OPENAI_API_KEY: 'env-key' } }),
@@ -307,7 +309,7 @@ describe('openai provider', () => {
       context({ env: { OPENAI_BASE_URL: `${mock.baseUrl}/` } }),
     );
     assert.equal(p.describe().baseUrl, mock.baseUrl);
-    assert.equal((await p.call(ask('via env base'))).output, 'via env base');
+    assert.equal(replyText(await p.call(ask('via env base'))), 'via env base');
     const legacy = createOpenAiProvider(
       { id: 'openai:chat:m' },
       context({ env: { OPENAI_API_BASE_URL: mock.baseUrl } }),
@@ -324,7 +326,7 @@ describe('openai provider', () => {
     const p = createOpenAiProvider({ id: 'openai:chat:gpt-4o-mini' }, context());
     const res = await p.call(ask('no key'));
     assert.equal(res.fatal, true);
-    assert.equal(res.output, null);
+    assert.equal(replyText(res), null);
     assert.match(res.error ?? '', /OPENAI_API_KEY/);
     assert.match(res.error ?? '', /OPENAI_BASE_URL/);
   });
@@ -376,7 +378,7 @@ describe('openai provider', () => {
   it('reports a malformed success body as an error with an excerpt', TIMEOUT, async () => {
     const base = `${mock.url}/_/status=200/v1`;
     const res = await provider('openai:chat:gpt-4o-mini', { apiBaseUrl: base }).call(ask('malformed'));
-    assert.equal(res.output, null);
+    assert.equal(replyText(res), null);
     assert.match(res.error ?? '', /malformed response \(no choices\): \{"error"/);
   });
 
@@ -387,7 +389,7 @@ describe('openai provider', () => {
     const res = await provider('openai:chat:gpt-4o-mini', { apiBaseUrl: base, maxRetries: 1 }).call(
       ask('nobody'),
     );
-    assert.equal(res.output, null);
+    assert.equal(replyText(res), null);
     assert.equal(res.attempts, 2);
     assert.match(res.error ?? '', /connection error ECONNREFUSED after 2 attempts/);
     assert.ok((res.error ?? '').includes(base));
@@ -408,7 +410,7 @@ describe('openai provider', () => {
       },
     );
     const res = await p.call(ask('retry after two'));
-    assert.equal(res.output, 'retry after two');
+    assert.equal(replyText(res), 'retry after two');
     assert.deepEqual(delays, [2000]);
   });
 
@@ -431,7 +433,7 @@ describe('openai provider', () => {
         while (next < total) {
           const i = next++;
           const res = await p.call(ask(`load case ${i}`));
-          if (res.output !== `load case ${i}`) failures++;
+          if (replyText(res) !== `load case ${i}`) failures++;
           if ((res.attempts ?? 0) > 1) retried++;
         }
       };

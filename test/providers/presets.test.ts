@@ -4,6 +4,7 @@
 // answer each named after the service. Facts checked are promptfoo 0.123.1's (see presets.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { replyText } from '../../src/core/answer.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
 import { PRESETS, presetOf } from '../../src/providers/presets.js';
 import { createProvider, isKnownProviderId, providerOffersEmbeddings } from '../../src/providers/registry.js';
@@ -42,7 +43,7 @@ describe('OpenAI-compatible presets', () => {
       const text = `hello from ${preset.prefix}`;
       const res = await p.call(ask(text));
       assert.equal(res.error, undefined, `${id}: ${res.error}`);
-      assert.equal(res.output, text);
+      assert.equal(replyText(res), text);
       assert.deepEqual(res.usage, { prompt: 3, completion: 3, total: 6 });
       const sent = lastTo(text);
       assert.equal(sent.path, '/v1/chat/completions', id);
@@ -65,7 +66,7 @@ describe('OpenAI-compatible presets', () => {
       ctx({ OPENROUTER_BASE_URL: mock.baseUrl, OPENROUTER_API_KEY: 'or-key-0123456789' }),
     );
     const res = await p.call(ask('routed'));
-    assert.equal(res.output, 'routed');
+    assert.equal(replyText(res), 'routed');
     assert.equal((lastTo('routed').body as { model: string }).model, 'meta-llama/llama-3.1-8b-instruct:free');
     assert.equal(lastTo('routed').headers.authorization, 'Bearer or-key-0123456789');
     assert.equal(p.describe().baseUrl, mock.baseUrl);

@@ -7,9 +7,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { replyText } from '../../src/core/answer.js';
 import { closeAllPools } from '../../src/providers/http-transport.js';
 import { createProvider } from '../../src/providers/registry.js';
 import type { ProviderContext, ProviderRequest, RetryPolicy } from '../../src/providers/types.js';
+import { readResponse } from '../support/answers.js';
 import { cleanEnv, runCli } from '../support/cli.js';
 import { type MockServer, startMockServer } from '../support/mock-openai.js';
 import { tempDir } from '../support/tmp.js';
@@ -45,8 +47,8 @@ describe('streaming', () => {
     );
     const res = await p.call(ask('please count'));
     assert.equal(res.error, undefined, res.error);
-    assert.equal(res.output, 'one two three four five six');
-    assert.equal(res.finishReason, 'stop');
+    assert.equal(replyText(res), 'one two three four five six');
+    assert.equal(readResponse(res).finishReason, 'stop');
     assert.deepEqual(res.usage, { prompt: 2, completion: 6, total: 8 });
     assert.ok(res.stream, 'the answer is timed');
     assert.ok(res.stream.firstTokenMs >= 0 && res.stream.firstTokenMs <= res.latencyMs);
@@ -62,21 +64,21 @@ describe('streaming', () => {
     );
     // A streamed tool call is put together from its fragments, as the plain answer gives it.
     const tool = await p.call(ask('weather in Paris'));
-    assert.equal(tool.nonText, 'tool calls');
-    assert.deepEqual(JSON.parse(tool.output ?? ''), [
+    assert.equal(readResponse(tool).nonText, 'tool calls');
+    assert.deepEqual(JSON.parse(replyText(tool) ?? ''), [
       {
         id: 'call_mock_0',
         type: 'function',
         function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
       },
     ]);
-    assert.equal(tool.finishReason, 'tool_calls');
+    assert.equal(readResponse(tool).finishReason, 'tool_calls');
   });
 
   it('not streaming is the default: the request has no stream field and the answer no timing', async () => {
     const p = await createProvider({ id: 'openai:chat:m', config: { apiBaseUrl: mock.baseUrl } }, ctx);
     const res = await p.call(ask('count again'));
-    assert.equal(res.output, 'one two three four five six');
+    assert.equal(replyText(res), 'one two three four five six');
     assert.equal(res.stream, undefined);
     assert.equal('stream' in (mock.requests.at(-1)!.body as object), false);
   });
@@ -86,9 +88,9 @@ describe('streaming', () => {
       const p = await createProvider({ id, config: { apiBaseUrl: mock.url, stream: true } }, ctx);
       const res = await p.call(ask('count please'));
       assert.equal(res.error, undefined, `${id}: ${res.error}`);
-      assert.equal(res.output, 'one two three four five six', id);
+      assert.equal(replyText(res), 'one two three four five six', id);
       assert.deepEqual(res.usage, { prompt: 2, completion: 6, total: 8 });
-      assert.equal(res.finishReason, 'stop');
+      assert.equal(readResponse(res).finishReason, 'stop');
       assert.ok(res.stream && res.stream.firstTokenMs >= 0, id);
       assert.equal((mock.requests.at(-1)!.body as { stream: boolean }).stream, true);
     }
@@ -104,8 +106,8 @@ describe('streaming', () => {
     );
     const res = await p.call(ask('count for me'));
     assert.equal(res.error, undefined, res.error);
-    assert.equal(res.output, 'one two three four five six');
-    assert.equal(res.finishReason, 'end_turn');
+    assert.equal(replyText(res), 'one two three four five six');
+    assert.equal(readResponse(res).finishReason, 'end_turn');
     assert.deepEqual(res.usage, { prompt: 3, completion: 6, total: 9 });
     assert.ok(res.stream && res.stream.firstTokenMs >= 0);
     assert.equal(

@@ -71,7 +71,7 @@ describe('the run log contract', () => {
     const lines = readFileSync(join(run.runDir, 'results.jsonl'), 'utf8').trim().split('\n');
     assert.equal(lines.length, 6);
     for (const line of lines) {
-      assert.ok(line.startsWith('{"v":2,'), line.slice(0, 40));
+      assert.ok(line.startsWith(`{"v":${RUNLOG_VERSION},`), line.slice(0, 40));
       assert.ok(validLine(JSON.parse(line)), `${JSON.stringify(validLine.errors)}\n${line}`);
     }
     // The reader hands results without the version field.
@@ -148,7 +148,7 @@ describe('the run log contract', () => {
       () => readManifest(dir),
       (err: unknown) =>
         err instanceof InputError &&
-        /manifest\.json: manifest\.json schemaVersion 99 was written by a newer assay; this assay reads run logs up to version 2/.test(
+        /manifest\.json: manifest\.json schemaVersion 99 was written by a newer assay; this assay reads run logs up to version 3/.test(
           err.message,
         ),
     );

@@ -1,9 +1,13 @@
 // The promptfoo format's entry in the format registry: cheap detection; the loader loads on demand.
 import { existsSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
+import { registerOutputRule } from '../../core/answer.js';
 import type { SuiteFormat } from '../types.js';
 import { isRecord } from './context.js';
 import { PROMPTFOO_INTERPRETERS } from './interpreters.js';
+
+// A promptfoo suite's answers read as promptfoo's providers build their output (Suite.answerRule).
+registerOutputRule('promptfoo', async () => (await import('./output-rule.js')).PROMPTFOO_RULE);
 
 const CONFIG_NAMES = ['promptfooconfig.yaml', 'promptfooconfig.yml', 'promptfooconfig.json'];
 

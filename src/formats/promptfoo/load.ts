@@ -644,6 +644,8 @@ async function loadSuite(
     prompts,
     providers,
     scoring: derivedMetrics ? { derivedMetrics } : {},
+    // Outputs read as promptfoo's providers build them (output-rule.ts, registered by format.ts).
+    answerRule: 'promptfoo',
     warnings: bag.warnings,
   };
   const suite: Suite =

@@ -1,6 +1,7 @@
 // One row of promptfoo's results JSON (an EvaluateResult) from one run-log result, in promptfoo's
 // shapes: its test case, grading result with flattened component results, response and tokens.
 
+import { recordedAnswer } from '../../core/answer.js';
 import { isRecord } from '../../core/records.js';
 import {
   type AssertionSpec,
@@ -9,6 +10,7 @@ import {
   SELF_GRADER,
   type Verdict,
 } from '../../core/types.js';
+import { PROMPTFOO_RULE } from './output-rule.js';
 import { sanitizeForPromptfoo } from './sanitize.js';
 
 /** promptfoo's ResultFailureReason. */
@@ -26,6 +28,41 @@ export interface TokenTotals {
 
 export function emptyTokens(): TokenTotals {
   return { total: 0, prompt: 0, completion: 0, cached: 0, numRequests: 0 };
+}
+
+/** promptfoo's completion details, which assay does not count (all zero). */
+function noDetails(): Record<string, number> {
+  return {
+    reasoning: 0,
+    acceptedPrediction: 0,
+    rejectedPrediction: 0,
+    cacheReadInputTokens: 0,
+    cacheCreationInputTokens: 0,
+  };
+}
+
+/**
+ * Token totals as promptfoo writes a token usage (a row's, a response's, a column's, the run's):
+ * its order, its completion details, and the graders' share under `assertions`.
+ */
+export function writtenTokens(t: TokenTotals): Record<string, unknown> {
+  const a = t.assertions ?? emptyTokens();
+  return {
+    prompt: t.prompt,
+    completion: t.completion,
+    cached: t.cached,
+    total: t.total,
+    numRequests: t.numRequests,
+    completionDetails: noDetails(),
+    assertions: {
+      total: a.total,
+      prompt: a.prompt,
+      completion: a.completion,
+      cached: a.cached,
+      numRequests: a.numRequests,
+      completionDetails: noDetails(),
+    },
+  };
 }
 
 /** A result's token usage in promptfoo's shape (a cached answer counts its tokens as cached). */
@@ -254,10 +291,20 @@ export function promptfooResult(
   },
 ): Record<string, unknown> {
   const { success, failureReason, error } = outcomeOf(r);
-  const tokens = tokensOf(r);
-  const response: Record<string, unknown> = { output: r.output };
+  const usage = reportsUsage(r);
+  // A provider that reports no usage (promptfoo's LocalAI) counts none, whatever the API said.
+  const tokens = usage ? tokensOf(r) : emptyTokens();
+  if (!usage && !r.answer.cached) tokens.numRequests = 1;
+  const grading = gradingTokensOf(r);
+  if (grading) tokens.assertions = grading;
+  const written = writtenTokens(tokens);
+  // An output that was a value (tool calls, a transform's object) is written as that value.
+  const response: Record<string, unknown> = {
+    output: r.outputType === 'json' && r.output !== null ? JSON.parse(r.output) : r.output,
+  };
   if (r.status === 'error' && r.error !== undefined) response.error = r.error;
-  response.tokenUsage = tokens;
+  // promptfoo's response has no usage when the call failed, or when its provider reports none.
+  if (!(r.status === 'error' && r.errorStage !== 'scoring') && usage) response.tokenUsage = written;
   response.cached = r.answer.cached === true;
   if (r.answer.cost !== undefined) response.cost = r.answer.cost;
   if (r.answer.finishReason !== undefined) response.finishReason = r.answer.finishReason;
@@ -291,6 +338,15 @@ export function promptfooResult(
     namedScores: gradingResult ? (r.namedScores ?? {}) : {},
     cost: r.answer.cost ?? 0,
     metadata: r.case.metadata ?? {},
-    tokenUsage: tokens,
+    tokenUsage: written,
   };
+}
+
+/** Whether promptfoo's provider for the answer's API reports token usage at all (its LocalAI provider does not). */
+function reportsUsage(r: JobResult): boolean {
+  const answer = recordedAnswer(r.answer, r.answer.rawOutput !== undefined ? r.answer.rawOutput : r.output);
+  // (Which answers carry usage depends on the API only, not on any config: none is given.)
+  return (
+    answer === undefined || PROMPTFOO_RULE.derive(answer, { config: {}, params: {} }).reportsUsage !== false
+  );
 }

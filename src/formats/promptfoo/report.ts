@@ -14,6 +14,7 @@ import {
   promptfooResult,
   type TokenTotals,
   tokensOf,
+  writtenTokens,
 } from './report-rows.js';
 
 type RunManifest = OutputRun['manifest'];
@@ -153,7 +154,7 @@ export async function writePromptfooJson(run: OutputRun, out: FileSink): Promise
     if (row.success === true) stats.successes++;
     else if (row.failureReason === FAILURE.ERROR) stats.errors++;
     else stats.failures++;
-    addTokens(stats.tokenUsage, row.tokenUsage as TokenTotals);
+    addTokens(stats.tokenUsage, tokensOf(r));
     addGradingTokens(stats.tokenUsage, r);
     await out.write(`${first ? '\n' : ',\n'}      ${nested(row, 3)}`);
     first = false;
@@ -167,7 +168,7 @@ export async function writePromptfooJson(run: OutputRun, out: FileSink): Promise
       id: c.promptId,
       ...(prompt?.config ? { config: prompt.config } : {}),
       provider: c.providerKey,
-      metrics: c.metrics,
+      metrics: { ...c.metrics, tokenUsage: writtenTokens(c.metrics.tokenUsage) },
     };
   });
   const durationMs =
@@ -180,7 +181,7 @@ export async function writePromptfooJson(run: OutputRun, out: FileSink): Promise
     providers: [...providers.values()].map((p) => (p.label === '' ? { id: p.id } : p)),
   };
   await out.write(
-    `${first ? '' : '\n    '}],\n    "prompts": ${nested(completed, 2)},\n    "stats": ${nested({ ...stats, ...(durationMs !== undefined ? { durationMs } : {}) }, 2)}\n  },\n` +
+    `${first ? '' : '\n    '}],\n    "prompts": ${nested(completed, 2)},\n    "stats": ${nested({ ...stats, tokenUsage: writtenTokens(stats.tokenUsage), ...(durationMs !== undefined ? { durationMs } : {}) }, 2)}\n  },\n` +
       `  "config": ${nested(config, 1)},\n  "shareableUrl": null,\n` +
       `  "metadata": ${nested({ assayVersion: assayVersion(), evaluationCreatedAt: manifest.startedAt, exportedAt: new Date().toISOString(), author: null }, 1)}\n}\n`,
   );
