@@ -639,8 +639,14 @@ export const OPTIONS = [
   {
     name: 'verbose',
     type: 'boolean',
-    description: 'print every result as it completes',
-    commands: ['eval'],
+    description:
+      'print every result as it completes (with --baseline, also every figure of the comparison: the tests, corrected p-values and intervals, the smallest detectable change)',
+    per: {
+      compare:
+        'every figure of the comparison, below the plain sentences: the tests, corrected p-values and intervals, the smallest detectable change, the errors both ways',
+      report: 'with --baseline, every figure of the comparison (as assay compare --verbose)',
+    },
+    commands: ['eval', 'compare', 'report'],
     group: 'Output',
     setting: 'cli.verbose',
   },
