@@ -88,7 +88,10 @@ export function plainSentence(m: MetricComparison, c: Comparison): string {
   const notWhole = c.incomplete !== undefined;
   let sentence: string;
   if (m.nothingJudged) sentence = `every trial of these ${cases} errored on both sides: nothing was judged`;
-  else if (still)
+  else if (m.verdict === 'cannot-judge') {
+    const errors = m.errors.baseline + m.errors.candidate;
+    sentence = `${still ? `no test changed over ${cases}` : movedWords(m, repeated)}, but ${plural(errors, 'trial')} errored, and had they passed or failed the answer would differ: the errors decide it, not the model`;
+  } else if (still)
     sentence = notWhole
       ? `no test changed among the ${cases} both runs reached, but a run is not complete: the jobs never run may be the ones that changed`
       : `no test changed over ${cases}; ${detectsWords(m)}`;
@@ -97,10 +100,7 @@ export function plainSentence(m: MetricComparison, c: Comparison): string {
     const shift = `${m.delta < 0 ? 'fell' : 'rose'} ${changeWords(m, Math.abs(m.delta)).slice(1)}`;
     if (m.verdict === 'regressed' || m.verdict === 'improved')
       sentence = `${moved}; with ${cases} that is more than chance: the ${what} ${shift}`;
-    else if (m.verdict === 'cannot-judge') {
-      const errors = m.errors.baseline + m.errors.candidate;
-      sentence = `${moved}, but ${plural(errors, 'trial')} errored, and had they passed or failed the answer would differ: the errors decide it, not the model`;
-    } else if (notWhole && m.pAdjusted < c.options.alpha && (m.corrected.low > 0 || m.corrected.high < 0))
+    else if (notWhole && m.pAdjusted < c.options.alpha && (m.corrected.low > 0 || m.corrected.high < 0))
       sentence = `${moved}; more than chance among the ${cases} both runs reached, but a run is not complete: the jobs never run may be the ones that changed`;
     else if (
       m.pAdjusted < c.options.alpha &&

@@ -176,9 +176,13 @@ describe('assay compare', () => {
   it('a practical threshold keeps a significant but small drop from being a regression', async () => {
     const broken = Array.from({ length: 12 }, (_, i) => 100 + i);
     const candidate = await runAgainst(await mockFailing([3, 4, 5, 6, 7, 8, 9, ...broken]));
-    const { c, code } = await compare(baselineRun, candidate, ['--min-effect', '0.2']);
+    const { c, code, text } = await compare(baselineRun, candidate, ['--min-effect', '0.2']);
     assert.equal(c.metrics.find((m) => m.metric === 'pass rate')?.verdict, 'inconclusive');
     assert.equal(code, 0);
+    assert.equal(
+      text.split('\n')[2],
+      '12 tests went from pass to fail and 3 from fail to pass; more than chance, but the pass rate fell 4.5 points, not clearly beyond ±0.2 (--min-effect): too small to count.',
+    );
   });
 
   it('repeated runs are reduced per case: pass@1, pass@5, pass^5 and the flaky share', async () => {
@@ -450,6 +454,13 @@ describe('assay compare says only what it can defend', () => {
     assert.equal(code, 3);
     assert.match(text, new RegExp(`Why: cannot judge: ${m.errors.candidate} errors`));
     assert.match(text, /Verdict: CANNOT JUDGE/);
+    // In plain words first: the errors decide it.
+    assert.match(
+      text.split('\n')[2],
+      new RegExp(
+        `^\\d+ tests went from pass to fail.*, but ${m.errors.baseline + m.errors.candidate} trials errored, and had they passed or failed the answer would differ: the errors decide it, not the model\\.$`,
+      ),
+    );
     // A regression that holds whatever the errors were is still a regression.
     const broken = Array.from({ length: 60 }, (_, i) => 100 + i);
     const worse = await runAgainst(await mockFailing([...same, ...broken], 'fail_500=0.05'), [
