@@ -176,6 +176,16 @@ export async function saveBaseline(
     // Checked again under the lock: another save may have run meanwhile, and nothing else takes the lock.
     const now = foreignEntry(link, name);
     if (now) throw refuse(now);
+    // The swap goes through a new link beside the name: a link a save of this pid left (killed before
+    // its swap) is assay's and replaced; anything else at that name is not, and stops the save now.
+    const tmpLink = join(root, `.${name}.link-${process.pid}`);
+    const stale = lstatOrUndefined(tmpLink);
+    if (stale && (!stale.isSymbolicLink() || !isStoreTarget(readlinkSync(tmpLink), name)))
+      throw new InputError({
+        file: tmpLink,
+        message: 'is in the way of the swap, and assay did not make it; nothing was saved (move it away)',
+        severity: 'error',
+      });
     const version = `${name}@${Date.now().toString(36)}-${process.pid}`;
     const copy = join(store, version);
     mkdirSync(copy);
@@ -186,19 +196,8 @@ export async function saveBaseline(
       if (existsSync(from)) copyFileSync(from, join(copy, file));
     }
     await testPause('baseline-save');
-    // The swap: a new link beside the name, renamed over it (one directory entry changes).
-    const tmpLink = join(root, `.${name}.link-${process.pid}`);
-    const stale = lstatOrUndefined(tmpLink);
-    if (stale) {
-      // A link a save of this pid left (killed before its swap) is assay's; anything else is not.
-      if (!stale.isSymbolicLink() || !isStoreTarget(readlinkSync(tmpLink), name))
-        throw new InputError({
-          file: tmpLink,
-          message: 'is in the way of the swap, and assay did not make it; nothing was saved (move it away)',
-          severity: 'error',
-        });
-      rmSync(tmpLink, { force: true });
-    }
+    // The swap: the new link beside the name, renamed over it (one directory entry changes).
+    if (stale) rmSync(tmpLink, { force: true });
     symlinkSync(join(STORE, version), tmpLink);
     let previous: string | undefined;
     const old = lstatOrUndefined(link);

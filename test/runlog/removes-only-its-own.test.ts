@@ -4,7 +4,7 @@
 // was removed by the second save; a user's folder at a baseline's name was moved into the store and
 // removed by the next save; a lookalike of a merge's hidden folder, a lock file holding no pid, a
 // folder or link named like a run's leftover temporary, and folders of a folder output were removed;
-// temporary files were written through a link planted at their name.
+// temporary files, and an apastra baseline's archive, were written through a link planted at their name.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -179,6 +179,56 @@ describe('baseline save removes only copies it saved', () => {
       /\.main\.link-\d+: is in the way of the swap, and assay did not make it/,
     );
     assert.equal(readFileSync(inTheWay, 'utf8'), 'mine\n');
+    assert.deepEqual(
+      readdirSync(join(dir, '.store')).filter((e) => e.startsWith('main@')),
+      [],
+      'no copy was made either',
+    );
+  });
+});
+
+describe('an apastra baseline archive is copied to a new file only', () => {
+  it('a link planted at the archive’s name is left, its target untouched; the archive goes beside it', async () => {
+    const ws = fresh('apastra');
+    cpSync(join(repoRoot, 'test', 'fixtures', 'apastra', 'ws'), ws, { recursive: true });
+    const r = await runCli(
+      [
+        'eval',
+        ws,
+        '--suite',
+        'capitals-smoke',
+        '-p',
+        'echo',
+        '--no-progress',
+        '--runs-dir',
+        join(ws, 'runs'),
+      ],
+      {
+        env: cleanEnv,
+      },
+    );
+    const runDir = /Run written to (\S+)/.exec(r.stdout)?.[1];
+    assert.ok(runDir, r.stdout + r.stderr);
+    // The workspace has an active baseline; the save archives it as capitals-smoke-<UTC second>.json.
+    // Links at that name for every second of the next ten minutes, to a file of someone else's.
+    const folder = join(ws, 'derived-index', 'baselines');
+    const victim = join(fresh('elsewhere'), 'precious.json');
+    writeFileSync(victim, 'precious\n');
+    const now = Date.now();
+    for (let s = -5; s < 600; s++) {
+      const stamp = new Date(now + s * 1000)
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d+Z$/, 'Z');
+      symlinkSync(victim, join(folder, `capitals-smoke-${stamp}.json`));
+    }
+    const save = await runCli(['baseline', 'save', runDir, '--name', 'main', '--dir', join(ws, 'bl')]);
+    assert.equal(save.code, 0, save.stdout + save.stderr);
+    // Before: the previous baseline was copied through the link, over precious.json.
+    assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
+    const archived = /Archived the previous apastra baseline: (\S+)/.exec(save.stdout)?.[1];
+    assert.ok(archived && /capitals-smoke-\d{8}T\d{6}Z-2\.json$/.test(archived), save.stdout);
+    assert.ok(lstatSync(archived).isFile());
   });
 });
 
