@@ -7,9 +7,11 @@ export {
   mcnemarExact,
   minimumDetectableEffect,
   pairedBootstrap,
+  pairedProportionInterval,
   passAtK,
   passHatK,
   signFlipTest,
+  tangoInterval,
 } from './analysis/paired.js';
 export { computeScorecard, ScorecardBuilder, scorecardOfRun } from './analysis/scorecard.js';
 export { wilson } from './analysis/stats.js';

@@ -1,7 +1,8 @@
 // `assay compare`: two runs paired case by case, each prompt × provider cell and metric judged
 // regressed / improved / inconclusive / unchanged with statistics that respect the pairing
-// (exact McNemar on discordant cases, a seeded sign-flip or within-case permutation test and a
-// studentized paired bootstrap on per-case differences), corrected for the number of comparisons,
+// (exact McNemar on discordant cases with Tango's score interval made to agree with it, a seeded
+// sign-flip or within-case permutation test and a studentized paired bootstrap on per-case
+// differences), corrected for the number of comparisons,
 // with the smallest change the test used could have detected. A case judged on one side only, a
 // prompt or provider that fell out and errors that could decide the verdict are said, never
 // judged as the model's doing. Works from run logs only, whatever format the runs came from.
@@ -13,9 +14,10 @@ import {
   mcnemarExact,
   mcnemarMinimumDetectable,
   minimumDetectableEffect,
-  pairedBootstrap,
+  pairedProportionInterval,
   sampleSd,
   signFlipTest,
+  studentizedBootstrap,
   withinCasePermutationTest,
 } from './paired.js';
 
@@ -58,8 +60,21 @@ export interface MetricComparison {
   candidate: number;
   /** candidate − baseline, mean over pairs. */
   delta: number;
+  /**
+   * The 95% interval of `delta`: for the pass rate with one trial a case, Tango's score interval made
+   * to agree with exact McNemar about 0 (it contains 0 exactly when p ≥ α); otherwise the
+   * studentized paired bootstrap.
+   */
   low: number;
   high: number;
+  /**
+   * The interval at the level the correction for several comparisons leaves this one,
+   * 1 − α·p/pAdjusted (the 95% one when there is one comparison): for the pass rate it contains 0
+   * exactly when the corrected p is at least α. The verdict and `--min-effect` read it.
+   */
+  corrected: { level: number; low: number; high: number };
+  /** Paired cases whose value of the metric went down, and up (none either way: unchanged). */
+  moved: { down: number; up: number };
   /**
    * The test used: `McNemar exact` (one trial a case, pass/fail), `sign-flip permutation` (the
    * same number of trials on both sides) or `within-case permutation` (different numbers).
@@ -95,6 +110,8 @@ export interface ErrorBound {
   delta: number;
   low: number;
   high: number;
+  corrected: { level: number; low: number; high: number };
+  moved: { down: number; up: number };
   p: number;
   pAdjusted: number;
   verdict: Verdict;
@@ -175,13 +192,21 @@ export interface Comparison {
 
 /**
  * A comparison of runs that are not both whole: the cases never run may be the ones that moved,
- * so it is inconclusive (a regression among the cases run stays a regression, and errors that
- * decide the verdict stay "cannot judge"), with the reasons.
+ * so no verdict in it is unchanged or improved — the run's, each metric's, and each error bound's
+ * (a regression among the cases run stays a regression, and errors that decide the verdict stay
+ * "cannot judge"); the reasons are kept.
  */
 export function markIncomplete(c: Comparison, reasons: string[]): void {
   c.incomplete = reasons;
-  // A regression among the cases run stays one, and so does a verdict the errors decide.
-  if (c.verdict === 'unchanged' || c.verdict === 'improved') c.verdict = 'inconclusive';
+  const partial = (v: Verdict): Verdict => (v === 'unchanged' || v === 'improved' ? 'inconclusive' : v);
+  c.verdict = partial(c.verdict);
+  for (const m of c.metrics) {
+    m.verdict = partial(m.verdict);
+    if (m.errorBounds) {
+      m.errorBounds.best.verdict = partial(m.errorBounds.best.verdict);
+      m.errorBounds.worst.verdict = partial(m.errorBounds.worst.verdict);
+    }
+  }
 }
 
 /** The suite's own summaries of both runs, side by side: breakdowns by metadata, a weighted score. */
@@ -422,7 +447,7 @@ export function compareRuns(
     list.push(pair);
     cells.set(key, list);
   }
-  const compared: { m: MetricComparison; deltas: number[] }[] = [];
+  const compared: Compared[] = [];
   for (const list of cells.values()) {
     const label = slotOf('baseline', list[0][0]);
     compared.push(compareMetric(list, 'pass rate', label, opts));
@@ -442,7 +467,12 @@ export function compareRuns(
   }
   // The minimum detectable change at the strictest level the correction may ask: α/m.
   const alphaEach = opts.alpha / Math.max(1, metrics.length);
-  for (const { m, deltas } of compared) {
+  for (const { m, deltas, intervals } of compared) {
+    m.corrected = correctedInterval(intervals.recorded, m, opts);
+    if (m.errorBounds && intervals.best && intervals.worst) {
+      m.errorBounds.best.corrected = correctedInterval(intervals.best, m.errorBounds.best, opts);
+      m.errorBounds.worst.corrected = correctedInterval(intervals.worst, m.errorBounds.worst, opts);
+    }
     m.minimumDetectable = minimumDetectableFromDeltas(deltas, m.discordant !== undefined, alphaEach, opts);
     m.verdict = judgeWithErrors(m, opts);
   }
@@ -580,6 +610,30 @@ function mean(xs: readonly number[]): number {
   return xs.length > 0 ? s / xs.length : 0;
 }
 
+/** An interval of a metric's change at a level; `rejectsZero`: the test's own verdict about 0 at that level. */
+type IntervalAt = (level: number, rejectsZero: boolean) => { low: number; high: number };
+
+/** One metric compared, with what the correction needs afterwards (not part of the comparison's JSON). */
+interface Compared {
+  m: MetricComparison;
+  deltas: number[];
+  intervals: { recorded: IntervalAt; best?: IntervalAt; worst?: IntervalAt };
+}
+
+/**
+ * The interval at the level the correction leaves a comparison, 1 − α·p/pAdjusted: p is below
+ * α·p/pAdjusted exactly when pAdjusted is below α, so this interval and the corrected p agree
+ * about 0 as the 95% interval and p do.
+ */
+function correctedInterval(
+  at: IntervalAt,
+  t: { p: number; pAdjusted: number },
+  opts: CompareOptions,
+): { level: number; low: number; high: number } {
+  const level = t.pAdjusted > 0 ? 1 - (opts.alpha * t.p) / t.pAdjusted : 1 - opts.alpha;
+  return { level, ...at(level, t.pAdjusted < opts.alpha) };
+}
+
 /** The test of one metric over the pairs, with its errors valued one way per side. */
 function testMetric(
   list: [CaseRecord, CaseRecord][],
@@ -595,6 +649,8 @@ function testMetric(
   p: number;
   test: string;
   deltas: number[];
+  moved: { down: number; up: number };
+  at: IntervalAt;
   discordant?: { regressed: number; improved: number };
 } {
   const trials = list.map(([b, c]) => {
@@ -616,6 +672,37 @@ function testMetric(
   const before = trials.map((t) => mean(t.baseline));
   const after = trials.map((t) => mean(t.candidate));
   const deltas = after.map((a, i) => a - before[i]);
+  const moved = {
+    down: deltas.filter((d) => d < 0).length,
+    up: deltas.filter((d) => d > 0).length,
+  };
+  // One judged trial a case and a pass/fail metric: the outcome is binary, and McNemar's exact test
+  // on the discordant cases is the test, with Tango's score interval made to agree with it (a
+  // bootstrap of few moved cases excluded 0 beside p = 0.25). Otherwise the differences are
+  // graded: a sign-flip test when both sides ran as many trials of each case, else a permutation
+  // of the trials within each case (a sign flip assumes the two means of a case are alike in
+  // spread; 1 trial against 10 is not), with the studentized bootstrap interval.
+  const binary =
+    metric === 'pass rate' && trials.every((t) => t.baseline.length === 1 && t.candidate.length === 1);
+  if (binary) {
+    const { down: regressed, up: improved } = moved;
+    const n = deltas.length;
+    const at: IntervalAt = (level, rejectsZero) =>
+      pairedProportionInterval(regressed, improved, n, { level, midP: opts.midP, rejectsZero });
+    const p = mcnemarExact(regressed, improved, { midP: opts.midP });
+    return {
+      baseline: mean(before),
+      candidate: mean(after),
+      delta: mean(deltas),
+      ...at(1 - opts.alpha, p < opts.alpha),
+      p,
+      test: opts.midP ? 'McNemar exact (mid-p)' : 'McNemar exact',
+      deltas,
+      moved,
+      at,
+      discordant: { regressed, improved },
+    };
+  }
   // The interval is clamped to what a mean difference can be: ±1 for a pass rate, the observed
   // range of the case values for a score.
   let lowest = Number.POSITIVE_INFINITY;
@@ -625,40 +712,25 @@ function testMetric(
     highest = Math.max(highest, x);
   }
   const spread = metric === 'pass rate' ? 1 : highest - lowest;
-  const interval = pairedBootstrap(deltas, {
+  const bootstrap = studentizedBootstrap(deltas, {
     seed: opts.seed,
     resamples: opts.resamples,
     bounds: [-spread, spread],
   });
-  // One judged trial a case and a pass/fail metric: the outcome is binary, and McNemar's exact test
-  // on the discordant cases is the test. Otherwise the differences are graded: a sign-flip test
-  // when both sides ran as many trials of each case, else a permutation of the trials within each
-  // case (a sign flip assumes the two means of a case are alike in spread; 1 trial against 10 is not).
-  const binary =
-    metric === 'pass rate' && trials.every((t) => t.baseline.length === 1 && t.candidate.length === 1);
-  if (binary) {
-    const regressed = deltas.filter((d) => d < 0).length;
-    const improved = deltas.filter((d) => d > 0).length;
-    return {
-      baseline: mean(before),
-      candidate: mean(after),
-      ...interval,
-      p: mcnemarExact(regressed, improved, { midP: opts.midP }),
-      test: opts.midP ? 'McNemar exact (mid-p)' : 'McNemar exact',
-      deltas,
-      discordant: { regressed, improved },
-    };
-  }
+  const at: IntervalAt = (level) => bootstrap.at(level);
   const balanced = trials.every((t) => t.baseline.length === t.candidate.length);
   return {
     baseline: mean(before),
     candidate: mean(after),
-    ...interval,
+    delta: bootstrap.delta,
+    ...bootstrap.at(1 - opts.alpha),
     p: balanced
       ? signFlipTest(deltas, { seed: opts.seed, resamples: opts.resamples })
       : withinCasePermutationTest(trials, { seed: opts.seed, resamples: opts.resamples }),
     test: balanced ? 'sign-flip permutation' : 'within-case permutation',
     deltas,
+    moved,
+    at,
   };
 }
 
@@ -667,15 +739,29 @@ function compareMetric(
   metric: MetricComparison['metric'],
   promptLabel: string,
   opts: CompareOptions,
-): { m: MetricComparison; deltas: number[] } {
+): Compared {
   const main = testMetric(list, metric, { baseline: 'recorded', candidate: 'recorded' }, opts);
   const errors = {
     baseline: list.reduce((n, [b]) => n + b.errors, 0),
     candidate: list.reduce((n, [, c]) => n + c.errors, 0),
   };
-  const bound = (errorsAs: { baseline: ErrorsAs; candidate: ErrorsAs }): ErrorBound => {
+  const intervals: Compared['intervals'] = { recorded: main.at };
+  const bound = (
+    errorsAs: { baseline: ErrorsAs; candidate: ErrorsAs },
+    side: 'best' | 'worst',
+  ): ErrorBound => {
     const t = testMetric(list, metric, errorsAs, opts);
-    return { delta: t.delta, low: t.low, high: t.high, p: t.p, pAdjusted: t.p, verdict: 'inconclusive' };
+    intervals[side] = t.at;
+    return {
+      delta: t.delta,
+      low: t.low,
+      high: t.high,
+      corrected: { level: 1 - opts.alpha, low: t.low, high: t.high },
+      moved: t.moved,
+      p: t.p,
+      pAdjusted: t.p,
+      verdict: 'inconclusive',
+    };
   };
   const m: MetricComparison = {
     cell: { promptLabel, providerId: list[0][0].providerId },
@@ -686,6 +772,8 @@ function compareMetric(
     delta: main.delta,
     low: main.low,
     high: main.high,
+    corrected: { level: 1 - opts.alpha, low: main.low, high: main.high },
+    moved: main.moved,
     test: main.test,
     p: main.p,
     pAdjusted: main.p,
@@ -695,8 +783,8 @@ function compareMetric(
     ...(errors.baseline + errors.candidate > 0
       ? {
           errorBounds: {
-            best: bound({ baseline: 'fail', candidate: 'pass' }),
-            worst: bound({ baseline: 'pass', candidate: 'fail' }),
+            best: bound({ baseline: 'fail', candidate: 'pass' }, 'best'),
+            worst: bound({ baseline: 'pass', candidate: 'fail' }, 'worst'),
           },
         }
       : {}),
@@ -705,7 +793,7 @@ function compareMetric(
       : {}),
     verdict: 'inconclusive',
   };
-  return { m, deltas: main.deltas };
+  return { m, deltas: main.deltas, intervals };
 }
 
 /**
@@ -730,16 +818,16 @@ function minimumDetectableFromDeltas(
 
 /**
  * The verdict of one comparison: unchanged when no case moved; regressed (improved) when the
- * corrected p is below α and the whole interval lies below −minEffect (above +minEffect);
- * inconclusive otherwise.
+ * corrected p is below α and the whole interval at the corrected level lies below −minEffect
+ * (above +minEffect); inconclusive otherwise.
  */
 function judge(
-  m: { delta: number; low: number; high: number; pAdjusted: number },
+  m: { moved: { down: number; up: number }; corrected: { low: number; high: number }; pAdjusted: number },
   opts: CompareOptions,
 ): Verdict {
-  if (m.delta === 0 && m.low === 0 && m.high === 0) return 'unchanged';
-  if (m.pAdjusted < opts.alpha && m.high < -opts.minEffect) return 'regressed';
-  if (m.pAdjusted < opts.alpha && m.low > opts.minEffect) return 'improved';
+  if (m.moved.down === 0 && m.moved.up === 0) return 'unchanged';
+  if (m.pAdjusted < opts.alpha && m.corrected.high < -opts.minEffect) return 'regressed';
+  if (m.pAdjusted < opts.alpha && m.corrected.low > opts.minEffect) return 'improved';
   return 'inconclusive';
 }
 

@@ -102,16 +102,30 @@ export function pairedBootstrap(
   deltas: readonly number[],
   opts: { seed: number; resamples?: number; level?: number; bounds?: [number, number] },
 ): { delta: number; low: number; high: number } {
+  const b = studentizedBootstrap(deltas, opts);
+  return { delta: b.delta, ...b.at(opts.level ?? 0.95) };
+}
+
+/**
+ * The studentized bootstrap of `pairedBootstrap`, drawn once: `at(level)` gives its interval at any
+ * level from the same resamples (the comparison reads one at 95% and one at the level its
+ * correction for several comparisons leaves).
+ */
+export function studentizedBootstrap(
+  deltas: readonly number[],
+  opts: { seed: number; resamples?: number; bounds?: [number, number] },
+): { delta: number; at(level: number): { low: number; high: number } } {
   const n = deltas.length;
   const delta = mean(deltas);
-  if (n === 0) return { delta: 0, low: 0, high: 0 };
+  const point = { delta, at: () => ({ low: delta, high: delta }) };
+  if (n === 0) return { delta: 0, at: () => ({ low: 0, high: 0 }) };
   const [lowest, highest] = opts.bounds ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
   // One case that moved says nothing of how much cases vary: the interval is all the mean could be.
-  if (n === 1 && delta !== 0) return { delta, low: Math.min(lowest, delta), high: Math.max(highest, delta) };
+  if (n === 1 && delta !== 0)
+    return { delta, at: () => ({ low: Math.min(lowest, delta), high: Math.max(highest, delta) }) };
   const se = sampleSd(deltas) / Math.sqrt(n);
-  if (se === 0) return { delta, low: delta, high: delta };
+  if (se === 0) return point;
   const resamples = opts.resamples ?? 10_000;
-  const alpha = 1 - (opts.level ?? 0.95);
   const random = seededRandom(opts.seed);
   const ts = new Float64Array(resamples);
   const tolerance = 1e-12 * Math.max(1, Math.abs(delta));
@@ -138,13 +152,123 @@ export function pairedBootstrap(
   }
   ts.sort();
   // The order statistics at ⌊(B + 1)α/2⌋ and ⌈(B + 1)(1 − α/2)⌉ (1-based), so ±∞ stay ±∞.
-  const at = (q: number, round: (x: number) => number): number =>
+  const order = (q: number, round: (x: number) => number): number =>
     ts[Math.min(resamples - 1, Math.max(0, round((resamples + 1) * q) - 1))];
-  const tLow = at(alpha / 2, Math.floor);
-  const tHigh = at(1 - alpha / 2, Math.ceil);
-  const low = tHigh === Number.POSITIVE_INFINITY ? lowest : Math.max(lowest, delta - tHigh * se);
-  const high = tLow === Number.NEGATIVE_INFINITY ? highest : Math.min(highest, delta - tLow * se);
-  return { delta, low: Math.min(low, delta), high: Math.max(high, delta) };
+  return {
+    delta,
+    at(level: number) {
+      const alpha = 1 - level;
+      const tLow = order(alpha / 2, Math.floor);
+      const tHigh = order(1 - alpha / 2, Math.ceil);
+      const low = tHigh === Number.POSITIVE_INFINITY ? lowest : Math.max(lowest, delta - tHigh * se);
+      const high = tLow === Number.NEGATIVE_INFINITY ? highest : Math.min(highest, delta - tLow * se);
+      return { low: Math.min(low, delta), high: Math.max(high, delta) };
+    },
+  };
+}
+
+/**
+ * Tango's score statistic (Tango 1998) for H0: Δ = d, where Δ is the change in pass rate over `n`
+ * paired cases of which `regressed` passed before and fail now and `improved` the reverse:
+ * (improved − regressed − n·d) / √(n·(2q̃ + d(1 − d))), q̃ the share of regressing cases most
+ * likely under H0 (the larger root of 2n·q² − (m + d(improved − regressed − 2n))·q − regressed·d(1 − d),
+ * m = regressed + improved; 0 when that root is below 0). At d = 0 it is McNemar's score statistic.
+ */
+export function tangoScore(regressed: number, improved: number, n: number, d: number): number {
+  const b = regressed;
+  const c = improved;
+  const B = b + c + d * (c - b - 2 * n);
+  const q = Math.max(0, (B + Math.sqrt(Math.max(0, B * B + 8 * n * b * d * (1 - d)))) / (4 * n));
+  const variance = n * (2 * q + d * (1 - d));
+  const distance = c - b - n * d;
+  if (!(variance > 0))
+    return distance === 0 ? 0 : distance > 0 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+  return distance / Math.sqrt(variance);
+}
+
+/**
+ * Where a decreasing function crosses `target` on [lo, hi] (it is above at lo, at or below at hi),
+ * by bisection to the last bit.
+ */
+function crossing(f: (x: number) => number, target: number, lo: number, hi: number): number {
+  for (let i = 0; i < 200 && hi - lo > 1e-15; i++) {
+    const mid = (lo + hi) / 2;
+    if (f(mid) > target) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * Tango's score interval for the change in pass rate of `n` paired cases, `regressed` of them
+ * from pass to fail and `improved` the reverse: every d whose score statistic lies within
+ * ±z₁₋α/₂. Valid with few cases that moved, where a bootstrap of the differences is not
+ * (Fagerland, Lydersen & Laake 2014 recommend it for paired proportions).
+ */
+export function tangoInterval(
+  regressed: number,
+  improved: number,
+  n: number,
+  level = 0.95,
+): { low: number; high: number } {
+  if (n === 0) return { low: 0, high: 0 };
+  const z = normalQuantile(1 - (1 - level) / 2);
+  const estimate = (improved - regressed) / n;
+  const score = (d: number): number => tangoScore(regressed, improved, n, d);
+  const low = estimate <= -1 ? -1 : crossing(score, z, -1, estimate);
+  const high = estimate >= 1 ? 1 : crossing(score, -z, estimate, 1);
+  return { low: Math.max(-1, Math.min(low, estimate)), high: Math.min(1, Math.max(high, estimate)) };
+}
+
+/**
+ * A Clopper–Pearson bound for a binomial share, `x` of `m` (or its mid-p form): the share at which
+ * the chance of `x` or more (`lower`) or of `x` or fewer is α/2, half the chance of exactly `x`
+ * left out for mid-p.
+ */
+function clopperPearson(x: number, m: number, alpha: number, lower: boolean, midP: boolean): number {
+  const tail = (p: number): number => binomTail(x, m, p, !lower) - (midP ? binomPmf(x, m, p) / 2 : 0);
+  // The tail grows with p for a lower bound (falls for an upper one); where it never reaches α/2 the
+  // bound is the end of the range.
+  if (lower) {
+    if (tail(0) >= alpha / 2) return 0;
+    return crossing((p) => -tail(p), -alpha / 2, 0, 1);
+  }
+  if (tail(1) >= alpha / 2) return 1;
+  return crossing(tail, alpha / 2, 0, 1);
+}
+
+/**
+ * The interval of the change in pass rate that the comparison prints beside exact McNemar (or its
+ * mid-p): Tango's score interval (`tangoInterval`), made to agree with the test about 0. Where the
+ * test does not reject (p ≥ α, or `rejectsZero` false: the test's verdict after a correction), the
+ * interval reaches 0; where it rejects and Tango's reaches 0 (a handful of discordant cases at a
+ * small α), the bound nearest 0 is the one inverted from the exact test: the Clopper–Pearson
+ * interval of the share of moved cases that moved up (the exact McNemar test's own), times the
+ * Clopper–Pearson bound of the share of cases that moved. So the interval contains 0 exactly when
+ * the test does not reject.
+ */
+export function pairedProportionInterval(
+  regressed: number,
+  improved: number,
+  n: number,
+  opts: { level?: number; midP?: boolean; rejectsZero?: boolean } = {},
+): { low: number; high: number } {
+  const level = opts.level ?? 0.95;
+  const alpha = 1 - level;
+  const midP = opts.midP ?? false;
+  const rejects = opts.rejectsZero ?? mcnemarExact(regressed, improved, { midP }) < alpha;
+  const { low, high } = tangoInterval(regressed, improved, n, level);
+  if (!rejects) return { low: Math.min(low, 0), high: Math.max(high, 0) };
+  if (low > 0 || high < 0) return { low, high };
+  // The test rejects but Tango's interval reaches 0: the bound nearest 0 from the exact test.
+  const m = regressed + improved;
+  const moved = clopperPearson(m, n, alpha, true, false);
+  if (improved > regressed) {
+    const up = clopperPearson(improved, m, alpha, true, midP);
+    return { low: Math.min((2 * up - 1) * moved, (improved - regressed) / n), high };
+  }
+  const down = clopperPearson(regressed, m, alpha, true, midP);
+  return { low, high: Math.max(-(2 * down - 1) * moved, (improved - regressed) / n) };
 }
 
 /**

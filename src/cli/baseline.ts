@@ -1,6 +1,7 @@
 // `assay baseline save RUN [--name NAME]` and `assay baseline list`: pinned runs to compare with.
 import { basename } from 'node:path';
 import { InputError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import { formatNamed } from '../formats/detect.js';
 import { oneLine } from '../report/console.js';
 import { DEFAULT_BASELINES_DIR, listBaselines, resolveRun, saveBaseline } from '../runlog/baselines.js';
@@ -39,6 +40,7 @@ export async function baselineCommand(args: string[]): Promise<number> {
         force: refusal !== undefined,
         onWait: (pid) =>
           process.stderr.write(`assay: baseline ${name} is being saved by process ${pid}; waiting for it\n`),
+        onNotice: (text) => process.stderr.write(`assay: note: ${printable(text)}\n`),
       });
       process.stdout.write(`Saved baseline ${name}: ${target}\n`);
       // The format's own baseline where its tool looks (apastra's active baseline of the suite).

@@ -19,7 +19,7 @@ import { formatNamed, type PolicyCompareHook, suiteFormats } from '../formats/de
 import { renderComparison } from '../report/compare.js';
 import { renderComparisonHtml } from '../report/compare-html.js';
 import { DEFAULT_BASELINES_DIR, resolveRun } from '../runlog/baselines.js';
-import { describeCompleteness, runCompleteness } from '../runlog/completeness.js';
+import { completenessText, describeCompleteness, runCompleteness } from '../runlog/completeness.js';
 import { readManifest, readResults } from '../runlog/reader.js';
 import { lastTwoRuns } from '../runlog/runs.js';
 import { writeFileWhole } from '../runlog/write-whole.js';
@@ -97,7 +97,7 @@ async function policyFormat(paths: string[]): Promise<PolicyCompareHook> {
 /** `assay compare BASELINE CANDIDATE --policy FILE`: a format's regression policy (apastra's compare.py). */
 async function policyCompare(
   positionals: string[],
-  values: { policy?: string; output?: string; json?: boolean; 'allow-partial'?: boolean },
+  values: { policy?: string; output?: string; json?: boolean; 'allow-partial'?: boolean; verbose?: boolean },
   dirs: { runsDir: string; baselinesDir: string },
   stats: ReturnType<typeof compareOptionsFrom>,
 ): Promise<number> {
@@ -132,7 +132,7 @@ async function policyCompare(
     process.stdout.write(verdict.text);
     if (comparison)
       process.stdout.write(
-        `\n${renderComparison(comparison, { baseline: positionals[0], candidate: positionals[1] })}`,
+        `\n${renderComparison(comparison, { baseline: positionals[0], candidate: positionals[1] }, { verbose: values.verbose === true })}`,
       );
     if (values.output) process.stdout.write(`Wrote ${printable(resolve(values.output))}\n`);
   }
@@ -261,11 +261,20 @@ export async function compareCommand(args: string[]): Promise<number> {
     };
     // With no runs named: the newest run against the run of the same suite before it.
     if (positionals.length === 0 && values.policy === undefined) {
-      const { baseline, candidate } = lastTwoRuns(dirs.runsDir);
+      const { baseline, candidate, skipped } = lastTwoRuns(dirs.runsDir, {
+        allowPartial: values['allow-partial'] === true,
+      });
       positionals.push(baseline.runId, candidate.runId);
+      // A run that did not complete (a Ctrl-C just now) is passed over, and said to be.
+      for (const run of skipped) {
+        const whole = await runCompleteness(run.dir);
+        process.stderr.write(
+          `Skipped the newer run ${printable(run.runId)}: it is ${completenessText(whole)} (--allow-partial compares it)\n`,
+        );
+      }
       if (!values.json)
         process.stderr.write(
-          `Comparing the last two runs of ${printable(candidate.manifest!.suite.path)}: ${printable(baseline.runId)} (baseline) and ${printable(candidate.runId)} (candidate)\n`,
+          `Comparing the last two ${skipped.length > 0 ? 'complete runs' : 'runs'} of ${printable(candidate.manifest!.suite.path)}: ${printable(baseline.runId)} (baseline) and ${printable(candidate.runId)} (candidate)\n`,
         );
     }
     if (positionals.length !== 2)
@@ -292,7 +301,11 @@ export async function compareCommand(args: string[]): Promise<number> {
     process.stdout.write(
       values.json
         ? json
-        : renderComparison(comparison, { baseline: positionals[0], candidate: positionals[1] }),
+        : renderComparison(
+            comparison,
+            { baseline: positionals[0], candidate: positionals[1] },
+            { verbose: values.verbose === true },
+          ),
     );
     return compareExitCode(comparison, failOn);
   });

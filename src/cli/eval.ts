@@ -357,7 +357,11 @@ export async function evalCommand(args: string[]): Promise<number> {
           values['allow-partial'] === true,
         );
         process.stdout.write(
-          renderComparison(comparison, { baseline: values.baseline ?? '', candidate: manifest.runId }),
+          renderComparison(
+            comparison,
+            { baseline: values.baseline ?? '', candidate: manifest.runId },
+            { verbose: values.verbose === true },
+          ),
         );
         code = compare.compareExitCode(comparison, gate.failOn);
       }

@@ -639,8 +639,14 @@ export const OPTIONS = [
   {
     name: 'verbose',
     type: 'boolean',
-    description: 'print every result as it completes',
-    commands: ['eval'],
+    description:
+      'print every result as it completes (with --baseline, also every figure of the comparison: the tests, corrected p-values and intervals, the smallest detectable change)',
+    per: {
+      compare:
+        'every figure of the comparison, below the plain sentences: the tests, corrected p-values and intervals, the smallest detectable change, the errors both ways',
+      report: 'with --baseline, every figure of the comparison (as assay compare --verbose)',
+    },
+    commands: ['eval', 'compare', 'report'],
     group: 'Output',
     setting: 'cli.verbose',
   },
@@ -990,11 +996,13 @@ A re-score is as complete as its source: re-scoring a run that was interrupted o
     args: '[BASELINE CANDIDATE] [options]',
     summary:
       'pair two runs case by case: regressed, improved, unchanged or inconclusive, with paired statistics',
-    about: `Pairs the results of two runs case by case (case identity × prompt label × provider, trials reduced per case) and says, for each prompt × provider and metric (pass rate, score), whether the candidate regressed, improved, is unchanged, or whether the difference is within the noise (inconclusive). BASELINE and CANDIDATE are run directories, run ids under --runs-dir, or baseline names (assay baseline save); with neither, the newest run is compared with the newest complete earlier run of the same suite (and shard), and stderr says which two. Unlabeled prompts whose text changed pair by position; a case judged on one side only (skipped on the other) is unpaired and listed, never counted as a failure.
+    about: `Pairs the results of two runs case by case (case identity × prompt label × provider, trials reduced per case) and says, for each prompt × provider and metric (pass rate, score), whether the candidate regressed, improved, is unchanged, or whether the difference is within the noise (inconclusive). BASELINE and CANDIDATE are run directories, run ids under --runs-dir, or baseline names (assay baseline save); with neither, the newest complete run is compared with the newest complete earlier run of the same suite (and shard), and stderr says which two and which newer runs that did not complete (a Ctrl-C) it passed over (with --allow-partial the newest run is taken whatever its state). Unlabeled prompts whose text changed pair by position; a case judged on one side only (skipped on the other) is unpaired and listed, never counted as a failure.
 
-Tests: exact McNemar on the cases whose outcome flipped (one trial a case), else a sign-flip permutation test on the per-case differences (a within-case permutation of the trials when the sides ran different numbers); 95% studentized paired-bootstrap intervals; Holm (or Benjamini–Hochberg) correction over every comparison. Each metric also shows the smallest change its test could detect at 80% power after the correction. A change the errored trials could decide (had they passed, or failed) is "cannot judge", not a regression. Draws are seeded: the same runs give the same answer.
+Each comparison is said first in plain words (what moved, and whether that could be chance), with its statistics on one line below; --verbose prints every figure.
 
-A run that is not complete (interrupted, aborted, one shard, or a log shorter than its plan) is refused (exit 2), saying how many planned jobs each side is missing: the jobs never run may be the ones that changed. --allow-partial compares them anyway.`,
+Tests: exact McNemar on the cases whose outcome flipped (one trial a case), with Tango's score interval made to agree with it about 0; else a sign-flip permutation test on the per-case differences (a within-case permutation of the trials when the sides ran different numbers) with a 95% studentized paired-bootstrap interval; Holm (or Benjamini–Hochberg) correction over every comparison. Each metric also shows the smallest change its test could detect at 80% power after the correction. A change the errored trials could decide (had they passed, or failed) is "cannot judge", not a regression. Draws are seeded: the same runs give the same answer.
+
+A run that is not complete (interrupted, aborted, one shard, or a log shorter than its plan) is refused (exit 2), saying how many planned jobs each side is missing: the jobs never run may be the ones that changed. --allow-partial compares them anyway, and then no verdict in the comparison, at any level, is unchanged or improved.`,
     footer:
       'Exit codes: 0 nothing regressed; 1 something regressed (or inconclusive, with --fail-on inconclusive; or a side is not complete, with --allow-partial); 2 bad input (unreadable or damaged runs, no case in common, a run that is not complete); 3 cannot judge (errors decide the verdict).',
   },
@@ -1002,7 +1010,7 @@ A run that is not complete (interrupted, aborted, one shard, or a log shorter th
     name: 'baseline',
     args: 'save RUN [options] | list [--dir DIR]',
     summary: 'pin a run as a baseline to compare with',
-    about: `save copies a finished run (its results.jsonl, manifest.json and scorecard.json) to DIR/NAME (default .assay/baselines/<NAME>; NAME defaults to the run id), replacing a baseline of that name whole: the copy is built in DIR/.store and DIR/NAME, a link to it, is swapped in one rename, so a kill leaves the old baseline or the new one, never a mix. Saves of one name take turns. A run of an apastra suite also becomes its active apastra baseline, derived-index/baselines/<suite-id>.json in the workspace (the previous one is copied to <suite-id>-<timestamp>.json). A run that is not complete (interrupted, aborted, one shard, or a log shorter than its plan), of any format, is refused (nothing is saved) unless --force is given. RUN is a run directory or a run id under --runs-dir. A baseline is a run directory: assay compare, report and rescore read it as any run.
+    about: `save copies a finished run (its results.jsonl, manifest.json and scorecard.json) to DIR/NAME (default .assay/baselines/<NAME>; NAME defaults to the run id), replacing a baseline of that name whole: the copy is built in DIR/.store and DIR/NAME, a link to it, is swapped in one rename, so a kill leaves the old baseline or the new one, never a mix. Saves of one name take turns. Only copies assay saved (each holds a marker) are ever removed; a DIR/.store that is a link elsewhere is used, and said; anything at DIR/NAME assay did not make is refused. A run of an apastra suite also becomes its active apastra baseline, derived-index/baselines/<suite-id>.json in the workspace (the previous one is copied to a new <suite-id>-<timestamp>.json, -2… when the name is taken). A run that is not complete (interrupted, aborted, one shard, or a log shorter than its plan), of any format, is refused (nothing is saved) unless --force is given. RUN is a run directory or a run id under --runs-dir. A baseline is a run directory: assay compare, report and rescore read it as any run.
 
 list shows the saved baselines, newest first.`,
   },

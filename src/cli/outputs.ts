@@ -1,6 +1,6 @@
 // `-o` targets: checked before a run starts, written after it ends.
 
-import { existsSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import { printable } from '../core/printable.js';
@@ -19,6 +19,7 @@ import {
 } from '../outputs.js';
 import { ensureDir } from '../runlog/dirs.js';
 import { readManifest } from '../runlog/reader.js';
+import { openTemporary } from '../runlog/write-whole.js';
 import { clearOutputsPending } from '../runlog/writer.js';
 
 export type { OutputTarget } from '../outputs.js';
@@ -144,7 +145,8 @@ export function outputTargets(paths: string[], formatName: string | undefined): 
     // a new file, so a read-only place costs no run (`cannot write` only after every call).
     const probe = join(dir, `.assay-probe-${process.pid}`);
     try {
-      writeFileSync(probe, '');
+      // Made exclusively (never through a link at the name), so what is removed is what was made.
+      closeSync(openTemporary(probe));
       rmSync(probe, { force: true });
     } catch (err) {
       throw new InputError(

@@ -90,6 +90,7 @@ async function reportComparison(
     'baselines-dir'?: string;
     'allow-partial'?: boolean;
     json?: boolean;
+    verbose?: boolean;
   },
   format: string | undefined,
   output: string | undefined,
@@ -113,6 +114,6 @@ async function reportComparison(
       renderComparisonHtml(comparison, { ...labels, baselineDir, candidateDir, page: file }),
     );
     process.stdout.write(`Wrote ${printable(file)}\n`);
-  } else process.stdout.write(renderComparison(comparison, labels));
+  } else process.stdout.write(renderComparison(comparison, labels, { verbose: values.verbose === true }));
   return compareExitCode(comparison, failOn);
 }

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { Comparison, FlippedCase, MetricComparison } from '../analysis/compare.js';
 import { readManifest } from '../runlog/reader.js';
 import type { RunManifest } from '../runlog/types.js';
-import { atKNotes, pairingNotes } from './compare.js';
+import { atKNotes, levelText, pairingNotes, plainSentence } from './compare.js';
 import { percent } from './console.js';
 import { escapeHtml as h } from './html.js';
 import { caseName, fullTitle } from './naming.js';
@@ -47,6 +47,11 @@ function changeSvg(m: MetricComparison): string {
 }
 
 function metricRow(m: MetricComparison, c: Comparison): string {
+  // The interval at the level the correction leaves (the one the verdict reads), when it differs.
+  const corrected =
+    Math.abs(m.corrected.level - (1 - c.options.alpha)) > 1e-12
+      ? `<div class="muted" data-corrected>${h(`${levelText(m.corrected.level)}: ${figure(m, m.corrected.low, true)} to ${figure(m, m.corrected.high, true)}`)}</div>`
+      : '';
   const discordant = m.discordant
     ? `${m.discordant.regressed} passed before and fail now, ${m.discordant.improved} the reverse`
     : '';
@@ -58,7 +63,7 @@ function metricRow(m: MetricComparison, c: Comparison): string {
   return `<tr class="${m.verdict}"><td><span class="verdict ${m.verdict}">${h(VERDICT_WORD[m.verdict])}</span></td>
 <td>${h(m.cell.promptLabel)}<div class="muted">${h(m.cell.providerId)}</div></td><td>${h(m.metric)}</td>
 <td class="num">${h(figure(m, m.baseline))} → ${h(figure(m, m.candidate))}</td>
-<td class="num">${h(figure(m, m.delta, true))}<div class="muted">${h(figure(m, m.low, true))} to ${h(figure(m, m.high, true))}</div></td>
+<td class="num">${h(figure(m, m.delta, true))}<div class="muted">${h(figure(m, m.low, true))} to ${h(figure(m, m.high, true))}</div>${corrected}</td>
 <td>${changeSvg(m)}</td>
 <td class="num">${h(pValue(m.p))}<div class="muted">${h(c.options.correction === 'bh' ? 'BH' : 'Holm')} ${h(pValue(m.pAdjusted))}</div></td>
 <td>${h(m.test)}<div class="muted">${h(discordant)}</div></td>
@@ -156,33 +161,6 @@ function reportLink(side: string, dir: string, page: string | undefined): string
   return `<li><a href="${h(href)}" data-report="${h(side)}">${h(side)} report</a> <span class="muted">${h(file)}</span></li>`;
 }
 
-/** A change in the metric's own words: `−20.0 points`, `+0.050`. */
-function change(m: MetricComparison, x: number): string {
-  const minus = x < 0 ? '−' : '+';
-  return m.metric === 'pass rate'
-    ? `${minus}${Math.abs(x * 100).toFixed(1)} points`
-    : `${minus}${Math.abs(x).toFixed(3)}`;
-}
-
-/**
- * The verdict of one metric in plain words, beside the smallest change the suite can detect:
- * "−20.0 points could be noise with 40 cases; this suite detects changes of 26.9 points or more".
- */
-export function plainWords(m: MetricComparison): string | undefined {
-  if (m.verdict !== 'inconclusive' && m.verdict !== 'unchanged') return undefined;
-  const cases = `${m.pairs} ${m.pairs === 1 ? 'case' : 'cases'}`;
-  const detects = !Number.isFinite(m.minimumDetectable)
-    ? `with ${cases}, this suite cannot detect a change of any size`
-    : `this suite detects changes of ${m.metric === 'pass rate' ? `${(m.minimumDetectable * 100).toFixed(1)} points` : m.minimumDetectable.toFixed(3)} or more`;
-  const what = m.metric === 'pass rate' ? 'pass rate' : 'mean score';
-  const word = m.verdict === 'unchanged' ? 'Unchanged' : 'Inconclusive';
-  if (m.delta === 0) return `${word}: the ${what} did not move over ${cases}; ${detects}.`;
-  const lead = `${change(m, m.delta)} in ${what} could be noise with ${cases}`;
-  return m.verdict === 'unchanged'
-    ? `Unchanged: ${lead} and stays within what counts as no change; ${detects}.`
-    : `Inconclusive: ${lead}; ${detects}.`;
-}
-
 /** The comparison as a self-contained HTML page. */
 export function renderComparisonHtml(c: Comparison, labels: ComparedRuns): string {
   const notes: string[] = [];
@@ -194,7 +172,9 @@ export function renderComparisonHtml(c: Comparison, labels: ComparedRuns): strin
   if (c.across?.prompt) notes.push(`paired across prompts: ${c.across.prompt[0]} → ${c.across.prompt[1]}`);
   notes.push(...pairingNotes(c));
   for (const line of c.incomplete ?? [])
-    notes.push(`not complete (--allow-partial; never unchanged or improved): ${line}`);
+    notes.push(
+      `not complete (--allow-partial; no verdict here says the candidate is as good or better): ${line}`,
+    );
   if (c.options.minEffect > 0)
     notes.push(`a change counts only beyond ±${c.options.minEffect} (--min-effect)`);
   if (c.flaky) notes.push(`flaky cases: ${percent(c.flaky.baseline)}% → ${percent(c.flaky.candidate)}%`);
@@ -207,11 +187,7 @@ export function renderComparisonHtml(c: Comparison, labels: ComparedRuns): strin
     before && after
       ? `\n<div class="models">models: ${models(before) === models(after) ? `<strong>${h(models(after))}</strong>` : `<strong>${h(models(before))}</strong> → <strong>${h(models(after))}</strong>`}</div>`
       : '';
-  const several = c.metrics.length > 1;
-  const sentences = c.metrics.flatMap((m) => {
-    const text = plainWords(m);
-    return text ? [several ? `${m.cell.promptLabel} · ${m.cell.providerId}: ${text}` : text] : [];
-  });
+  const sentences = c.metrics.map((m) => plainSentence(m, c));
   const plain = sentences.length
     ? `\n<ul class="plain">${sentences.map((t) => `<li>${h(t)}</li>`).join('')}</ul>`
     : '';

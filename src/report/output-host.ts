@@ -8,9 +8,8 @@ import {
   closeSync,
   createReadStream,
   existsSync,
-  mkdirSync,
+  lstatSync,
   mkdtempSync,
-  openSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -25,7 +24,13 @@ import type { Scorecard } from '../core/scorecard.js';
 import type { JobResult } from '../core/types.js';
 import { ensureDir } from '../runlog/dirs.js';
 import { readManifest, resultLineBlocks, resultLinesInPlanOrder } from '../runlog/reader.js';
-import { removeDeadTemporaries, temporaryFor, writeAllSync, writeFileWhole } from '../runlog/write-whole.js';
+import {
+  openTemporary,
+  removeDeadTemporaries,
+  temporaryFor,
+  writeAllSync,
+  writeFileWhole,
+} from '../runlog/write-whole.js';
 import {
   type FileSink,
   type FolderSink,
@@ -104,7 +109,7 @@ async function writeFile(
 ): Promise<void> {
   removeDeadTemporaries(path);
   const tmp = temporaryFor(path);
-  const fd = openSync(tmp, 'w');
+  const fd = openTemporary(tmp);
   let pending: (string | Uint8Array)[] = [];
   let pendingSize = 0;
   const flush = (): void => {
@@ -165,26 +170,40 @@ async function writeFile(
   }
 }
 
-/** Writes folders under temporary names and renames each into place once the writer is done. */
+/** Whether anything stands at `path` (a dangling link included). */
+function occupied(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes folders under temporary names and renames each into place once the writer is done. A
+ * folder already at a name is replaced only when the format proves it made it (`replaceable`, e.g.
+ * this run's own folder, written before); anything else there is kept and the new folder gets
+ * `-2`, `-3`…: the host removes only what the output wrote.
+ */
 async function writeFolders(
   target: string,
   options: OutputOptions,
   write: (sink: FolderSink) => Promise<void>,
 ): Promise<string[]> {
-  const made: { tmp: string; path: string }[] = [];
+  const made: { tmp: string; path: string; replace: boolean }[] = [];
   const taken = new Set<string>();
   const sink: FolderSink = {
     options,
     folder(opts = {}): OutputFolder {
       const base = opts.suffix ? `${target}-${opts.suffix}` : target;
       let path = base;
-      for (let i = 2; taken.has(path) || (existsSync(path) && !(opts.replaceable?.(path) ?? true)); i++)
+      for (let i = 2; taken.has(path) || (occupied(path) && !(opts.replaceable?.(path) ?? false)); i++)
         path = `${base}-${i}`;
       taken.add(path);
-      const tmp = `${path}.tmp-${process.pid}`;
-      rmSync(tmp, { recursive: true, force: true });
-      mkdirSync(tmp, { recursive: true });
-      made.push({ tmp, path });
+      // A new folder of its own (a unique name): nothing that stood before is emptied or reused.
+      const tmp = mkdtempSync(`${path}.tmp-${process.pid}-`);
+      made.push({ tmp, path, replace: occupied(path) });
       return { path, file: (name, data) => writeFileSync(join(tmp, name), data) };
     },
   };
@@ -192,8 +211,8 @@ async function writeFolders(
   try {
     await write(sink);
     // Renamed into place whole: a half-written folder never looks like a run.
-    for (const { tmp, path } of made) {
-      rmSync(path, { recursive: true, force: true });
+    for (const { tmp, path, replace } of made) {
+      if (replace) rmSync(path, { recursive: true, force: true });
       renameSync(tmp, path);
     }
     done = true;

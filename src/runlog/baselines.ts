@@ -7,25 +7,33 @@
 // replaced whole or not at all (a kill at any point leaves the old one or the new one, never one's
 // manifest with the other's results), and a reader that resolved the name keeps reading one copy.
 // Saves of one name take turns through a lock file (runlog/lock.ts, as a run's).
+//
+// Assay removes only what it made: each copy holds a marker file naming it, written before anything
+// else, and a copy is removed only when it is a real folder (not a link) holding that marker.
+// A user's folder in the store (`main@notes`), a link, a file or a folder at a baseline's name that
+// assay did not make are never removed or replaced; a store that is itself a link out of the
+// baselines folder (moved to a bigger disk) is used, and said.
 import {
   copyFileSync,
   existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   readlinkSync,
   realpathSync,
   renameSync,
   rmSync,
   symlinkSync,
 } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { InputError } from '../core/errors.js';
 import { completenessText, runCompleteness } from './completeness.js';
 import { ensureDir } from './dirs.js';
 import { tryLock } from './lock.js';
 import { readManifest } from './reader.js';
+import { writeTemporary } from './temporary.js';
 import { testPause } from './test-pause.js';
 
 /** Where baselines live unless a path is given. */
@@ -73,6 +81,43 @@ function checkName(name: string): void {
 /** Where saved copies live, beside the names that point at them. */
 const STORE = '.store';
 
+/** The file in each saved copy that says assay made it (checked before a copy is ever removed). */
+const COPY_MARKER = '.assay-baseline-copy';
+
+function copyMarker(version: string): string {
+  return `${JSON.stringify({ assay: 'baseline copy', copy: version })}\n`;
+}
+
+/** Whether `path` is a copy assay saved as `version`: a real folder (not a link) holding its marker. */
+function isOwnCopy(path: string, version: string): boolean {
+  try {
+    if (!lstatSync(path).isDirectory()) return false;
+    const marker = join(path, COPY_MARKER);
+    if (!lstatSync(marker).isFile()) return false;
+    return readFileSync(marker, 'utf8') === copyMarker(version);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a link's target is where assay points a baseline name: `.store/<name>@…`. */
+function isStoreTarget(target: string, name: string): boolean {
+  return dirname(target) === STORE && basename(target).startsWith(`${name}@`);
+}
+
+/** What stands at a baseline's name, when it is not something assay made there, in words; else undefined. */
+function foreignEntry(link: string, name: string): string | undefined {
+  const old = lstatOrUndefined(link);
+  if (!old) return undefined;
+  if (old.isSymbolicLink()) {
+    const target = readlinkSync(link);
+    return isStoreTarget(target, name) ? undefined : `a symbolic link to ${target}`;
+  }
+  // A baseline saved by an older assay was a plain run folder: it is moved into the store, whole.
+  if (old.isDirectory()) return isRunDir(link) ? undefined : 'a folder that is not a saved run';
+  return 'a file';
+}
+
 /**
  * Saves a finished run directory as `<baselinesDir>/<name>` (replacing a baseline of that name
  * whole; see the file comment). A run that is not whole (not complete, one shard, a log shorter
@@ -83,7 +128,12 @@ export async function saveBaseline(
   runDir: string,
   name: string,
   baselinesDir: string,
-  opts: { force?: boolean; onWait?: (pid: number) => void } = {},
+  opts: {
+    force?: boolean;
+    onWait?: (pid: number) => void;
+    /** Told what the save did beyond the copy (a store that is a link out, an older baseline kept). */
+    onNotice?: (text: string) => void;
+  } = {},
 ): Promise<string> {
   const { onWait } = opts;
   checkName(name);
@@ -101,37 +151,75 @@ export async function saveBaseline(
     );
   const root = resolve(baselinesDir);
   const store = join(root, STORE);
+  const link = join(root, name);
+  const refuse = (what: string): InputError =>
+    new InputError({
+      file: link,
+      message: `is ${what}, which assay did not make; nothing was saved (assay replaces only a baseline it saved: move it away, or give another --name)`,
+      severity: 'error',
+    });
+  const before = foreignEntry(link, name);
+  if (before) throw refuse(before);
   ensureDir(store);
+  // The store may be a link (moved to a bigger disk): used, and said, when it leads out of the folder.
+  const real = realpathSync(store);
+  const inside = relative(realpathSync(root), real);
+  if (
+    lstatSync(store).isSymbolicLink() &&
+    (inside === '' || inside.startsWith('..') || inside.startsWith(sep))
+  )
+    opts.onNotice?.(
+      `${store} is a link to ${real}: the copies are kept there, and only copies assay saved there are ever removed`,
+    );
   const lock = await waitForLock(join(store, `${name}.lock`), name, onWait);
   try {
-    const link = join(root, name);
+    // Checked again under the lock: another save may have run meanwhile, and nothing else takes the lock.
+    const now = foreignEntry(link, name);
+    if (now) throw refuse(now);
+    // The swap goes through a new link beside the name: a link a save of this pid left (killed before
+    // its swap) is assay's and replaced; anything else at that name is not, and stops the save now.
+    const tmpLink = join(root, `.${name}.link-${process.pid}`);
+    const stale = lstatOrUndefined(tmpLink);
+    if (stale && (!stale.isSymbolicLink() || !isStoreTarget(readlinkSync(tmpLink), name)))
+      throw new InputError({
+        file: tmpLink,
+        message: 'is in the way of the swap, and assay did not make it; nothing was saved (move it away)',
+        severity: 'error',
+      });
     const version = `${name}@${Date.now().toString(36)}-${process.pid}`;
     const copy = join(store, version);
     mkdirSync(copy);
+    // The marker first: a save killed at any point after leaves a copy a later save may remove.
+    writeTemporary(join(copy, COPY_MARKER), copyMarker(version));
     for (const file of RUN_FILES) {
       const from = join(runDir, file);
       if (existsSync(from)) copyFileSync(from, join(copy, file));
     }
     await testPause('baseline-save');
-    // The swap: a new link beside the name, renamed over it (one directory entry changes).
-    const tmpLink = join(root, `.${name}.link-${process.pid}`);
-    rmSync(tmpLink, { force: true });
+    // The swap: the new link beside the name, renamed over it (one directory entry changes).
+    if (stale) rmSync(tmpLink, { force: true });
     symlinkSync(join(STORE, version), tmpLink);
     let previous: string | undefined;
     const old = lstatOrUndefined(link);
     if (old?.isSymbolicLink()) previous = resolve(root, readlinkSync(link));
     else if (old?.isDirectory()) {
-      // A baseline saved by an older assay (a plain folder): moved into the store, whole.
+      // A baseline saved by an older assay (a plain run folder): moved into the store, whole, and
+      // kept (it has no marker, so no save removes it).
       previous = join(store, `${name}@legacy-${Date.now().toString(36)}-${process.pid}`);
       renameSync(link, previous);
+      opts.onNotice?.(
+        `the baseline folder ${link}, saved by an older assay, is kept whole as ${previous}; remove it when nothing reads it`,
+      );
     }
     renameSync(tmpLink, link);
     // Copies of this name nothing points at any more (the one before the previous, copies a killed
-    // save left): removed. The previous one stays until the next save, for readers still in it.
+    // save left): removed, when assay saved them (their marker says so). The previous one stays
+    // until the next save, for readers still in it.
     for (const entry of readdirSync(store)) {
       if (!entry.startsWith(`${name}@`)) continue;
       const path = join(store, entry);
-      if (path !== copy && path !== previous) rmSync(path, { recursive: true, force: true });
+      if (path !== copy && path !== previous && isOwnCopy(path, entry))
+        rmSync(path, { recursive: true, force: true });
     }
     return link;
   } finally {

@@ -1,9 +1,10 @@
 // A run directory is owned by one process at a time: two `--resume` of one run at once would both
 // run every missing job. `run.lock` holds the owner's pid; a lock whose process is gone (a crash, a
 // kill) is stale and taken over, so a dead owner never holds a run for ever.
-import { linkSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../core/errors.js';
+import { isRegularFile, writeTemporary } from './temporary.js';
 
 /** A held run lock. */
 export interface RunLock {
@@ -22,14 +23,23 @@ export function alive(pid: number): boolean {
 }
 
 /**
- * Removes the temporary files a dead process left in a run directory (`*.tmp-<pid>`,
- * `*.compact-<pid>`): only the lock's owner calls this, and only files of processes that are gone.
+ * The temporary files assay writes in a run directory: a run file's name (with a leading dot when
+ * written whole beside its target), then `.tmp-<pid>` or, for the log's compaction, `.compact-<pid>`.
+ */
+const RUN_TEMPORARY =
+  /^\.?(?:manifest\.json|scorecard\.json|results\.jsonl|run\.lock|report\.html|compare\.html|lve-recorded\.json)\.(?:tmp|compact)-(\d+)$/;
+
+/**
+ * Removes the temporary files a dead process left in a run directory (see RUN_TEMPORARY): only the
+ * lock's owner calls this, and only regular files of those names whose process is gone — a
+ * folder, a link or a file of another name is not one assay wrote, and is left.
  */
 export function cleanLeftovers(runDir: string): string[] {
   const removed: string[] = [];
   for (const name of readdirSync(runDir)) {
-    const pid = Number(/\.(?:tmp|compact)-(\d+)$/.exec(name)?.[1]);
+    const pid = Number(RUN_TEMPORARY.exec(name)?.[1]);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
+    if (!isRegularFile(join(runDir, name))) continue;
     rmSync(join(runDir, name), { force: true });
     removed.push(name);
   }
@@ -79,14 +89,39 @@ function linkIn(from: string, to: string): boolean {
   }
 }
 
-/** The pid a lock file holds (NaN when unreadable), or undefined when it is gone. */
+/**
+ * The pid a lock file holds, or undefined when it is gone. NaN when it is not a lock assay wrote:
+ * not a regular file (a folder, a link), or not a pid and a line end (assay's lock appears whole,
+ * linked in from a file already holding its pid).
+ */
 function readOwner(path: string): number | undefined {
   try {
-    return Number(readFileSync(path, 'utf8').trim());
+    if (!lstatSync(path).isFile()) return Number.NaN;
+    const text = readFileSync(path, 'utf8');
+    return /^[1-9]\d*\n$/.test(text) ? Number(text) : Number.NaN;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     return Number.NaN;
   }
+}
+
+/** A lock file that is not one assay wrote: never taken over (removed), but named. */
+function notALock(path: string): InputError {
+  return new InputError({
+    file: path,
+    message:
+      'is not a lock assay wrote (it holds no process id, or is not a file), so assay does not remove it; remove it yourself if no assay is using this folder',
+    severity: 'error',
+  });
+}
+
+/** Releases a lock: removes the lock file if it still names this process (nothing else's). */
+function releaser(path: string): RunLock {
+  return {
+    release: () => {
+      if (readOwner(path) === process.pid) rmSync(path, { force: true });
+    },
+  };
 }
 
 /** A takeover guard left by a process that died inside the takeover is cleared after this long. */
@@ -108,13 +143,15 @@ const DEAD_GUARD_MS = 5_000;
 export function tryLock(path: string): RunLock | number | undefined {
   const tmp = `${path}.tmp-${process.pid}`;
   const guard = `${path}.takeover`;
-  writeFileSync(tmp, `${process.pid}\n`);
+  // Created exclusively: never written through a link planted at the name.
+  writeTemporary(tmp, `${process.pid}\n`);
   try {
     for (let attempt = 0; attempt < 200; attempt++) {
       if (attempt > 0) nap(attempt < 10 ? 1 : 10);
-      if (linkIn(tmp, path)) return { release: () => rmSync(path, { force: true }) };
+      if (linkIn(tmp, path)) return releaser(path);
       const owner = readOwner(path);
       if (owner === undefined) continue; // released meanwhile: try again
+      if (Number.isNaN(owner)) throw notALock(path);
       if (held(owner)) return owner;
       // Stale: its process is gone.
       if (!linkIn(tmp, guard)) {
@@ -123,8 +160,9 @@ export function tryLock(path: string): RunLock | number | undefined {
       }
       try {
         const now = readOwner(path);
+        if (now !== undefined && Number.isNaN(now)) throw notALock(path);
         if (now !== undefined && !held(now)) rmSync(path, { force: true });
-        if (linkIn(tmp, path)) return { release: () => rmSync(path, { force: true }) };
+        if (linkIn(tmp, path)) return releaser(path);
       } finally {
         rmSync(guard, { force: true });
       }
@@ -139,8 +177,9 @@ export function tryLock(path: string): RunLock | number | undefined {
 function clearDeadGuard(guard: string): void {
   try {
     const owner = readOwner(guard);
-    if (owner === undefined || held(owner) || owner === process.pid) return;
-    if (Date.now() - statSync(guard).mtimeMs < DEAD_GUARD_MS) return;
+    // A guard that holds no pid is not one assay wrote: left (the lock then cannot be taken over).
+    if (owner === undefined || Number.isNaN(owner) || held(owner) || owner === process.pid) return;
+    if (Date.now() - lstatSync(guard).mtimeMs < DEAD_GUARD_MS) return;
     rmSync(guard, { force: true });
   } catch {
     // gone meanwhile

@@ -1,9 +1,12 @@
-import { readdirSync, renameSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Scorecard } from '../core/scorecard.js';
+import { ensureDir } from './dirs.js';
 import { alive } from './lock.js';
 import { readManifest, readResults } from './reader.js';
+import { isRegularFile, writeTemporary } from './temporary.js';
+import { testPause } from './test-pause.js';
 import type { RunManifest } from './types.js';
 import { RUNLOG_VERSION } from './version.js';
 import { newRunId, RunWriter } from './writer.js';
@@ -87,7 +90,13 @@ export async function mergeRuns(
   // that a later --resume could take for an unfinished one.
   const finalDir = join(resolve(runsDir), merged.runId);
   removeDeadMerges(resolve(runsDir));
-  const writer = RunWriter.reopen(join(resolve(runsDir), `.${merged.runId}.merging-${process.pid}`), merged);
+  // The hidden folder is made new (never one that stood there) and marked as this merge's at once,
+  // so a later merge removes it, if this one is killed, knowing assay made it.
+  const hidden = join(resolve(runsDir), `.${merged.runId}.merging-${process.pid}`);
+  ensureDir(resolve(runsDir));
+  mkdirSync(hidden);
+  writeTemporary(join(hidden, MERGE_MARKER), mergeMarker(merged.runId, process.pid));
+  const writer = RunWriter.reopen(hidden, merged);
   const keys = new Set<string>();
   try {
     for (const { dir } of manifests) {
@@ -106,6 +115,7 @@ export async function mergeRuns(
   } finally {
     writer.close();
   }
+  await testPause('merge');
   // Computed from the merged log, by the same code as any run's scorecard.
   const scorecard = await scorecardOf(writer.dir);
   writer.writeJson('scorecard.json', scorecard);
@@ -125,14 +135,35 @@ export async function mergeRuns(
     counts: scorecard.counts,
     ...(outputs.length > 0 ? { outputsPending: outputs } : {}),
   });
+  // A run id is new (time and a random suffix), but nothing standing at the name is replaced.
+  if (exists(finalDir)) throw new Error(`${finalDir} exists already: the merged run was not put there`);
   renameSync(writer.dir, finalDir);
+  rmSync(join(finalDir, MERGE_MARKER), { force: true });
   return { runDir: finalDir, manifest: readManifest(finalDir), scorecard };
+}
+
+/** The file that marks a merge's hidden folder as assay's (checked before it is ever removed). */
+const MERGE_MARKER = '.assay-merging';
+
+function mergeMarker(runId: string, pid: number): string {
+  return `${JSON.stringify({ assay: 'merge under way', runId, pid })}\n`;
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
  * Removes the hidden folders of merges whose process is gone (`.<run-id>.merging-<pid>`, left by a
  * merge killed half-way): each holds a copy of every merged result, and nothing else would ever
- * remove it. A merge still running is left alone.
+ * remove it. A merge still running is left alone, and so is anything assay cannot prove a merge
+ * made: a link, or a folder without the marker naming that run id and pid (a user's folder of a
+ * name like it).
  */
 export function removeDeadMerges(runsDir: string): void {
   let names: string[];
@@ -142,10 +173,25 @@ export function removeDeadMerges(runsDir: string): void {
     return;
   }
   for (const name of names) {
-    const m = /^\..+\.merging-(\d+)$/.exec(name);
+    const m = /^\.(.+)\.merging-(\d+)$/.exec(name);
     if (!m) continue;
-    const pid = Number(m[1]);
+    const [, runId, pidText] = m;
+    const pid = Number(pidText);
     if (pid === process.pid || alive(pid)) continue;
-    rmSync(join(runsDir, name), { recursive: true, force: true });
+    const dir = join(runsDir, name);
+    if (!isMergeFolder(dir, runId, pid)) continue;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Whether `dir` is the hidden folder a merge of `runId` by process `pid` made: a real folder with its marker. */
+function isMergeFolder(dir: string, runId: string, pid: number): boolean {
+  try {
+    if (!lstatSync(dir).isDirectory()) return false;
+    const marker = join(dir, MERGE_MARKER);
+    if (!isRegularFile(marker)) return false;
+    return readFileSync(marker, 'utf8') === mergeMarker(runId, pid);
+  } catch {
+    return false;
   }
 }

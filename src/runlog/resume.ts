@@ -15,6 +15,7 @@ import type { Job, JobResult } from '../core/types.js';
 import { readManifest, readResults } from './reader.js';
 import type { RunManifest } from './types.js';
 import { LINE_PREFIX } from './version.js';
+import { openTemporary } from './write-whole.js';
 
 /**
  * Cuts a torn final line (a write interrupted by a kill) off results.jsonl so appends start on a
@@ -51,7 +52,7 @@ export function repairTail(resultsPath: string): number {
 async function rewriteResults(runDir: string, keep: (r: JobResult) => boolean): Promise<number> {
   const path = join(runDir, 'results.jsonl');
   const tmp = `${path}.compact-${process.pid}`;
-  const out = createWriteStream(tmp);
+  const out = createWriteStream(tmp, { fd: openTemporary(tmp) });
   let dropped = 0;
   for await (const r of readResults(runDir)) {
     if (!keep(r)) {

@@ -115,22 +115,32 @@ function comparable(earlier: RunManifest, candidate: RunManifest): boolean {
 }
 
 /**
- * The two runs `assay compare` compares when given none: the newest run, and the newest earlier
- * run of the same suite (and shard) as the baseline — a complete one if there is one, never a shard
- * the newest run was merged from.
+ * The two runs `assay compare` compares when given none: the newest complete run, and the newest
+ * earlier run of the same suite (and shard) as the baseline — a complete one if there is one, never
+ * a shard the newest run was merged from. Newer runs that did not complete (a Ctrl-C, a crash, one
+ * still running) are passed over and returned as `skipped`, so `compare` right after an interrupted
+ * run compares the last two complete ones and says so; with `allowPartial`, or when no run is
+ * complete, the newest run is the candidate whatever its state (compare then judges it as a run
+ * that is not whole).
  */
-export function lastTwoRuns(runsDir: string): { baseline: RunListing; candidate: RunListing } {
+export function lastTwoRuns(
+  runsDir: string,
+  opts: { allowPartial?: boolean } = {},
+): { baseline: RunListing; candidate: RunListing; skipped: RunListing[] } {
   const runs = listRuns(runsDir).filter((r) => r.manifest !== undefined);
-  const candidate = runs[0];
-  if (!candidate) throw new InputError(`compare: no run in ${runsDir}; give BASELINE and CANDIDATE`);
+  if (runs.length === 0) throw new InputError(`compare: no run in ${runsDir}; give BASELINE and CANDIDATE`);
+  const whole = opts.allowPartial ? 0 : runs.findIndex((r) => r.manifest!.status === 'complete');
+  const at = Math.max(0, whole);
+  const candidate = runs[at];
+  const skipped = runs.slice(0, at);
   // A run stopped half-way (interrupted, aborted) is a baseline only when no complete one is left.
-  const earlier = runs.slice(1).filter((r) => comparable(r.manifest!, candidate.manifest!));
+  const earlier = runs.slice(at + 1).filter((r) => comparable(r.manifest!, candidate.manifest!));
   const baseline = earlier.find((r) => r.manifest!.status === 'complete') ?? earlier[0];
   if (!baseline)
     throw new InputError(
-      `compare: the newest run ${candidate.runId} (${candidate.manifest!.suite.path}) is the only run of its suite in ${runsDir}; run it again, or give BASELINE and CANDIDATE`,
+      `compare: the ${at > 0 ? 'newest complete' : 'newest'} run ${candidate.runId} (${candidate.manifest!.suite.path}) is the only run of its suite in ${runsDir}; run it again, or give BASELINE and CANDIDATE`,
     );
-  return { baseline, candidate };
+  return { baseline, candidate, skipped };
 }
 
 /** "3 s", "5 min", "2 h", "4 days": how long ago `iso` was, for listings. */

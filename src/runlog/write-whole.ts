@@ -3,10 +3,11 @@
 // disk mid-write leaves the previous file as it was, never a truncated one that looks valid, and a
 // reader that had the old file open keeps reading the old file. Temporaries a killed process left
 // beside a target are removed the next time it is written.
-import { readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ensureDir } from './dirs.js';
 import { alive } from './lock.js';
+import { isRegularFile, openTemporary, writeAllSync } from './temporary.js';
 import { testPauseSync } from './test-pause.js';
 
 /** The temporary file a target is written to before it is renamed into place. */
@@ -20,19 +21,27 @@ export function writeFileWhole(path: string, data: string | Uint8Array): void {
   removeDeadTemporaries(path);
   const tmp = temporaryFor(path);
   let done = false;
+  let made = false;
   try {
-    writeFileSync(tmp, data);
+    const fd = openTemporary(tmp);
+    made = true;
+    try {
+      writeAllSync(fd, data);
+    } finally {
+      closeSync(fd);
+    }
     testPauseSync('write-whole');
     renameSync(tmp, path);
     done = true;
   } finally {
-    if (!done) rmSync(tmp, { force: true });
+    if (!done && made) rmSync(tmp, { force: true });
   }
 }
 
 /**
  * Removes the temporary files of this target (`.NAME.tmp-<pid>`) that a process no longer running
- * left beside it (a kill mid-write): only this target's, never other files of its folder.
+ * left beside it (a kill mid-write): only this target's, only regular files (a folder or a link of
+ * that name is not one assay wrote), never other files of its folder.
  */
 export function removeDeadTemporaries(path: string): void {
   const prefix = `.${basename(path)}.tmp-`;
@@ -46,19 +55,9 @@ export function removeDeadTemporaries(path: string): void {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length));
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || alive(pid)) continue;
-    rmSync(join(dirname(path), name), { force: true });
+    const leftover = join(dirname(path), name);
+    if (isRegularFile(leftover)) rmSync(leftover, { force: true });
   }
 }
 
-/**
- * Writes all of `data` at the file's position: a write may take fewer bytes than it was given (a
- * signal, a pipe, a file system near full), and the rest would otherwise be lost without an error.
- */
-export function writeAllSync(fd: number, data: string | Uint8Array): void {
-  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-  for (let at = 0; at < bytes.length; ) {
-    const wrote = writeSync(fd, bytes, at, bytes.length - at);
-    if (wrote <= 0) throw new Error(`could not write: the file took ${at} of ${bytes.length} bytes`);
-    at += wrote;
-  }
-}
+export { isRegularFile, openTemporary, writeAllSync, writeTemporary } from './temporary.js';

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Secrets } from '../core/secrets.js';
 import type { JobResult } from '../core/types.js';
@@ -6,7 +6,7 @@ import { ensureDir } from './dirs.js';
 import { LineIndex, type LiveLineIndex, setLiveIndex } from './reader.js';
 import type { RunManifest } from './types.js';
 import { LINE_PREFIX } from './version.js';
-import { writeAllSync } from './write-whole.js';
+import { writeAllSync, writeTemporary } from './write-whole.js';
 
 /** Writers with lines not yet on disk, flushed if the process exits before their next turn ends. */
 const unflushed = new Set<RunWriter>();
@@ -159,7 +159,7 @@ export class RunWriter {
     const path = join(this.dir, name);
     const tmp = `${path}.tmp-${process.pid}`;
     const text = jsonFileText(value, this.secrets);
-    writeFileSync(tmp, `${text}\n`);
+    writeTemporary(tmp, `${text}\n`);
     renameSync(tmp, path);
     return JSON.parse(text);
   }
@@ -215,7 +215,7 @@ export function clearOutputsPending(runDir: string): void {
   if (manifest.outputsPending === undefined) return;
   delete manifest.outputsPending;
   const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeTemporary(tmp, `${JSON.stringify(manifest, null, 2)}\n`);
   renameSync(tmp, path);
 }
 

@@ -314,6 +314,59 @@ describe('paired statistics', () => {
     );
   });
 
+  it('with 1 trial against 10 and cases that vary (each its own pass chance), false verdicts stay at their level too (issue 30)', () => {
+    // The figure above is for identical cases (every case 0.8 on both sides). Here each case draws
+    // its own pass chance, uniformly, the same on both sides; docs/compare.md gives the 10,000-pair
+    // figures (about 1.5% a side at 30 cases).
+    const random = seededRandom(30);
+    const record = (key: string, passes: boolean[]): CaseRecord => ({
+      key,
+      caseRef: key,
+      vars: {},
+      promptLabel: 'p',
+      providerId: 'm',
+      trials: passes.length,
+      passed: passes.filter(Boolean).length,
+      failed: passes.filter((x) => !x).length,
+      errors: 0,
+      skipped: 0,
+      meanScore: passes.filter(Boolean).length / passes.length,
+      output: null,
+      reason: '',
+      outcomes: passes.map((pass) => ({ pass, score: pass ? 1 : 0, error: false })),
+    });
+    let regressed = 0;
+    let improved = 0;
+    const runs = 2000;
+    for (let s = 0; s < runs; s++) {
+      const a = new Map<string, CaseRecord>();
+      const b = new Map<string, CaseRecord>();
+      for (let i = 0; i < 30; i++) {
+        const chance = random();
+        a.set(`c${i}`, record(`c${i}`, [random() < chance]));
+        b.set(
+          `c${i}`,
+          record(
+            `c${i}`,
+            Array.from({ length: 10 }, () => random() < chance),
+          ),
+        );
+      }
+      const v = compareRuns(a, b, { seed: s, resamples: 1000 }).metrics[0].verdict;
+      if (v === 'regressed') regressed++;
+      if (v === 'improved') improved++;
+    }
+    process.stdout.write(
+      `# 1 trial against 10, 30 varied cases, no change: "regressed" ${((regressed / runs) * 100).toFixed(1)}%, "improved" ${((improved / runs) * 100).toFixed(1)}% (nominal 2.5% each)\n`,
+    );
+    // At most the nominal 2.5% a side, give or take the noise of 2,000 pairs (a standard error of 0.35 points).
+    assert.ok(
+      regressed / runs <= 0.03 && improved / runs <= 0.03,
+      `${regressed} regressed, ${improved} improved`,
+    );
+    assert.ok(regressed + improved > 0, 'the test is not vacuous');
+  });
+
   it('errors that could decide the verdict are "cannot judge"; errors both sides share are not', () => {
     const record = (key: string, status: 'pass' | 'fail' | 'error'): CaseRecord => ({
       key,

@@ -88,11 +88,67 @@ describe('assay compare', () => {
     assert.equal(c.fixes.length, 3);
     assert.deepEqual(c.fixes.map((f) => f.description).sort(), ['case 0', 'case 1', 'case 2']);
     assert.equal(c.regressions[0].candidate.output, 'nope');
-    assert.match(text, /REGRESSED: pass rate/);
-    assert.match(text, /12 passed before and fail now, 3 the reverse/);
-    assert.match(text, /smallest change this suite could detect/);
+    // Plain words first (issue 34), the statistics on the line below, every figure with --verbose.
+    const lines = text.split('\n');
+    assert.equal(
+      lines[2],
+      '12 tests went from pass to fail and 3 from fail to pass; with 200 cases that is more than chance: the pass rate fell 4.5 points.',
+    );
+    assert.match(
+      lines[3],
+      /^ {2}pass rate 95\.0% → 90\.5%: -4\.5 pts \(95% CI -\d\.\d to -\d\.\d\) · McNemar exact p = 0\.0352$/,
+    );
+    assert.doesNotMatch(text, /smallest change|Holm/);
     assert.match(text, /Passed before, fail now \(12\)/);
-    assert.match(text, /Verdict: REGRESSED \(seed 1\)/);
+    assert.match(text, /Verdict: REGRESSED \(seed 1; --verbose for every figure\)/);
+    const verbose = await runCli(['compare', baselineRun, candidate, '--verbose']);
+    assert.equal(verbose.code, 1);
+    assert.equal(verbose.stdout.split('\n')[2], lines[2]);
+    assert.match(verbose.stdout, /REGRESSED: pass rate/);
+    assert.match(verbose.stdout, /12 passed before and fail now, 3 the reverse/);
+    assert.match(verbose.stdout, /smallest change this suite could detect/);
+    assert.match(verbose.stdout, /Verdict: REGRESSED \(seed 1\)/);
+  });
+
+  it('a test that went from pass to fail in a 3-case suite: said in plain words first, the test listed, the statistics one line below (issue 34)', async () => {
+    const before3 = await runAgainst(await mockFailing([]), [], 3);
+    const after3 = await runAgainst(await mockFailing([1]), [], 3);
+    const r = await runCli(['compare', before3, after3]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const lines = r.stdout.split('\n');
+    // Before: "inconclusive: pass rate · …", McNemar, Holm-adjusted and the 80% power line came first.
+    assert.match(lines[1], /^assay compare · baseline /);
+    assert.equal(
+      lines[2],
+      '1 test went from pass to fail; with 3 cases that could be chance — this suite cannot detect a change of any size.',
+    );
+    assert.match(
+      lines[3],
+      /^ {2}pass rate 100\.0% → 66\.7%: -33\.3 pts \(95% CI -\d+\.\d to \+\d+\.\d\) · McNemar exact p = 1\.0000$/,
+    );
+    assert.doesNotMatch(r.stdout, /Holm|80% power|smallest change/);
+    const flipped = lines.indexOf('Passed before, fail now (1)');
+    assert.ok(flipped > 3, r.stdout);
+    assert.match(lines[flipped + 1], /"case 1" .*· Say \{\{word\}\} · openai:chat:m/);
+    assert.match(lines[flipped + 2], /before \(100\.0%\): Say w1/);
+    assert.match(lines[flipped + 3], /now {4}\(0\.0%\): nope/);
+    assert.match(lines.at(-2) ?? '', /^Verdict: inconclusive \(seed 1; --verbose for every figure\)$/);
+    // --verbose: the same sentence first, then every figure.
+    const verbose = await runCli(['compare', before3, after3, '--verbose']);
+    assert.equal(verbose.stdout.split('\n')[2], lines[2]);
+    assert.match(verbose.stdout, /inconclusive: pass rate · Say \{\{word\}\} · openai:chat:m/);
+    assert.match(
+      verbose.stdout,
+      /McNemar exact: p = 1\.0000, Holm-adjusted 1\.0000; 1 passed before and fail now, 0 the reverse/,
+    );
+    assert.match(
+      verbose.stdout,
+      /smallest change this suite could detect .*: none \(too few cases for this test\)/,
+    );
+    // The page says the same sentence.
+    const page = join(tmp.dir, 'three.html');
+    await runCli(['compare', before3, after3, '-o', page]);
+    assert.ok(readFileSync(page, 'utf8').includes(`<li>${lines[2]}</li>`));
   });
 
   it('says unchanged when the answers are identical (exit 0), and is the same twice', async () => {
@@ -120,9 +176,13 @@ describe('assay compare', () => {
   it('a practical threshold keeps a significant but small drop from being a regression', async () => {
     const broken = Array.from({ length: 12 }, (_, i) => 100 + i);
     const candidate = await runAgainst(await mockFailing([3, 4, 5, 6, 7, 8, 9, ...broken]));
-    const { c, code } = await compare(baselineRun, candidate, ['--min-effect', '0.2']);
+    const { c, code, text } = await compare(baselineRun, candidate, ['--min-effect', '0.2']);
     assert.equal(c.metrics.find((m) => m.metric === 'pass rate')?.verdict, 'inconclusive');
     assert.equal(code, 0);
+    assert.equal(
+      text.split('\n')[2],
+      '12 tests went from pass to fail and 3 from fail to pass; more than chance, but the pass rate fell 4.5 points, not clearly beyond ±0.2 (--min-effect): too small to count.',
+    );
   });
 
   it('repeated runs are reduced per case: pass@1, pass@5, pass^5 and the flaky share', async () => {
@@ -268,6 +328,11 @@ describe('assay compare says only what it can defend', () => {
     assert.ok(Math.abs(m.minimumDetectable - 0.0392) < 5e-4, String(m.minimumDetectable));
     assert.match(
       text,
+      /^No test changed over 200 cases; this suite detects changes of 3\.9 points or more\.$/m,
+    );
+    const verbose = await runCli(['compare', baselineRun, again, '--verbose']);
+    assert.match(
+      verbose.stdout,
       /smallest change this suite could detect \(80% power, McNemar exact, α = 0\.05 over 1 comparison\): 3\.9 pts/,
     );
   });
@@ -389,6 +454,13 @@ describe('assay compare says only what it can defend', () => {
     assert.equal(code, 3);
     assert.match(text, new RegExp(`Why: cannot judge: ${m.errors.candidate} errors`));
     assert.match(text, /Verdict: CANNOT JUDGE/);
+    // In plain words first: the errors decide it.
+    assert.match(
+      text.split('\n')[2],
+      new RegExp(
+        `^\\d+ tests went from pass to fail.*, but ${m.errors.baseline + m.errors.candidate} trials errored, and had they passed or failed the answer would differ: the errors decide it, not the model\\.$`,
+      ),
+    );
     // A regression that holds whatever the errors were is still a regression.
     const broken = Array.from({ length: 60 }, (_, i) => 100 + i);
     const worse = await runAgainst(await mockFailing([...same, ...broken], 'fail_500=0.05'), [

@@ -5,7 +5,7 @@
 // a damaged run log is exit 2 naming the file and line (a torn last line is still the normal trace
 // of a kill); eval --baseline checks the baseline against the suite before any model call.
 import assert from 'node:assert/strict';
-import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Comparison } from '../../src/analysis/compare.js';
@@ -251,5 +251,205 @@ describe('a partial run never passes an apastra policy', () => {
     assert.equal(report.status, 'warning');
     assert.deepEqual(schemaProblems('regression-report', report), []);
     assert.equal(report.paired_statistics.verdict, 'inconclusive');
+  });
+});
+
+/** Every `verdict` field anywhere in a JSON value, with where it is. */
+function verdictsIn(value: unknown, path = '$'): [string, unknown][] {
+  if (Array.isArray(value)) return value.flatMap((v, i) => verdictsIn(v, `${path}[${i}]`));
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) => [
+    ...(k === 'verdict' ? ([[`${path}.${k}`, v]] as [string, unknown][]) : []),
+    ...verdictsIn(v, `${path}.${k}`),
+  ]);
+}
+
+describe('a partial comparison never says unchanged, anywhere (issue 30)', () => {
+  // A pramana suite (its scorecard has breakdowns by category and difficulty: the per-group level)
+  // of 20 cases, 4 of which fail in every run; the candidate is interrupted for real. Every case
+  // both runs reached is identical, so a comparison of whole runs would be "unchanged".
+  const dir = join(tmp.dir, 'partial-everywhere');
+  let baseline: string;
+  let candidate: string;
+  before(async () => {
+    const lines = Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({
+        id: `q${i}`,
+        category: i % 2 === 0 ? 'factual' : 'reasoning',
+        input: `What is the capital of Land${i}?`,
+        ideal: i % 5 === 0 ? `Nowhere${i}` : `City${i}`,
+        assertion: { type: 'contains' },
+        metadata: { difficulty: i < 10 ? 'easy' : 'hard', tokens_est: 10 },
+      }),
+    );
+    const suite = join(dir, 'suite.jsonl');
+    writeFileSync(join(mkdirp(dir), 'suite.jsonl'), `${lines.join('\n')}\n`);
+    const env = {
+      ...cleanEnv,
+      OPENAI_BASE_URL: `${mock.url}/_/latency_ms=60/v1`,
+      OPENAI_API_KEY: 'test',
+    };
+    const args = [suite, '-p', 'openai:chat:mock-model', '--no-cache'];
+    const full = await runCli(
+      ['eval', ...args, '--no-progress', '--runs-dir', join(dir, 'runs'), '-j', '20'],
+      {
+        env,
+      },
+    );
+    assert.equal(full.code, 1, full.stdout + full.stderr);
+    baseline = runDirOf(full.stdout);
+    candidate = await interruptedRun(args, join(dir, 'cand-runs'), env, mock);
+  });
+
+  it('every verdict of the JSON (-o and --json), at every level, is neither unchanged nor improved', async () => {
+    const out = join(dir, 'cmp.json');
+    const r = await runCli(['compare', baseline, candidate, '--allow-partial', '-o', out]);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const printed = await runCli(['compare', baseline, candidate, '--allow-partial', '--json']);
+    for (const c of [JSON.parse(readFileSync(out, 'utf8')), JSON.parse(printed.stdout)] as Comparison[]) {
+      assert.ok(
+        c.incomplete && c.metrics.length > 0 && c.pairs > 0 && c.pairs < 20,
+        JSON.stringify(c.incomplete),
+      );
+      // What whole runs would have called unchanged: no paired case moved.
+      assert.deepEqual(
+        c.metrics.map((m) => m.moved),
+        c.metrics.map(() => ({ down: 0, up: 0 })),
+      );
+      assert.ok((c.views?.breakdowns.length ?? 0) > 0, 'the per-group level is there');
+      const verdicts = verdictsIn(c);
+      assert.ok(verdicts.length >= 1 + c.metrics.length, JSON.stringify(verdicts));
+      // Before: metrics[].verdict was "unchanged" beside the top "inconclusive".
+      for (const [where, v] of verdicts) assert.ok(v !== 'unchanged' && v !== 'improved', `${where}: ${v}`);
+    }
+  });
+
+  it('the console, plain and --verbose, and report --baseline never say unchanged or improved', async () => {
+    for (const args of [
+      ['compare', baseline, candidate, '--allow-partial'],
+      ['compare', baseline, candidate, '--allow-partial', '--verbose'],
+      ['report', candidate, '--baseline', baseline, '--allow-partial', '--verbose'],
+    ]) {
+      const r = await runCli(args);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      // Before: "unchanged: pass rate …" in each metric block.
+      assert.doesNotMatch(r.stdout, /unchanged|improved/i, args.join(' '));
+      assert.match(
+        r.stdout,
+        /^No test changed among the \d+ cases both runs reached, but a run is not complete: the jobs never run may be the ones that changed\.$/m,
+      );
+      // The per-group figures are there, without a direction (an "=" read as "no change").
+      assert.match(
+        r.stdout,
+        /Pass rate by category \(baseline → candidate; not complete: the jobs that ran, no verdict\)/,
+      );
+      assert.doesNotMatch(r.stdout, /% [↑↓=]$/m);
+      assert.match(r.stdout, /Verdict: inconclusive/);
+    }
+  });
+
+  it('the compare page says no unchanged verdict, in no row and no sentence', async () => {
+    for (const [args, page] of [
+      [
+        ['compare', baseline, candidate, '--allow-partial', '-o', join(dir, 'cmp.html')],
+        join(dir, 'cmp.html'),
+      ],
+      [
+        ['report', candidate, '--baseline', baseline, '--allow-partial', '--format', 'html'],
+        join(candidate, 'compare.html'),
+      ],
+    ] as const) {
+      const r = await runCli([...args]);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      const html = readFileSync(page, 'utf8');
+      assert.match(html, /data-verdict="inconclusive"/);
+      const shown = [...html.matchAll(/<span class="verdict ([a-z-]+)"[^>]*>([^<]*)</g)];
+      assert.ok(shown.length >= 2, 'the run and each metric');
+      for (const [, cls, word] of shown) {
+        assert.ok(!['unchanged', 'improved'].includes(cls), cls);
+        assert.doesNotMatch(word, /unchanged|improved/i);
+      }
+      const rows = [...html.matchAll(/<tr class="([a-z-]+)"><td><span class="verdict/g)].map((m) => m[1]);
+      assert.ok(rows.length > 0 && rows.every((v) => v === 'inconclusive'), rows.join());
+      const sentences = [...html.matchAll(/<ul class="plain">(.*?)<\/ul>/gs)].map((m) => m[1]).join('');
+      assert.match(
+        sentences,
+        /No test changed among the \d+ cases both runs reached, but a run is not complete/,
+      );
+      assert.doesNotMatch(sentences, /No test changed over/);
+    }
+  });
+
+  it('the run outputs of the interrupted candidate (Markdown, GitHub summary, JUnit) never show it as passing', async () => {
+    const md = await runCli(['report', candidate, '--format', 'markdown']);
+    assert.equal(md.code, 0, md.stderr);
+    assert.match(md.stdout, /^## ❌ assay/m);
+    assert.match(md.stdout, /\*\*run interrupted\*\*/);
+    const summary = join(dir, 'summary.md');
+    writeFileSync(summary, '');
+    const gh = await runCli(['report', candidate, '--format', 'github'], {
+      env: { ...cleanEnv, GITHUB_STEP_SUMMARY: summary },
+    });
+    assert.match(
+      readFileSync(summary, 'utf8'),
+      /^## ❌ assay[\s\S]*\*\*run interrupted\*\*/m,
+      gh.stdout + gh.stderr,
+    );
+    const junit = await runCli(['report', candidate, '--format', 'junit']);
+    assert.match(junit.stdout, /<testsuites [^>]*errors="[1-9]\d*"/);
+    assert.match(junit.stdout, /<testcase name="run interrupted"[\s\S]*?planned jobs did not run/);
+  });
+});
+
+function mkdirp(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+describe('compare right after a Ctrl-C (issue 34)', () => {
+  it('with no runs named, passes over the interrupted run, says so, and compares the last two complete runs', async () => {
+    const root = join(tmp.dir, 'after-ctrl-c');
+    const runs = join(root, 'runs');
+    const suite = writeWordSuite(join(root, 'suite'), {
+      tests: 20,
+      baseUrl: `${mock.url}/_/latency_ms=60/v1`,
+      prompt: 'Repeat',
+    });
+    const complete: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await runCli(['eval', suite, '--no-progress', '--runs-dir', runs, '-j', '20'], {
+        env: cleanEnv,
+      });
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      complete.push(runDirOf(r.stdout));
+    }
+    // The newest run of the folder is stopped with SIGINT (made beside it, then moved in).
+    const stopped = await interruptedRun([suite], join(root, 'stopped'), cleanEnv, mock);
+    const id = stopped.split('/').at(-1)!;
+    cpSync(stopped, join(runs, id), { recursive: true });
+    const missing = 20 - done(stopped);
+    const r = await runCli(['compare', '--runs-dir', runs]);
+    // Before: exit 2, "cannot compare runs that are not both complete".
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `Skipped the newer run ${id}: it is interrupted: ${missing} of 20 planned jobs missing \\(--allow-partial compares it\\)`,
+      ),
+    );
+    const [a, b] = complete.map((d) => d.split('/').at(-1)!);
+    assert.match(
+      r.stderr,
+      new RegExp(`Comparing the last two complete runs of .*: ${a} \\(baseline\\) and ${b} \\(candidate\\)`),
+    );
+    assert.match(r.stdout, /Verdict: unchanged/);
+    // Asked to take runs that are not whole, it compares the newest, as not complete.
+    const partial = await runCli(['compare', '--runs-dir', runs, '--allow-partial', '--json']);
+    assert.equal(partial.code, 1, partial.stdout + partial.stderr);
+    assert.doesNotMatch(partial.stderr, /Skipped/);
+    const c = JSON.parse(partial.stdout) as Comparison & { baseline: string; candidate: string };
+    assert.equal(c.candidate.split('/').at(-1), id);
+    assert.equal(c.baseline.split('/').at(-1), b);
+    assert.equal(c.verdict, 'inconclusive');
   });
 });

@@ -2,7 +2,7 @@
 // each side is an apastra scorecard file (or a `{scorecard: …}` baseline), an apastra run folder,
 // or an assay run of an apastra suite (whose apastra scorecard is computed from its results).
 
-import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InputError } from '../../core/errors.js';
 import { displayPath } from '../../core/positions.js';
@@ -266,10 +266,19 @@ export async function saveApastraBaseline(
       .toISOString()
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z');
-    archived = baseline.replace(/\.json$/, `-${stamp}.json`);
     // Copied, not moved: the previous baseline stays active until the new one replaces it whole
     // (a kill in between leaves it, never no baseline, which a gate would take for none to meet).
-    copyFileSync(baseline, archived);
+    // Copied to a new file only: never over one that stands there (an archive of the same second,
+    // a file or a link of someone else's, whose target the copy would overwrite), but beside it (-2, -3…).
+    for (let i = 1; archived === undefined; i++) {
+      const name = baseline.replace(/\.json$/, `-${stamp}${i === 1 ? '' : `-${i}`}.json`);
+      try {
+        copyFileSync(baseline, name, constants.COPYFILE_EXCL);
+        archived = name;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || i >= 1000) throw err;
+      }
+    }
   }
   const doc = new Map<string, PyValue>([
     ['suite_id', native.suiteId],
