@@ -6,17 +6,26 @@
 // uses), its events are kept, and positions are looked up in them only when something asks where a
 // value was written. Documents it cannot take as they are (a syntax error, an alias, several
 // documents, an empty one) are left to the `yaml` package, which reports them exactly.
-import {
-  CORE_SCHEMA,
-  constructFromEvents,
-  EVENT_ID,
-  type Event,
-  getScalarValue,
-  mergeTag,
-  parseEvents,
-} from 'js-yaml';
+import { createRequire } from 'node:module';
+import type { Event, EVENT_ID as EventIds } from 'js-yaml';
 
-const SCHEMA = CORE_SCHEMA.withTags(mergeTag);
+type JsYaml = typeof import('js-yaml');
+
+/**
+ * js-yaml, loaded on first use (its CommonJS build, the same code as its ES module): only large
+ * files are read with it, so start-up and small suites never compile its 130 kB.
+ */
+let lib: { js: JsYaml; schema: ReturnType<JsYaml['CORE_SCHEMA']['withTags']> } | undefined;
+/** js-yaml's event kinds: set with the library, before any event exists to compare with them. */
+let EVENT_ID!: typeof EventIds;
+function jsYaml(): NonNullable<typeof lib> {
+  if (!lib) {
+    const js = createRequire(import.meta.url)('js-yaml') as JsYaml;
+    lib = { js, schema: js.CORE_SCHEMA.withTags(js.mergeTag) };
+    EVENT_ID = js.EVENT_ID;
+  }
+  return lib;
+}
 
 /**
  * Files smaller than this are read by the yaml package alone: its full document costs little at
@@ -56,7 +65,8 @@ function readEvents(text: string, opts: { json?: boolean }): { events: Event[]; 
   let events: Event[];
   let documents: unknown[];
   try {
-    events = parseEvents(text, {});
+    const { js, schema } = jsYaml();
+    events = js.parseEvents(text, {});
     let docs = 0;
     for (const e of events) {
       if (e.type === EVENT_ID.ALIAS) return undefined;
@@ -69,7 +79,7 @@ function readEvents(text: string, opts: { json?: boolean }): { events: Event[]; 
         if (c === ':' && /\s/.test(text[e.valueStart + 1] ?? ' ')) return undefined;
       }
     }
-    documents = constructFromEvents(events, { source: text, schema: SCHEMA, json: opts.json === true });
+    documents = js.constructFromEvents(events, { source: text, schema, json: opts.json === true });
   } catch {
     return undefined;
   }
@@ -228,7 +238,8 @@ function plainItems(text: string, events: Event[], refused: ReadonlySet<string>)
       if (depth === 1 && isKey) return false;
       depth++;
     } else if (depth === 1) {
-      if (isKey && e.type === EVENT_ID.SCALAR && refused.has(getScalarValue(text, e))) return false;
+      if (isKey && e.type === EVENT_ID.SCALAR && refused.has(jsYaml().js.getScalarValue(text, e)))
+        return false;
       isKey = !isKey;
     }
   }
@@ -357,7 +368,10 @@ function buildIndex(text: string, events: Event[]): Located {
       case EVENT_ID.SCALAR: {
         const parent = stack[stack.length - 1];
         const isKey = parent?.kind === 'map' && !parent.pendingKey;
-        add({ kind: 'leaf', start: scalarStart(text, e) }, isKey ? getScalarValue(text, e) : undefined);
+        add(
+          { kind: 'leaf', start: scalarStart(text, e) },
+          isKey ? jsYaml().js.getScalarValue(text, e) : undefined,
+        );
         break;
       }
       case EVENT_ID.POP:
